@@ -1,0 +1,78 @@
+"""Wires the parts together and runs them until stopped."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+
+from bot.config_watch import ConfigWatcher
+from bot.dispatcher import Dispatcher
+from bot.matrix import MatrixIO, connect
+from bot.mentions import BotIdentity
+from bot.render import build_room_notice
+from bot.settings_holder import SettingsHolder
+from bot.state import StateStore
+from bot.sync import SyncLoop
+from core.answering import Answerer, NoKnowledgeAnswerer
+from core.config import load_config
+
+log = logging.getLogger(__name__)
+
+
+class BotApp:
+    def __init__(
+        self,
+        config_path: Path,
+        env: Mapping[str, str],
+        *,
+        answerer: Answerer | None = None,
+        handle_signals: bool = False,
+    ) -> None:
+        self.config_path = config_path
+        self.env = env
+        self.answerer = answerer or NoKnowledgeAnswerer()
+        self.handle_signals = handle_signals
+        # Validated here, so that a broken config stops the start before any I/O.
+        self.settings = SettingsHolder(load_config(config_path, env))
+        self.ready = asyncio.Event()
+
+    async def run(self) -> None:
+        """Log in, sync and answer until cancelled."""
+        data_dir = self.settings.current.bot.data_dir
+        state = StateStore(data_dir / "state.sqlite3")
+        matrix: MatrixIO | None = None
+        dispatcher: Dispatcher | None = None
+        try:
+            matrix = await connect(self.settings.current.matrix, data_dir)
+            bot = BotIdentity(matrix.user_id, await matrix.display_name())
+            dispatcher = Dispatcher(matrix, state, self.answerer, self.settings, bot)
+            sync = SyncLoop(matrix, state, dispatcher, self.settings)
+            watcher = ConfigWatcher(
+                self.config_path, self.env, self.settings, self._admin_reporter(matrix)
+            )
+            if self.handle_signals:
+                watcher.reload_on_sighup()
+            async with asyncio.TaskGroup() as group:
+                group.create_task(sync.run())
+                group.create_task(watcher.watch())
+                await sync.ready.wait()
+                self.ready.set()
+        finally:
+            if dispatcher:
+                await dispatcher.drain()
+            if matrix:
+                await matrix.close()
+            state.close()
+
+    def _admin_reporter(self, matrix: MatrixIO):
+        async def report(text: str) -> None:
+            room = self.settings.current.bot.admin_room
+            if not room:
+                return
+            with contextlib.suppress(Exception):
+                await matrix.send(room, build_room_notice(text))
+
+        return report

@@ -1,0 +1,38 @@
+"""The `!commands`, and the pure builders of their replies."""
+
+from __future__ import annotations
+
+from core import strings
+from core.config import RoomSettings
+
+COMMANDS: tuple[str, ...] = tuple(strings.COMMAND_DESCRIPTIONS)
+
+
+def build_help(room: RoomSettings, prefix: str, is_direct: bool) -> str:
+    """The help text for one room: how to ask there, and the commands it allows."""
+    ask_freely = room.answer_without_mention or is_direct
+    lines = [
+        strings.HELP_HEADER,
+        strings.HELP_ASK_ANY if ask_freely else strings.HELP_ASK_MENTION,
+        strings.HELP_FOLLOW_UP,
+    ]
+    if room.commands_enabled:
+        lines += [
+            strings.HELP_COMMAND_LINE.format(prefix=prefix, name=name, description=description)
+            for name, description in strings.COMMAND_DESCRIPTIONS.items()
+        ]
+    else:
+        lines.append(strings.HELP_COMMANDS_OFF)
+    return "\n".join(lines)
+
+
+def build_command_reply(
+    name: str, args: str, room: RoomSettings, prefix: str, is_direct: bool
+) -> str:
+    """The reply to a command addressed to the bot: help, or why it cannot run."""
+    if name == "help":
+        return build_help(room, prefix, is_direct)
+    hint = strings.HELP_HINT.format(prefix=prefix)
+    if name in COMMANDS and not room.commands_enabled:
+        return strings.COMMANDS_OFF.format(prefix=prefix, name=name, help_hint=hint)
+    return strings.UNKNOWN_COMMAND.format(prefix=prefix, name=name, help_hint=hint)

@@ -1,0 +1,89 @@
+"""Applying config edits while the bot runs: on a file change and on SIGHUP."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+
+from watchfiles import awatch
+
+from bot.settings_holder import SettingsHolder
+from core import strings
+from core.config import ConfigError, Settings, decide_restart_only_changes, load_config
+
+log = logging.getLogger(__name__)
+
+Report = Callable[[str], Awaitable[None]]
+
+
+def build_applied(old: Settings, new: Settings) -> tuple[Settings, list[str]]:
+    """The config to run after a valid edit, and the edited keys that need a restart.
+
+    Keys that cannot change live keep their running values, so later edits still
+    report them until the bot restarts.
+    """
+    restart_keys = decide_restart_only_changes(old, new)
+    kept = new.model_copy(
+        update={
+            "matrix": old.matrix,
+            "bot": new.bot.model_copy(update={"data_dir": old.bot.data_dir}),
+        }
+    )
+    return kept, restart_keys
+
+
+class ConfigWatcher:
+    def __init__(
+        self, path: Path, env: Mapping[str, str], holder: SettingsHolder, report: Report
+    ) -> None:
+        self.path = path
+        self.env = env
+        self.holder = holder
+        self.report = report
+        self._lock = asyncio.Lock()
+        self._signalled: set[asyncio.Task[bool]] = set()
+
+    async def reload(self) -> bool:
+        """Validate the file and apply it; an invalid file changes nothing."""
+        async with self._lock:
+            try:
+                new = load_config(self.path, self.env)
+            except ConfigError as exc:
+                log.error("config edit rejected, keeping the running config:\n%s", exc)
+                await self.report(strings.CONFIG_REJECTED.format(problems=_as_list(exc.problems)))
+                return False
+            applied, restart_keys = build_applied(self.holder.current, new)
+            if applied == self.holder.current and not restart_keys:
+                return True
+            self.holder.current = applied
+            log.info("config reloaded from %s", self.path)
+            if restart_keys:
+                log.warning("these settings need a restart: %s", ", ".join(restart_keys))
+                await self.report(strings.CONFIG_NEEDS_RESTART.format(keys=", ".join(restart_keys)))
+            return True
+
+    async def watch(self) -> None:
+        """Reload whenever the file is written (editors often replace it, so watch its folder)."""
+        folder = self.path.parent.resolve()
+        name = self.path.name
+        async for _ in awatch(
+            folder, watch_filter=lambda _change, changed: Path(changed).name == name
+        ):
+            await self.reload()
+
+    def reload_on_sighup(self) -> None:
+        loop = asyncio.get_running_loop()
+
+        def on_sighup() -> None:
+            task = loop.create_task(self.reload())
+            self._signalled.add(task)
+            task.add_done_callback(self._signalled.discard)
+
+        loop.add_signal_handler(signal.SIGHUP, on_sighup)
+
+
+def _as_list(problems: list[str]) -> str:
+    return "\n".join(f"- `{problem}`" for problem in problems)

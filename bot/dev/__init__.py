@@ -1,0 +1,1 @@
+"""Development helpers: a throwaway local Synapse for the demo and the tests."""

@@ -1,0 +1,177 @@
+"""A local Synapse homeserver from PyPI, in its own virtualenv, on a loopback port.
+
+Used by the local demo (`python -m bot.dev.local`) and by the test suite. The config is
+minimal: one client listener, SQLite, no federation, shared-secret registration, and
+every rate limit raised so that tests that log in repeatedly never wait on a 429.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import venv
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SYNAPSE_REQUIREMENT = "matrix-synapse~=1.163"
+SERVER_NAME = "localhost"
+GENEROUS = {"per_second": 1000, "burst_count": 1000}
+
+
+def ensure_synapse_venv(venv_dir: Path) -> Path:
+    """The Python of a virtualenv holding Synapse, created on first use."""
+    python = venv_dir / "bin" / "python"
+    if not (venv_dir / "bin" / "synapse_homeserver").exists():
+        print(f"Installing Synapse into {venv_dir} (once)…", file=sys.stderr)
+        venv.EnvBuilder(with_pip=True, clear=True).create(venv_dir)
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "--quiet", SYNAPSE_REQUIREMENT], check=True
+        )
+    return python
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _settings(data_dir: Path, port: int, shared_secret: str) -> dict:
+    limits = {
+        name: GENEROUS
+        for name in (
+            "rc_message",
+            "rc_registration",
+            "rc_joins_per_room",
+            "rc_3pid_validation",
+            "rc_admin_redaction",
+            "rc_room_creation",
+            "rc_reports",
+            "rc_delayed_event_mgmt",
+            "rc_media_create",
+        )
+    }
+    return {
+        "server_name": SERVER_NAME,
+        "pid_file": str(data_dir / "homeserver.pid"),
+        "listeners": [
+            {
+                "port": port,
+                "bind_addresses": ["127.0.0.1"],
+                "type": "http",
+                "tls": False,
+                "x_forwarded": False,
+                "resources": [{"names": ["client"], "compress": False}],
+            }
+        ],
+        "database": {"name": "sqlite3", "args": {"database": str(data_dir / "homeserver.db")}},
+        "log_config": str(data_dir / "log.config"),
+        "media_store_path": str(data_dir / "media_store"),
+        "signing_key_path": str(data_dir / "signing.key"),
+        "registration_shared_secret": shared_secret,
+        "macaroon_secret_key": shared_secret + "-macaroon",
+        "form_secret": shared_secret + "-form",
+        "report_stats": False,
+        "trusted_key_servers": [],
+        "suppress_key_server_warning": True,
+        "presence": {"enabled": False},
+        "enable_registration": False,
+        "rc_login": {"address": GENEROUS, "account": GENEROUS, "failed_attempts": GENEROUS},
+        "rc_joins": {"local": GENEROUS, "remote": GENEROUS},
+        "rc_invites": {"per_room": GENEROUS, "per_user": GENEROUS, "per_issuer": GENEROUS},
+        "rc_presence": {"per_user": GENEROUS},
+        **limits,
+    }
+
+
+def _log_config(data_dir: Path) -> dict:
+    return {
+        "version": 1,
+        "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+        "handlers": {
+            "file": {
+                "class": "logging.FileHandler",
+                "filename": str(data_dir / "homeserver.log"),
+                "formatter": "plain",
+            }
+        },
+        "root": {"level": "WARNING", "handlers": ["file"]},
+        "disable_existing_loggers": False,
+    }
+
+
+@dataclass
+class Homeserver:
+    url: str
+    data_dir: Path
+    shared_secret: str
+    process: subprocess.Popen = field(repr=False)
+
+    def register(self, localpart: str, password: str, *, admin: bool = False) -> str:
+        """Create an account with the shared-secret admin API; returns its user id."""
+        endpoint = f"{self.url}/_synapse/admin/v1/register"
+        with urllib.request.urlopen(endpoint, timeout=10) as response:
+            nonce = json.load(response)["nonce"]
+        message = "\0".join([nonce, localpart, password, "admin" if admin else "notadmin"])
+        mac = hmac.new(self.shared_secret.encode(), message.encode(), hashlib.sha1).hexdigest()
+        body = {"nonce": nonce, "username": localpart, "password": password, "admin": admin}
+        request = urllib.request.Request(
+            endpoint,
+            data=json.dumps({**body, "mac": mac}).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return json.load(response)["user_id"]
+        except urllib.error.HTTPError as exc:
+            if exc.code == 400 and b"M_USER_IN_USE" in exc.read():
+                return f"@{localpart}:{SERVER_NAME}"
+            raise
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def start_homeserver(data_dir: Path, python: Path, port: int | None = None) -> Homeserver:
+    """Start Synapse with its data in `data_dir` (reused if it exists) and wait until ready."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    secret_file = data_dir / "shared_secret"
+    if not secret_file.exists():
+        secret_file.write_text(secrets.token_hex(16))
+    shared_secret = secret_file.read_text().strip()
+    port = port or free_port()
+    config_path = data_dir / "homeserver.yaml"
+    # JSON is YAML, so no YAML library is needed to write Synapse's config.
+    config_path.write_text(json.dumps(_settings(data_dir, port, shared_secret), indent=2))
+    (data_dir / "log.config").write_text(json.dumps(_log_config(data_dir)))
+    app = [str(python), "-m", "synapse.app.homeserver", "--config-path", str(config_path)]
+    subprocess.run([*app, "--generate-keys"], check=True, cwd=data_dir, capture_output=True)
+    process = subprocess.Popen(
+        app, cwd=data_dir, stdout=subprocess.DEVNULL, stderr=open(data_dir / "stderr.log", "w")
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            log_tail = (data_dir / "stderr.log").read_text()[-2000:]
+            raise RuntimeError(f"Synapse exited with code {process.returncode}:\n{log_tail}")
+        try:
+            with urllib.request.urlopen(f"{url}/_matrix/client/versions", timeout=2):
+                return Homeserver(url, data_dir, shared_secret, process)
+        except OSError:
+            time.sleep(0.2)
+    process.kill()
+    raise RuntimeError("Synapse did not become ready within 90 s")

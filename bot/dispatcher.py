@@ -1,0 +1,190 @@
+"""Carries out routing decisions: all Matrix and core I/O for one addressed message."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from bot.commands import build_command_reply
+from bot.events import IncomingMessage, parse_message
+from bot.feed import Feed
+from bot.matrix import MatrixIO
+from bot.mentions import BotIdentity
+from bot.render import build_answer_markdown, build_edit, build_notice
+from bot.routing import Action, AnswerQuestion, Ignore, RoutingFacts, RunCommand, decide_action
+from bot.settings_holder import SettingsHolder
+from bot.state import PendingEvent, StateStore
+from core import strings
+from core.answering import Answerer
+from core.ids import EventID, RoomID, UserID
+from core.requests import ChatLine, Request
+
+log = logging.getLogger(__name__)
+
+TYPING_REFRESH_SECONDS = 20
+
+
+@dataclass
+class Reply:
+    """The bot's reply to one message: a placeholder first if the work is slow."""
+
+    message: IncomingMessage
+    thread_root: str
+    placeholder_id: str | None = None
+
+
+class Dispatcher:
+    def __init__(
+        self,
+        matrix: MatrixIO,
+        state: StateStore,
+        answerer: Answerer,
+        settings: SettingsHolder,
+        bot: BotIdentity,
+    ) -> None:
+        self.matrix = matrix
+        self.state = state
+        self.answerer = answerer
+        self.settings = settings
+        self.bot = bot
+        self.feed = Feed()
+        self.first_start_ms = state.first_start_ms()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def route(self, event: PendingEvent) -> tuple[IncomingMessage | None, Action]:
+        message = parse_message(event.source, RoomID(event.room_id))
+        if message is None:
+            return None, Ignore("not a message")
+        room = self.settings.current.room(message.room_id)
+        return message, decide_action(message, self.bot, room, self._facts(message))
+
+    def _facts(self, message: IncomingMessage) -> RoutingFacts:
+        bot_settings = self.settings.current.bot
+        return RoutingFacts(
+            not_before_ms=max(self.first_start_ms, self.state.joined_ms(message.room_id)),
+            replied_to_bot=bool(message.reply_to) and self.state.is_bot_message(message.reply_to),
+            thread_has_bot=bool(message.thread_root)
+            and self.state.bot_in_thread(message.room_id, message.thread_root),
+            is_direct=self.matrix.is_direct(message.room_id),
+            ignored_users=frozenset(bot_settings.ignore_users),
+            command_prefix=bot_settings.command_prefix,
+        )
+
+    def observe(self, message: IncomingMessage) -> None:
+        """Keep a room's messages as context, leaving out the bot's own notices."""
+        if message.is_edit or message.sender == self.bot.user_id:
+            return
+        if message.msgtype in ("m.text", "m.emote"):
+            line = ChatLine(message.sender, message.body)
+            self.feed.add(message.room_id, message.thread_root, message.event_id, line)
+
+    def spawn(self, event: PendingEvent) -> None:
+        task = asyncio.create_task(self.handle(event))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def drain(self) -> None:
+        """Cancel answers in flight; they stay pending and are answered after a restart."""
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def handle(self, event: PendingEvent) -> None:
+        """Answer one stored message; the single catch-all for message handling."""
+        message, action = self.route(event)
+        if message is None or isinstance(action, Ignore):
+            self.state.mark_done(event.source.get("event_id", ""))
+            return
+        reply = Reply(message, action.thread_root)
+        try:
+            if isinstance(action, RunCommand):
+                await self._run_command(reply, action)
+            else:
+                await self._answer(reply, action)
+        except Exception:
+            reference = uuid.uuid4().hex[:8]
+            log.exception("answering %s failed (reference %s)", message.event_id, reference)
+            with contextlib.suppress(Exception):
+                await self._finish(reply, strings.ANSWER_FAILED.format(reference=reference))
+        self.state.mark_done(message.event_id)
+
+    async def _run_command(self, reply: Reply, action: RunCommand) -> None:
+        settings = self.settings.current
+        text = build_command_reply(
+            action.name,
+            action.args,
+            settings.room(reply.message.room_id),
+            settings.bot.command_prefix,
+            self.matrix.is_direct(reply.message.room_id),
+        )
+        await self._finish(reply, text)
+
+    async def _answer(self, reply: Reply, action: AnswerQuestion) -> None:
+        message = reply.message
+        settings = self.settings.current
+        request = Request(
+            text=action.text,
+            sender=UserID(message.sender),
+            room=RoomID(message.room_id),
+            thread=EventID(message.thread_root) if message.thread_root else None,
+            recent=self.feed.recent(
+                message.room_id,
+                message.thread_root,
+                settings.bot.recent_messages,
+                before=message.event_id,
+            ),
+            is_direct=self.matrix.is_direct(message.room_id),
+        )
+        async with self._typing(message.room_id):
+            work = asyncio.ensure_future(self.answerer.answer(request))
+            try:
+                await asyncio.wait_for(
+                    asyncio.shield(work), timeout=settings.bot.placeholder_after_seconds
+                )
+            except TimeoutError:
+                reply.placeholder_id = await self._send(reply, strings.PLACEHOLDER, notify=False)
+            answer = await work
+        text = build_answer_markdown(answer)
+        await self._finish(reply, text, answer_id=answer.id)
+        line = ChatLine(UserID(self.bot.user_id), text, from_bot=True)
+        self.feed.add(message.room_id, action.thread_root, answer.id, line)
+
+    async def _finish(self, reply: Reply, text: str, answer_id: str | None = None) -> None:
+        if reply.placeholder_id:
+            content = build_edit(reply.placeholder_id, text, answer_id=answer_id)
+            await self.matrix.send(reply.message.room_id, content)
+        else:
+            await self._send(reply, text, answer_id=answer_id)
+
+    async def _send(
+        self, reply: Reply, text: str, *, notify: bool = True, answer_id: str | None = None
+    ) -> str:
+        content = build_notice(
+            text,
+            thread_root=reply.thread_root,
+            reply_to=reply.message.event_id,
+            notify=reply.message.sender if notify else None,
+            answer_id=answer_id,
+        )
+        event_id = await self.matrix.send(reply.message.room_id, content)
+        self.state.record_bot_message(event_id, reply.message.room_id, reply.thread_root)
+        return event_id
+
+    @contextlib.asynccontextmanager
+    async def _typing(self, room_id: str) -> AsyncIterator[None]:
+        async def keep_typing() -> None:
+            while True:
+                await self.matrix.typing(room_id, True)
+                await asyncio.sleep(TYPING_REFRESH_SECONDS)
+
+        typing = asyncio.create_task(keep_typing())
+        try:
+            yield
+        finally:
+            typing.cancel()
+            with contextlib.suppress(Exception):
+                await self.matrix.typing(room_id, False)

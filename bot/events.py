@@ -1,0 +1,81 @@
+"""Matrix message events as plain values that the pure decision code can read."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from core.ids import EventID, RoomID, UserID
+
+
+@dataclass(frozen=True)
+class Mentions:
+    """The event's `m.mentions`; `present` is False for clients that do not send it."""
+
+    present: bool = False
+    user_ids: frozenset[str] = frozenset()
+    room: bool = False
+
+
+@dataclass(frozen=True)
+class IncomingMessage:
+    event_id: EventID
+    room_id: RoomID
+    sender: UserID
+    timestamp_ms: int
+    msgtype: str
+    body: str
+    formatted_body: str | None = None
+    mentions: Mentions = Mentions()
+    thread_root: EventID | None = None
+    reply_to: EventID | None = None
+    is_edit: bool = False
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def parse_mentions(content: Mapping[str, Any]) -> Mentions:
+    if "m.mentions" not in content:
+        return Mentions()
+    raw = _mapping(content["m.mentions"])
+    user_ids = raw.get("user_ids")
+    return Mentions(
+        present=True,
+        user_ids=frozenset(u for u in user_ids if isinstance(u, str))
+        if isinstance(user_ids, list)
+        else frozenset(),
+        room=raw.get("room") is True,
+    )
+
+
+def parse_message(source: Mapping[str, Any], room_id: RoomID) -> IncomingMessage | None:
+    """Read an `m.room.message` event (decrypted already); None for anything else."""
+    if source.get("type") != "m.room.message":
+        return None
+    content = _mapping(source.get("content"))
+    relation = _mapping(content.get("m.relates_to"))
+    is_thread = relation.get("rel_type") == "m.thread"
+    reply_to = _mapping(relation.get("m.in_reply_to")).get("event_id")
+    formatted = (
+        content.get("formatted_body") if content.get("format") == "org.matrix.custom.html" else None
+    )
+    return IncomingMessage(
+        event_id=EventID(str(source.get("event_id", ""))),
+        room_id=room_id,
+        sender=UserID(str(source.get("sender", ""))),
+        timestamp_ms=int(source.get("origin_server_ts") or 0),
+        msgtype=str(content.get("msgtype", "")),
+        body=content.get("body") if isinstance(content.get("body"), str) else "",
+        formatted_body=formatted if isinstance(formatted, str) else None,
+        mentions=parse_mentions(content),
+        thread_root=EventID(relation["event_id"]) if is_thread and "event_id" in relation else None,
+        # In a thread, `m.in_reply_to` with `is_falling_back` only points at the latest
+        # message for clients without threads; it is not a reply the user chose.
+        reply_to=EventID(reply_to)
+        if isinstance(reply_to, str) and not (is_thread and relation.get("is_falling_back"))
+        else None,
+        is_edit=relation.get("rel_type") == "m.replace",
+    )

@@ -1,0 +1,139 @@
+"""The bot's Matrix account: login that survives restarts, and the few calls it sends."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from nio import (
+    AsyncClient,
+    AsyncClientConfig,
+    LoginResponse,
+    ProfileGetDisplayNameResponse,
+    RoomSendResponse,
+    WhoamiResponse,
+)
+
+from core.config.model import MatrixSettings
+
+log = logging.getLogger(__name__)
+
+
+class MatrixError(Exception):
+    """A request to the homeserver failed; the text is for logs, not for users."""
+
+
+class MatrixIO:
+    def __init__(self, client: AsyncClient) -> None:
+        self.client = client
+
+    @property
+    def user_id(self) -> str:
+        return self.client.user_id
+
+    async def close(self) -> None:
+        await self.client.close()
+
+    async def send(self, room_id: str, content: dict[str, Any]) -> str:
+        """Send a message event and return its event id."""
+        response = await self.client.room_send(
+            room_id, "m.room.message", content, ignore_unverified_devices=True
+        )
+        if not isinstance(response, RoomSendResponse):
+            raise MatrixError(f"sending to {room_id} failed: {response}")
+        return response.event_id
+
+    def is_direct(self, room_id: str) -> bool:
+        """A room of the bot and one other person, where every message is for the bot."""
+        room = self.client.rooms.get(room_id)
+        return room is not None and room.member_count <= 2
+
+    async def typing(self, room_id: str, active: bool) -> None:
+        await self.client.room_typing(room_id, typing_state=active, timeout=30_000)
+
+    async def join(self, room_id: str) -> bool:
+        response = await self.client.join(room_id)
+        if getattr(response, "room_id", None) is None:
+            log.warning("joining %s failed: %s", room_id, response)
+            return False
+        return True
+
+    async def reject_invite(self, room_id: str, reason: str) -> None:
+        # nio's room_leave sends no reason; the reason is what the inviter reads.
+        path = f"/_matrix/client/v3/rooms/{quote(room_id, safe='')}/leave"
+        headers = {"Authorization": f"Bearer {self.client.access_token}"}
+        response = await self.client.send("POST", path, json.dumps({"reason": reason}), headers)
+        if response.status != 200:
+            log.warning("rejecting the invite to %s failed: HTTP %s", room_id, response.status)
+
+    async def display_name(self) -> str | None:
+        response = await self.client.get_displayname(self.client.user_id)
+        return response.displayname if isinstance(response, ProfileGetDisplayNameResponse) else None
+
+
+def _read_session(path: Path, settings: MatrixSettings) -> dict[str, str] | None:
+    try:
+        session = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    same_account = (
+        session.get("homeserver") == settings.homeserver
+        and session.get("user_id") == settings.user_id
+    )
+    return session if same_account else None
+
+
+def _write_session(path: Path, client: AsyncClient, homeserver: str) -> None:
+    session = {
+        "homeserver": homeserver,
+        "user_id": client.user_id,
+        "device_id": client.device_id,
+        "access_token": client.access_token,
+    }
+    path.write_text(json.dumps(session))
+    os.chmod(path, 0o600)
+
+
+async def connect(settings: MatrixSettings, data_dir: Path) -> MatrixIO:
+    """Log in, reusing the device (and its encryption keys) saved in the data folder."""
+    store = data_dir / "matrix-store"
+    store.mkdir(parents=True, exist_ok=True)
+    config = AsyncClientConfig(encryption_enabled=settings.encryption, store_sync_tokens=False)
+    client = AsyncClient(
+        settings.homeserver, settings.user_id, store_path=str(store), config=config
+    )
+    session_file = data_dir / "session.json"
+
+    session = _read_session(session_file, settings)
+    if session:
+        client.restore_login(session["user_id"], session["device_id"], session["access_token"])
+        if isinstance(await client.whoami(), WhoamiResponse):
+            log.info("logged in as %s with saved device %s", client.user_id, client.device_id)
+            return await _finish(client, settings)
+        log.warning("the saved session is no longer valid; logging in again")
+
+    if settings.login_password():
+        response = await client.login(settings.login_password(), device_name=settings.device_name)
+        if not isinstance(response, LoginResponse):
+            await client.close()
+            raise MatrixError(f"login as {settings.user_id} failed: {response.message}")
+    else:
+        client.access_token = settings.login_token() or ""
+        whoami = await client.whoami()
+        if not isinstance(whoami, WhoamiResponse) or whoami.user_id != settings.user_id:
+            await client.close()
+            raise MatrixError(f"the access token for {settings.user_id} was not accepted")
+        client.restore_login(whoami.user_id, whoami.device_id or "", client.access_token)
+    _write_session(session_file, client, settings.homeserver)
+    log.info("logged in as %s with new device %s", client.user_id, client.device_id)
+    return await _finish(client, settings)
+
+
+async def _finish(client: AsyncClient, settings: MatrixSettings) -> MatrixIO:
+    if settings.display_name:
+        await client.set_displayname(settings.display_name)
+    return MatrixIO(client)

@@ -1,0 +1,113 @@
+"""What should the bot do with a message? One pure decision, tested by tables of cases.
+
+The dispatcher gathers what the event alone cannot tell (was the replied-to message the
+bot's, has the bot answered in this thread, is the room a direct chat) into RoutingFacts
+and carries out the returned action.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bot.commands import COMMANDS
+from bot.events import IncomingMessage
+from bot.mentions import BotIdentity, is_mentioned, strip_mention, strip_reply_fallback
+from core.config import RoomSettings
+from core.ids import EventID
+
+TEXT_MSGTYPES = frozenset({"m.text", "m.emote"})
+
+
+@dataclass(frozen=True)
+class RoutingFacts:
+    not_before_ms: int = 0
+    replied_to_bot: bool = False
+    thread_has_bot: bool = False
+    is_direct: bool = False
+    ignored_users: frozenset[str] = frozenset()
+    command_prefix: str = "!"
+
+
+@dataclass(frozen=True)
+class Ignore:
+    reason: str
+
+
+@dataclass(frozen=True)
+class RunCommand:
+    name: str
+    args: str
+    thread_root: EventID
+
+
+@dataclass(frozen=True)
+class AnswerQuestion:
+    text: str
+    thread_root: EventID
+
+
+Action = Ignore | RunCommand | AnswerQuestion
+
+
+def _parse_command(text: str, prefix: str) -> tuple[str, str] | None:
+    match = re.match(rf"\A{re.escape(prefix)}([a-zA-Z][\w-]*)\b\s*(.*)\Z", text, re.DOTALL)
+    return (match.group(1).lower(), match.group(2).strip()) if match else None
+
+
+def _ignore_reason(message: IncomingMessage, bot: BotIdentity, facts: RoutingFacts) -> str | None:
+    if message.sender == bot.user_id:
+        return "own message"
+    if message.sender in facts.ignored_users:
+        return "sender is an ignored bot"
+    if message.is_edit:
+        return "edit"
+    if message.msgtype == "m.notice":
+        return "notice"
+    if message.msgtype not in TEXT_MSGTYPES:
+        return "not a text message"
+    if message.timestamp_ms < facts.not_before_ms:
+        return "sent before the bot started or joined"
+    return None
+
+
+def decide_action(
+    message: IncomingMessage, bot: BotIdentity, room: RoomSettings, facts: RoutingFacts
+) -> Action:
+    """Decide whether and how to respond to one message in a room."""
+    reason = _ignore_reason(message, bot, facts)
+    if reason:
+        return Ignore(reason)
+
+    mentioned = is_mentioned(message, bot)
+    addressed = (
+        mentioned
+        or facts.replied_to_bot
+        or facts.thread_has_bot
+        or facts.is_direct
+        or room.answer_without_mention
+    )
+    text = (
+        strip_mention(message.body, bot)
+        if mentioned
+        else strip_reply_fallback(message.body).strip()
+    )
+    thread_root = message.thread_root or message.event_id
+
+    command = _parse_command(text, facts.command_prefix)
+    if command:
+        name, args = command
+        known = name in COMMANDS
+        if name == "help" or (known and room.commands_enabled):
+            return RunCommand(name, args, thread_root)
+        # Unknown or disabled commands get an explanation only when said to the bot:
+        # in a shared room, `!something` may well be for another bot.
+        if addressed:
+            return RunCommand(name, args, thread_root)
+        return Ignore("commands are off here" if known else "command for another bot")
+
+    if not addressed:
+        return Ignore("not addressed to the bot")
+    if not text:
+        return RunCommand("help", "", thread_root)
+    return AnswerQuestion(text, thread_root)

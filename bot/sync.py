@@ -1,0 +1,135 @@
+"""The sync loop: reads the homeserver's stream, hands new messages to the dispatcher."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from nio import InviteMemberEvent, MegolmEvent, SyncError, SyncResponse
+
+from bot.dispatcher import Dispatcher
+from bot.invites import decide_invite
+from bot.matrix import MatrixIO
+from bot.routing import Ignore
+from bot.settings_holder import SettingsHolder
+from bot.state import PendingEvent, StateStore, now_ms
+from core import strings
+from core.ids import UserID
+
+log = logging.getLogger(__name__)
+
+SYNC_TIMEOUT_MS = 30_000
+RETRY_SECONDS = (1, 2, 5, 10, 30)
+
+
+class SyncLoop:
+    def __init__(
+        self,
+        matrix: MatrixIO,
+        state: StateStore,
+        dispatcher: Dispatcher,
+        settings: SettingsHolder,
+    ) -> None:
+        self.matrix = matrix
+        self.state = state
+        self.dispatcher = dispatcher
+        self.settings = settings
+        self.ready = asyncio.Event()
+        self._undecryptable_sessions: set[str] = set()
+        self._key_requests: set[asyncio.Task] = set()
+
+    async def run(self) -> None:
+        token = self.state.sync_token()
+        failures = 0
+        while True:
+            # The first sync asks for full state: nio keeps room state (members,
+            # encryption) in memory only, and sending into a room needs it.
+            response = await self.matrix.client.sync(
+                timeout=0 if not self.ready.is_set() else SYNC_TIMEOUT_MS,
+                since=token,
+                full_state=not self.ready.is_set(),
+            )
+            if isinstance(response, SyncError) or not isinstance(response, SyncResponse):
+                delay = RETRY_SECONDS[min(failures, len(RETRY_SECONDS) - 1)]
+                log.warning("sync failed (%s); retrying in %s s", response, delay)
+                failures += 1
+                await asyncio.sleep(delay)
+                continue
+            failures = 0
+            await self._handle_invites(response)
+            fresh = self.state.store_batch(response.next_batch, self._addressed(response))
+            token = response.next_batch
+            if not self.ready.is_set():
+                fresh = self.state.pending_events()
+                self.ready.set()
+                log.info("ready: synced with %s", self.matrix.client.homeserver)
+            for event in fresh:
+                self.dispatcher.spawn(event)
+            await self._maintain_keys()
+
+    def _addressed(self, response: SyncResponse) -> list[PendingEvent]:
+        """The messages of the batch that the bot must act on."""
+        pending = []
+        for room_id, info in response.rooms.join.items():
+            for event in info.timeline.events:
+                if isinstance(event, MegolmEvent):
+                    self._report_undecryptable(room_id, event)
+                    continue
+                candidate = PendingEvent(room_id, event.source)
+                message, action = self.dispatcher.route(candidate)
+                if message is None:
+                    continue
+                self.dispatcher.observe(message)
+                if not isinstance(action, Ignore):
+                    pending.append(candidate)
+                else:
+                    log.debug("ignoring %s: %s", message.event_id, action.reason)
+        return pending
+
+    def _report_undecryptable(self, room_id: str, event: MegolmEvent) -> None:
+        if event.session_id in self._undecryptable_sessions:
+            return
+        self._undecryptable_sessions.add(event.session_id)
+        log.warning(
+            "cannot decrypt messages in %s from %s (session %s); asking for the key",
+            room_id,
+            event.sender,
+            event.session_id,
+        )
+        if self.matrix.client.olm:
+            task = asyncio.create_task(self.matrix.client.request_room_key(event))
+            self._key_requests.add(task)
+            task.add_done_callback(self._key_requests.discard)
+
+    async def _handle_invites(self, response: SyncResponse) -> None:
+        allowed = self.settings.current.invites
+        for room_id, info in response.rooms.invite.items():
+            inviter = next(
+                (
+                    UserID(event.sender)
+                    for event in info.invite_state
+                    if isinstance(event, InviteMemberEvent)
+                    and event.state_key == self.matrix.user_id
+                    and event.membership == "invite"
+                ),
+                None,
+            )
+            if decide_invite(inviter, allowed):
+                if await self.matrix.join(room_id):
+                    self.state.record_join(room_id, now_ms())
+                    log.info("joined %s, invited by %s", room_id, inviter)
+            else:
+                await self.matrix.reject_invite(room_id, strings.INVITE_REFUSED)
+                log.info("refused the invite to %s from %s", room_id, inviter)
+
+    async def _maintain_keys(self) -> None:
+        client = self.matrix.client
+        if not client.olm:
+            return
+        if client.should_upload_keys:
+            await client.keys_upload()
+        if client.should_query_keys:
+            await client.keys_query()
+        if client.should_claim_keys:
+            await client.keys_claim(client.get_users_for_key_claiming())
+        await client.send_to_device_messages()

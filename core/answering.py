@@ -1,0 +1,33 @@
+"""The entry point that turns a Request into an Answer.
+
+The Matrix side depends only on the Answerer protocol; the retrieval and LLM pipeline
+of later issues is another implementation of it.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Protocol
+
+from core import strings
+from core.requests import Answer, Request, TraceStep
+
+
+class Answerer(Protocol):
+    async def answer(self, request: Request) -> Answer:
+        """Answer one question; raise only for failures the caller reports as an error."""
+        ...
+
+
+class NoKnowledgeAnswerer:
+    """Stands in while no knowledge collection exists: echoes the parsed question."""
+
+    async def answer(self, request: Request) -> Answer:
+        started = time.perf_counter()
+        text = strings.NO_KNOWLEDGE_YET.format(question=request.text.replace("\n", " "))
+        step = TraceStep(
+            name="parse",
+            seconds=time.perf_counter() - started,
+            details={"question": request.text, "recent_lines": len(request.recent)},
+        )
+        return Answer(text=text, kind="notice", trace=(step,))

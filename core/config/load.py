@@ -1,0 +1,70 @@
+"""Reading the TOML config file into Settings, with errors that name the file and key."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from core.config.model import RESTART_ONLY_KEYS, RESTART_ONLY_SECTIONS, Settings
+
+
+class ConfigError(Exception):
+    """A config that cannot be used; `problems` are lines like `file: key.path: reason`."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+def _key_path(loc: tuple[str | int, ...]) -> str:
+    return ".".join(str(part) for part in loc) or "(top level)"
+
+
+def _describe(error: Mapping) -> str:
+    if error["type"] == "extra_forbidden":
+        return "unknown key"
+    if error["type"] == "missing":
+        return "required key is missing"
+    return str(error["msg"]).removeprefix("Value error, ")
+
+
+def parse_config(text: str, *, origin: str, env: Mapping[str, str], base_dir: Path) -> Settings:
+    """Validate the text of a config file; `origin` names it in error messages."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError([f"{origin}: not valid TOML: {exc}"]) from None
+    try:
+        return Settings.model_validate(data, context={"env": env, "base_dir": base_dir})
+    except ValidationError as exc:
+        problems = [
+            f"{origin}: {_key_path(error['loc'])}: {_describe(error)}" for error in exc.errors()
+        ]
+        raise ConfigError(problems) from None
+
+
+def load_config(path: Path, env: Mapping[str, str]) -> Settings:
+    """Read and validate the config file at `path`."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError([f"{path}: cannot be read: {exc.strerror}"]) from None
+    return parse_config(text, origin=str(path), env=env, base_dir=path.parent.resolve())
+
+
+def decide_restart_only_changes(old: Settings, new: Settings) -> list[str]:
+    """The key paths that differ between two configs but only take effect on a restart."""
+    changed = []
+    for section in RESTART_ONLY_SECTIONS:
+        old_values = getattr(old, section).model_dump()
+        new_values = getattr(new, section).model_dump()
+        changed += [
+            f"{section}.{key}" for key in old_values if old_values[key] != new_values.get(key)
+        ]
+    for section, key in RESTART_ONLY_KEYS:
+        if getattr(getattr(old, section), key) != getattr(getattr(new, section), key):
+            changed.append(f"{section}.{key}")
+    return changed

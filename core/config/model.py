@@ -1,0 +1,169 @@
+"""The typed settings that the TOML config file is validated into.
+
+Every model forbids unknown keys, so a typo is an error that names the key rather
+than a setting silently ignored. Values that depend on the outside world (environment
+variables for secrets, the config file's folder for relative paths) come through the
+validation context, never from globals.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SecretStr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+USER_ID_PATTERN = re.compile(r"^@[^:\s]+:[^\s]+$")
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _context(info: ValidationInfo) -> Mapping[str, Any]:
+    return info.context or {}
+
+
+def _check_user_id(value: str) -> str:
+    if not USER_ID_PATTERN.match(value):
+        raise ValueError(f"{value!r} is not a Matrix user id like @name:example.org")
+    return value
+
+
+class MatrixSettings(Strict):
+    """The homeserver and the bot's account; these cannot change while the bot runs."""
+
+    homeserver: str
+    user_id: str
+    password: SecretStr | None = None
+    password_env: str | None = None
+    access_token: SecretStr | None = None
+    access_token_env: str | None = None
+    device_name: str = "knowledge-bot"
+    display_name: str | None = None
+    encryption: bool = True
+
+    _password: SecretStr | None = PrivateAttr(default=None)
+    _access_token: SecretStr | None = PrivateAttr(default=None)
+
+    @field_validator("homeserver")
+    @classmethod
+    def _homeserver_is_url(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must be a URL starting with http:// or https://")
+        return value.rstrip("/")
+
+    @field_validator("user_id")
+    @classmethod
+    def _user_id_shape(cls, value: str) -> str:
+        return _check_user_id(value)
+
+    @field_validator("password_env", "access_token_env")
+    @classmethod
+    def _env_var_is_set(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None and not _context(info).get("env", {}).get(value):
+            raise ValueError(f"the environment variable {value} is not set or empty")
+        return value
+
+    @model_validator(mode="after")
+    def _one_credential(self, info: ValidationInfo) -> MatrixSettings:
+        env = _context(info).get("env", {})
+        given = {
+            "password": self.password,
+            "password_env": self.password_env and SecretStr(env[self.password_env]),
+            "access_token": self.access_token,
+            "access_token_env": self.access_token_env and SecretStr(env[self.access_token_env]),
+        }
+        present = [key for key, secret in given.items() if secret]
+        if len(present) != 1:
+            raise ValueError(
+                "give exactly one of password, password_env, access_token or access_token_env"
+                + (f" (found {', '.join(present)})" if present else "")
+            )
+        self._password = given["password"] or given["password_env"] or None
+        self._access_token = given["access_token"] or given["access_token_env"] or None
+        return self
+
+    def login_password(self) -> str | None:
+        return self._password.get_secret_value() if self._password else None
+
+    def login_token(self) -> str | None:
+        return self._access_token.get_secret_value() if self._access_token else None
+
+
+class BotSettings(Strict):
+    data_dir: Path = Field(default=Path("data"), validate_default=True)
+    command_prefix: str = Field(default="!", min_length=1, max_length=3, pattern=r"^\S+$")
+    ignore_users: tuple[str, ...] = ()
+    placeholder_after_seconds: float = Field(default=3.0, ge=0)
+    recent_messages: int = Field(default=20, ge=0, le=200)
+    admin_room: str | None = None
+    log_level: str = Field(default="INFO", pattern=r"^(DEBUG|INFO|WARNING|ERROR)$")
+
+    @field_validator("data_dir")
+    @classmethod
+    def _relative_to_config(cls, value: Path, info: ValidationInfo) -> Path:
+        base = _context(info).get("base_dir")
+        return value if value.is_absolute() or base is None else Path(base) / value
+
+    @field_validator("ignore_users")
+    @classmethod
+    def _user_ids(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(_check_user_id(user) for user in value)
+
+
+class InviteSettings(Strict):
+    """Who may invite the bot into a room: exact user ids, or every user of a server."""
+
+    allowed_users: tuple[str, ...] = ()
+    allowed_servers: tuple[str, ...] = ()
+
+    @field_validator("allowed_users")
+    @classmethod
+    def _user_ids(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(_check_user_id(user) for user in value)
+
+
+class RoomSettings(Strict):
+    """How the bot behaves in one room."""
+
+    answer_without_mention: bool = False
+    commands_enabled: bool = True
+
+
+class RoomOverride(Strict):
+    """A `[rooms."<room id>"]` section: only the keys it sets replace the defaults."""
+
+    answer_without_mention: bool | None = None
+    commands_enabled: bool | None = None
+
+
+class Settings(Strict):
+    matrix: MatrixSettings
+    # Defaults are validated like written sections, so that the context applies to them.
+    bot: BotSettings = Field(default_factory=dict, validate_default=True)
+    invites: InviteSettings = Field(default_factory=dict, validate_default=True)
+    room_defaults: RoomSettings = Field(default_factory=dict, validate_default=True)
+    rooms: dict[str, RoomOverride] = Field(default_factory=dict)
+
+    def room(self, room_id: str) -> RoomSettings:
+        """The effective settings of a room: its own section over the defaults."""
+        override = self.rooms.get(room_id)
+        if override is None:
+            return self.room_defaults
+        return self.room_defaults.model_copy(update=override.model_dump(exclude_none=True))
+
+
+RESTART_ONLY_SECTIONS = ("matrix",)
+RESTART_ONLY_KEYS = (("bot", "data_dir"),)

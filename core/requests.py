@@ -1,0 +1,61 @@
+"""What core receives for a question and what it gives back; no Matrix types here."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from core.ids import AnswerID, EventID, RoomID, UserID
+
+
+@dataclass(frozen=True)
+class ChatLine:
+    """One earlier message of the conversation, as context for the question."""
+
+    sender: UserID
+    text: str
+    from_bot: bool = False
+
+
+@dataclass(frozen=True)
+class Request:
+    """A question addressed to the bot, stripped of the mention that addressed it."""
+
+    text: str
+    sender: UserID
+    room: RoomID
+    thread: EventID | None
+    recent: tuple[ChatLine, ...] = ()
+    is_direct: bool = False
+
+
+@dataclass(frozen=True)
+class Source:
+    """A document an answer is grounded in, rendered as a numbered citation."""
+
+    title: str
+    url: str | None = None
+    collection: str | None = None
+    document_id: str | None = None
+
+
+@dataclass(frozen=True)
+class TraceStep:
+    name: str
+    seconds: float
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+AnswerKind = Literal["answer", "refusal", "question", "notice"]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The text to post, the sources it cites, and how it was made (for debugging, feedback)."""
+
+    text: str
+    kind: AnswerKind = "answer"
+    sources: tuple[Source, ...] = ()
+    trace: tuple[TraceStep, ...] = ()
+    id: AnswerID = field(default_factory=lambda: AnswerID(uuid.uuid4().hex))
