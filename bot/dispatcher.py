@@ -64,15 +64,21 @@ class Dispatcher:
 
     def _facts(self, message: IncomingMessage) -> RoutingFacts:
         bot_settings = self.settings.current.bot
+        joined_ms, _ = self.state.joined_room(message.room_id)
         return RoutingFacts(
-            not_before_ms=max(self.first_start_ms, self.state.joined_ms(message.room_id)),
+            not_before_ms=max(self.first_start_ms, joined_ms),
             replied_to_bot=bool(message.reply_to) and self.state.is_bot_message(message.reply_to),
             thread_has_bot=bool(message.thread_root)
             and self.state.bot_in_thread(message.room_id, message.thread_root),
-            is_direct=self.matrix.is_direct(message.room_id),
+            is_direct=self._is_direct(message.room_id),
             ignored_users=frozenset(bot_settings.ignore_users),
             command_prefix=bot_settings.command_prefix,
         )
+
+    def _is_direct(self, room_id: str) -> bool:
+        """A chat the bot was invited to as direct, still with only one other person."""
+        _, invited_as_direct = self.state.joined_room(room_id)
+        return invited_as_direct and self.matrix.member_count(room_id) <= 2
 
     def observe(self, message: IncomingMessage) -> None:
         """Keep a room's messages as context, leaving out the bot's own notices."""
@@ -119,7 +125,7 @@ class Dispatcher:
             action.args,
             settings.room(reply.message.room_id),
             settings.bot.command_prefix,
-            self.matrix.is_direct(reply.message.room_id),
+            self._is_direct(reply.message.room_id),
         )
         await self._finish(reply, text)
 
@@ -137,7 +143,7 @@ class Dispatcher:
                 settings.bot.recent_messages,
                 before=message.event_id,
             ),
-            is_direct=self.matrix.is_direct(message.room_id),
+            is_direct=self._is_direct(message.room_id),
         )
         async with self._typing(message.room_id):
             work = asyncio.ensure_future(self.answerer.answer(request))

@@ -47,10 +47,10 @@ class MatrixIO:
             raise MatrixError(f"sending to {room_id} failed: {response}")
         return response.event_id
 
-    def is_direct(self, room_id: str) -> bool:
-        """A room of the bot and one other person, where every message is for the bot."""
+    def member_count(self, room_id: str) -> int:
+        """Joined and invited members, as the last sync told."""
         room = self.client.rooms.get(room_id)
-        return room is not None and room.member_count <= 2
+        return room.member_count if room else 0
 
     async def typing(self, room_id: str, active: bool) -> None:
         await self.client.room_typing(room_id, typing_state=active, timeout=30_000)

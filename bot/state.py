@@ -31,7 +31,11 @@ CREATE TABLE IF NOT EXISTS bot_messages (
     thread_root TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS bot_threads ON bot_messages (room_id, thread_root);
-CREATE TABLE IF NOT EXISTS joined_rooms (room_id TEXT PRIMARY KEY, joined_ms INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS joined_rooms (
+    room_id TEXT PRIMARY KEY,
+    joined_ms INTEGER NOT NULL,
+    invited_as_direct INTEGER NOT NULL DEFAULT 0
+);
 """
 
 
@@ -117,13 +121,15 @@ class StateStore:
             is not None
         )
 
-    def record_join(self, room_id: str, joined_ms: int) -> None:
+    def record_join(self, room_id: str, joined_ms: int, invited_as_direct: bool) -> None:
         self._db.execute(
-            "INSERT OR IGNORE INTO joined_rooms (room_id, joined_ms) VALUES (?, ?)",
-            (room_id, joined_ms),
+            "INSERT OR IGNORE INTO joined_rooms (room_id, joined_ms, invited_as_direct)"
+            " VALUES (?, ?, ?)",
+            (room_id, joined_ms, invited_as_direct),
         )
 
-    def joined_ms(self, room_id: str) -> int:
-        query = "SELECT joined_ms FROM joined_rooms WHERE room_id = ?"
+    def joined_room(self, room_id: str) -> tuple[int, bool]:
+        """When the bot joined the room, and whether it was invited to a direct chat."""
+        query = "SELECT joined_ms, invited_as_direct FROM joined_rooms WHERE room_id = ?"
         row = self._db.execute(query, (room_id,)).fetchone()
-        return row[0] if row else 0
+        return (row[0], bool(row[1])) if row else (0, False)

@@ -104,9 +104,9 @@ class SyncLoop:
     async def _handle_invites(self, response: SyncResponse) -> None:
         allowed = self.settings.current.invites
         for room_id, info in response.rooms.invite.items():
-            inviter = next(
+            invite = next(
                 (
-                    UserID(event.sender)
+                    event
                     for event in info.invite_state
                     if isinstance(event, InviteMemberEvent)
                     and event.state_key == self.matrix.user_id
@@ -114,9 +114,11 @@ class SyncLoop:
                 ),
                 None,
             )
+            inviter = UserID(invite.sender) if invite else None
             if decide_invite(inviter, allowed):
                 if await self.matrix.join(room_id):
-                    self.state.record_join(room_id, now_ms())
+                    direct = bool(invite and invite.content.get("is_direct"))
+                    self.state.record_join(room_id, now_ms(), direct)
                     log.info("joined %s, invited by %s", room_id, inviter)
             else:
                 await self.matrix.reject_invite(room_id, strings.INVITE_REFUSED)

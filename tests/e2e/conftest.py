@@ -1,0 +1,114 @@
+"""A real Synapse for the session, real users, and the bot running in this process."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.app import BotApp
+from bot.dev.synapse import Homeserver, ensure_synapse_venv, start_homeserver
+from tests.e2e.people import Person
+
+ROOT = Path(__file__).resolve().parents[2]
+PASSWORD = "correct horse battery staple"
+
+
+@pytest.fixture(scope="session")
+def homeserver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Homeserver]:
+    python = ensure_synapse_venv(Path(os.environ.get("SYNAPSE_VENV", ROOT / ".venv-synapse")))
+    server = start_homeserver(tmp_path_factory.mktemp("synapse"), python)
+    yield server
+    server.stop()
+
+
+def unique(name: str) -> str:
+    return f"{name}-{uuid.uuid4().hex[:8]}"
+
+
+@pytest.fixture
+async def people(homeserver: Homeserver, tmp_path: Path) -> AsyncIterator:
+    created: list[Person] = []
+
+    async def make(name: str) -> Person:
+        localpart = unique(name)
+        user_id = homeserver.register(localpart, PASSWORD)
+        person = await Person.login(homeserver.url, user_id, PASSWORD, tmp_path / localpart)
+        created.append(person)
+        return person
+
+    yield make
+    for person in created:
+        await person.close()
+
+
+class BotHarness:
+    """The bot's account, config file and data folder; start and stop it like an admin."""
+
+    def __init__(self, homeserver: Homeserver, folder: Path) -> None:
+        self.homeserver = homeserver
+        self.folder = folder
+        self.user_id = homeserver.register(unique("bot"), PASSWORD)
+        self.config_path = folder / "config.toml"
+        self.env = {"BOT_PASSWORD": PASSWORD}
+        self.app: BotApp | None = None
+        self._task: asyncio.Task | None = None
+
+    def write_config(self, extra: str = "", *, allowed_users: list[str] = (), **bot: object) -> None:
+        bot_lines = "\n".join(f"{key} = {_toml(value)}" for key, value in bot.items())
+        self.config_path.write_text(
+            f"""
+[matrix]
+homeserver = "{self.homeserver.url}"
+user_id = "{self.user_id}"
+password_env = "BOT_PASSWORD"
+display_name = "Knowledge Bot"
+
+[bot]
+data_dir = "data"
+{bot_lines}
+
+[invites]
+allowed_users = {_toml(list(allowed_users))}
+{extra}
+"""
+        )
+
+    async def start(self) -> BotApp:
+        self.app = BotApp(self.config_path, self.env)
+        self._task = asyncio.create_task(self.app.run())
+        ready = asyncio.create_task(self.app.ready.wait())
+        done, _ = await asyncio.wait({ready, self._task}, timeout=30, return_when="FIRST_COMPLETED")
+        if self._task in done:
+            ready.cancel()
+            await self._task
+        assert ready in done, "the bot did not become ready"
+        return self.app
+
+    async def stop(self) -> None:
+        if self._task:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
+
+
+def _toml(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(item) for item in value) + "]"
+    return str(value)
+
+
+@pytest.fixture
+async def bot(homeserver: Homeserver, tmp_path: Path) -> AsyncIterator[BotHarness]:
+    harness = BotHarness(homeserver, tmp_path / "bot")
+    harness.folder.mkdir()
+    yield harness
+    await harness.stop()

@@ -1,0 +1,149 @@
+"""Real Matrix users for the tests: matrix-nio clients that sync like a person's client."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nio import (
+    AsyncClient,
+    AsyncClientConfig,
+    Event,
+    LoginResponse,
+    RoomCreateResponse,
+    RoomSendResponse,
+)
+
+Predicate = Callable[[dict[str, Any]], bool]
+
+
+@dataclass
+class Person:
+    """A logged-in user whose client keeps syncing and records every timeline event."""
+
+    client: AsyncClient
+    events: list[dict[str, Any]] = field(default_factory=list)
+    decrypted: set[str] = field(default_factory=set)
+    _sync: asyncio.Task | None = None
+
+    @classmethod
+    async def login(cls, homeserver: str, user_id: str, password: str, store: Path) -> Person:
+        store.mkdir(parents=True, exist_ok=True)
+        config = AsyncClientConfig(encryption_enabled=True, store_sync_tokens=False)
+        client = AsyncClient(homeserver, user_id, store_path=str(store), config=config)
+        response = await client.login(password, device_name="test-client")
+        assert isinstance(response, LoginResponse), response
+        person = cls(client)
+        client.add_event_callback(person._record, Event)
+        person._sync = asyncio.create_task(client.sync_forever(timeout=1000, full_state=True))
+        await client.synced.wait()
+        return person
+
+    async def _record(self, room: Any, event: Event) -> None:
+        source = dict(event.source)
+        source.setdefault("room_id", room.room_id)
+        if getattr(event, "decrypted", False):
+            self.decrypted.add(source.get("event_id", ""))
+        self.events.append(source)
+
+    @property
+    def user_id(self) -> str:
+        return self.client.user_id
+
+    async def close(self) -> None:
+        if self._sync:
+            self._sync.cancel()
+            await asyncio.gather(self._sync, return_exceptions=True)
+        await self.client.close()
+
+    async def create_room(
+        self, invite: list[str], *, encrypted: bool = False, direct: bool = False
+    ) -> str:
+        state = (
+            [{"type": "m.room.encryption", "state_key": "", "content": {"algorithm": "m.megolm.v1.aes-sha2"}}]
+            if encrypted
+            else []
+        )
+        response = await self.client.room_create(
+            name="test room", invite=invite, initial_state=state, is_direct=direct
+        )
+        assert isinstance(response, RoomCreateResponse), response
+        return response.room_id
+
+    async def send(self, room_id: str, content: dict[str, Any]) -> str:
+        if room_id not in self.client.rooms:
+            await self.wait_until(lambda: room_id in self.client.rooms)
+        if self.client.should_query_keys:
+            await self.client.keys_query()
+        response = await self.client.room_send(
+            room_id, "m.room.message", content, ignore_unverified_devices=True
+        )
+        assert isinstance(response, RoomSendResponse), response
+        return response.event_id
+
+    async def say(
+        self,
+        room_id: str,
+        body: str,
+        *,
+        mentions: list[str] | None = None,
+        thread: str | None = None,
+        reply_to: str | None = None,
+        html: str | None = None,
+        msgtype: str = "m.text",
+    ) -> str:
+        """Send a message like a client would; `mentions=None` leaves out `m.mentions`."""
+        content: dict[str, Any] = {"msgtype": msgtype, "body": body}
+        if html is not None:
+            content.update(format="org.matrix.custom.html", formatted_body=html)
+        if mentions is not None:
+            content["m.mentions"] = {"user_ids": mentions}
+        if thread:
+            content["m.relates_to"] = {
+                "rel_type": "m.thread",
+                "event_id": thread,
+                "is_falling_back": reply_to is None,
+                "m.in_reply_to": {"event_id": reply_to or thread},
+            }
+        elif reply_to:
+            content["m.relates_to"] = {"m.in_reply_to": {"event_id": reply_to}}
+        return await self.send(room_id, content)
+
+    def seen(self, room_id: str, predicate: Predicate) -> list[dict[str, Any]]:
+        return [e for e in self.events if e.get("room_id") == room_id and predicate(e)]
+
+    async def wait_until(self, condition: Callable[[], bool], timeout: float = 20) -> None:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if time.monotonic() > deadline:
+                raise AssertionError("timed out waiting")
+            await asyncio.sleep(0.05)
+
+    async def wait_for(
+        self, room_id: str, predicate: Predicate, timeout: float = 20
+    ) -> dict[str, Any]:
+        """The first event in the room that matches, waiting for it to arrive."""
+        await self.wait_until(lambda: bool(self.seen(room_id, predicate)), timeout)
+        return self.seen(room_id, predicate)[0]
+
+
+def replies_to(event_id: str) -> Predicate:
+    """Matches the bot's notices (not edits) that answer the message `event_id`."""
+
+    def match(event: dict[str, Any]) -> bool:
+        content = event.get("content", {})
+        relation = content.get("m.relates_to", {})
+        return (
+            content.get("msgtype") == "m.notice"
+            and relation.get("m.in_reply_to", {}).get("event_id") == event_id
+        )
+
+    return match
+
+
+def from_user(user_id: str) -> Predicate:
+    return lambda event: event.get("sender") == user_id and event.get("type") == "m.room.message"
