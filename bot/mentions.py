@@ -22,7 +22,10 @@ class BotIdentity:
 
 
 def _word(name: str) -> str:
-    return rf"(?<![\w@]){re.escape(name)}(?![\w:])" if name[:1] != "@" else re.escape(name)
+    """A pattern for `name` as a whole word; a user id must not run on into a longer one."""
+    if name.startswith("@"):
+        return rf"(?<![\w@]){re.escape(name)}(?![\w-]|[.:]\w)"
+    return rf"(?<![\w@]){re.escape(name)}(?!\w)"
 
 
 def is_mentioned(message: IncomingMessage, bot: BotIdentity) -> bool:
@@ -49,7 +52,7 @@ def strip_reply_fallback(body: str) -> str:
 def strip_mention(body: str, bot: BotIdentity) -> str:
     """The message without reply quotes, the bot's user id, and a leading `Name:`."""
     text = strip_reply_fallback(body)
-    text = re.sub(re.escape(bot.user_id) + r"[:,]?", " ", text, flags=re.IGNORECASE)
+    text = re.sub(_word(bot.user_id) + r"[:,]?", " ", text, flags=re.IGNORECASE)
     if bot.display_name:
         text = re.sub(
             r"\A\s*" + _word(bot.display_name) + r"\s*[:,]?", " ", text, flags=re.IGNORECASE

@@ -58,7 +58,9 @@ class BotHarness:
         self.app: BotApp | None = None
         self._task: asyncio.Task | None = None
 
-    def write_config(self, extra: str = "", *, allowed_users: list[str] = (), **bot: object) -> None:
+    def write_config(
+        self, extra: str = "", *, allowed_users: list[str] = (), **bot: object
+    ) -> None:
         bot_lines = "\n".join(f"{key} = {_toml(value)}" for key, value in bot.items())
         self.config_path.write_text(
             f"""

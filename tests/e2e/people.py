@@ -64,7 +64,13 @@ class Person:
         self, invite: list[str], *, encrypted: bool = False, direct: bool = False
     ) -> str:
         state = (
-            [{"type": "m.room.encryption", "state_key": "", "content": {"algorithm": "m.megolm.v1.aes-sha2"}}]
+            [
+                {
+                    "type": "m.room.encryption",
+                    "state_key": "",
+                    "content": {"algorithm": "m.megolm.v1.aes-sha2"},
+                }
+            ]
             if encrypted
             else []
         )

@@ -15,9 +15,11 @@ async def room_with_bot(person, bot, **room) -> str:
     room_id = await person.create_room([bot.user_id], **room)
     await person.wait_for(
         room_id,
-        lambda e: e.get("type") == "m.room.member"
-        and e.get("state_key") == bot.user_id
-        and e["content"].get("membership") == "join",
+        lambda e: (
+            e.get("type") == "m.room.member"
+            and e.get("state_key") == bot.user_id
+            and e["content"].get("membership") == "join"
+        ),
     )
     return room_id
 
@@ -85,8 +87,9 @@ async def test_slow_work_posts_a_placeholder_then_edits_it_into_the_answer(peopl
     assert "Working on it" in placeholder["content"]["body"]
     edit = await alice.wait_for(
         room,
-        lambda e: e.get("content", {}).get("m.relates_to", {}).get("event_id")
-        == placeholder["event_id"],
+        lambda e: (
+            e.get("content", {}).get("m.relates_to", {}).get("event_id") == placeholder["event_id"]
+        ),
     )
     assert edit["content"]["m.relates_to"]["rel_type"] == "m.replace"
     assert "vacation policy" in edit["content"]["m.new_content"]["body"]

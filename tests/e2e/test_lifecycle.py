@@ -20,8 +20,8 @@ pytestmark = pytest.mark.e2e
 
 
 def membership_of(user_id: str, membership: str):
-    return (
-        lambda e: e.get("type") == "m.room.member"
+    return lambda e: (
+        e.get("type") == "m.room.member"
         and e.get("state_key") == user_id
         and e["content"].get("membership") == membership
     )

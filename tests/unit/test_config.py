@@ -1,0 +1,133 @@
+"""Config errors name the file, the key and the reason; secrets never show."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.config_watch import build_applied
+from core.config import ConfigError, decide_restart_only_changes, load_config, parse_config
+
+ROOT = Path(__file__).resolve().parents[2]
+MATRIX = """
+[matrix]
+homeserver = "http://127.0.0.1:8008"
+user_id = "@bot:example.org"
+password_env = "BOT_PASSWORD"
+"""
+ENV = {"BOT_PASSWORD": "s3cret-value"}
+
+
+def parse(text: str, env: dict[str, str] = ENV):
+    return parse_config(text, origin="bot.toml", env=env, base_dir=Path("/srv/bot"))
+
+
+ERRORS = {
+    "unknown key": (
+        MATRIX + "[bot]\nplaceholder_after = 3",
+        "bot.toml: bot.placeholder_after: unknown key",
+    ),
+    "unknown section": (MATRIX + "[llm]\nurl = 'x'", "bot.toml: llm: unknown key"),
+    "wrong type": (
+        MATRIX + "[bot]\nrecent_messages = 'ten'",
+        "bot.toml: bot.recent_messages: Input should be a valid integer",
+    ),
+    "out of range": (
+        MATRIX + "[bot]\nplaceholder_after_seconds = -1",
+        "bot.toml: bot.placeholder_after_seconds: Input should be greater than or equal to 0",
+    ),
+    "missing section": ("[bot]\n", "bot.toml: matrix: required key is missing"),
+    "missing key": (
+        '[matrix]\nhomeserver = "http://x"\npassword = "p"',
+        "bot.toml: matrix.user_id: required key is missing",
+    ),
+    "missing secret": (
+        MATRIX,
+        "bot.toml: matrix.password_env: the environment variable BOT_PASSWORD is not set or empty",
+    ),
+    "no credential": (
+        MATRIX.replace('password_env = "BOT_PASSWORD"', ""),
+        "bot.toml: matrix: give exactly one of password",
+    ),
+    "two credentials": (MATRIX + 'access_token = "t"', "(found password_env, access_token)"),
+    "bad user id": (
+        MATRIX.replace("@bot:example.org", "bot"),
+        "bot.toml: matrix.user_id: 'bot' is not a Matrix user id",
+    ),
+    "bad url": (
+        MATRIX.replace("http://127.0.0.1:8008", "localhost:8008"),
+        "bot.toml: matrix.homeserver: must be a URL",
+    ),
+    "bad room override": (
+        MATRIX + '[rooms."!abc"]\nanswer_without_mention = "yes please"',
+        "bot.toml: rooms.!abc.answer_without_mention: Input should be a valid boolean",
+    ),
+    "unknown room key": (
+        MATRIX + '[rooms."!abc"]\nanswer_everything = true',
+        "bot.toml: rooms.!abc.answer_everything: unknown key",
+    ),
+    "bad allow-list entry": (
+        MATRIX + "[invites]\nallowed_users = ['alice']",
+        "bot.toml: invites.allowed_users: 'alice' is not a Matrix user id",
+    ),
+    "not TOML": (MATRIX + "[bot\n", "bot.toml: not valid TOML"),
+}
+
+
+@pytest.mark.parametrize("text,expected", ERRORS.values(), ids=ERRORS.keys())
+def test_config_errors_name_the_key(text, expected):
+    env = {} if "missing secret" in expected or "environment" in expected else ENV
+    with pytest.raises(ConfigError) as caught:
+        parse(text, env)
+    assert any(expected in problem for problem in caught.value.problems), caught.value.problems
+
+
+def test_all_problems_are_reported_at_once():
+    with pytest.raises(ConfigError) as caught:
+        parse(MATRIX + "[bot]\nfoo = 1\nbar = 2")
+    assert len(caught.value.problems) == 2
+
+
+def test_defaults_room_overrides_and_relative_data_dir():
+    settings = parse(
+        MATRIX
+        + '[room_defaults]\ncommands_enabled = false\n[rooms."!abc"]\nanswer_without_mention = true'
+    )
+    assert settings.bot.data_dir == Path("/srv/bot/data")
+    assert (
+        settings.room("!abc").answer_without_mention and not settings.room("!abc").commands_enabled
+    )
+    assert not settings.room("!other").answer_without_mention
+
+
+def test_secrets_are_resolved_but_never_shown():
+    settings = parse(MATRIX)
+    assert settings.matrix.login_password() == "s3cret-value"
+    assert "s3cret-value" not in repr(settings) + str(settings.model_dump())
+
+
+def test_missing_file_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError, match="cannot be read"):
+        load_config(tmp_path / "absent.toml", ENV)
+
+
+def test_the_example_config_is_valid_and_documents_every_key():
+    example = ROOT / "config.example.toml"
+    settings = load_config(example, {"BOT_PASSWORD": "x"})
+    text = example.read_text()
+    for section in ("matrix", "bot", "invites", "room_defaults"):
+        for key in type(getattr(settings, section)).model_fields:
+            assert f"{key} =" in text, f"config.example.toml does not document {section}.{key}"
+
+
+def test_restart_only_keys_are_named_and_keep_running_values():
+    old = parse(MATRIX)
+    new = parse(
+        MATRIX.replace("8008", "9009") + "[bot]\ndata_dir = '/elsewhere'\nrecent_messages = 5"
+    )
+    assert decide_restart_only_changes(old, new) == ["matrix.homeserver", "bot.data_dir"]
+    applied, restart = build_applied(old, new)
+    assert restart == ["matrix.homeserver", "bot.data_dir"]
+    assert applied.matrix.homeserver == old.matrix.homeserver
+    assert applied.bot.data_dir == old.bot.data_dir and applied.bot.recent_messages == 5

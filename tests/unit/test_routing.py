@@ -1,0 +1,140 @@
+"""What the bot does with a message: one table of named cases."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from bot.events import IncomingMessage, Mentions
+from bot.mentions import BotIdentity
+from bot.routing import AnswerQuestion, Ignore, RoutingFacts, RunCommand, decide_action
+from core.config import RoomSettings
+
+BOT = BotIdentity("@bot:example.org", "Knowledge Bot")
+ALICE = "@alice:example.org"
+BASE = IncomingMessage(
+    event_id="$q",
+    room_id="!room",
+    sender=ALICE,
+    timestamp_ms=2_000,
+    msgtype="m.text",
+    body="what is the travel policy?",
+)
+MENTIONED = replace(
+    BASE,
+    body="Knowledge Bot: what is the travel policy?",
+    mentions=Mentions(True, frozenset({BOT.user_id})),
+)
+FACTS = RoutingFacts(not_before_ms=1_000, ignored_users=frozenset({"@otherbot:example.org"}))
+ROOM = RoomSettings()
+
+CASES = {
+    "mention by m.mentions": (
+        MENTIONED,
+        ROOM,
+        FACTS,
+        AnswerQuestion("what is the travel policy?", "$q"),
+    ),
+    "no mention": (BASE, ROOM, FACTS, Ignore("not addressed to the bot")),
+    "own message": (replace(MENTIONED, sender=BOT.user_id), ROOM, FACTS, Ignore("own message")),
+    "ignored bot": (
+        replace(MENTIONED, sender="@otherbot:example.org"),
+        ROOM,
+        FACTS,
+        Ignore("sender is an ignored bot"),
+    ),
+    "notice": (replace(MENTIONED, msgtype="m.notice"), ROOM, FACTS, Ignore("notice")),
+    "image": (replace(MENTIONED, msgtype="m.image"), ROOM, FACTS, Ignore("not a text message")),
+    "edit": (replace(MENTIONED, is_edit=True), ROOM, FACTS, Ignore("edit")),
+    "before start": (
+        replace(MENTIONED, timestamp_ms=500),
+        ROOM,
+        FACTS,
+        Ignore("sent before the bot started or joined"),
+    ),
+    "in a thread answers in that thread": (
+        replace(MENTIONED, thread_root="$root"),
+        ROOM,
+        FACTS,
+        AnswerQuestion("what is the travel policy?", "$root"),
+    ),
+    "follow-up in the bot's thread": (
+        replace(BASE, thread_root="$root"),
+        ROOM,
+        replace(FACTS, thread_has_bot=True),
+        AnswerQuestion("what is the travel policy?", "$root"),
+    ),
+    "thread without the bot": (
+        replace(BASE, thread_root="$root"),
+        ROOM,
+        FACTS,
+        Ignore("not addressed to the bot"),
+    ),
+    "reply to the bot": (
+        replace(BASE, reply_to="$answer"),
+        ROOM,
+        replace(FACTS, replied_to_bot=True),
+        AnswerQuestion("what is the travel policy?", "$q"),
+    ),
+    "direct chat": (
+        BASE,
+        ROOM,
+        replace(FACTS, is_direct=True),
+        AnswerQuestion("what is the travel policy?", "$q"),
+    ),
+    "room answers everything": (
+        BASE,
+        RoomSettings(answer_without_mention=True),
+        FACTS,
+        AnswerQuestion("what is the travel policy?", "$q"),
+    ),
+    "help command": (replace(BASE, body="!help"), ROOM, FACTS, RunCommand("help", "", "$q")),
+    "help with a mention": (
+        replace(MENTIONED, body="Knowledge Bot: !help"),
+        ROOM,
+        FACTS,
+        RunCommand("help", "", "$q"),
+    ),
+    "help while commands are off": (
+        replace(BASE, body="!help"),
+        RoomSettings(commands_enabled=False),
+        FACTS,
+        RunCommand("help", "", "$q"),
+    ),
+    "unknown command for another bot": (
+        replace(BASE, body="!deploy prod"),
+        ROOM,
+        FACTS,
+        Ignore("command for another bot"),
+    ),
+    "unknown command said to the bot": (
+        replace(MENTIONED, body="Knowledge Bot: !deploy prod"),
+        ROOM,
+        FACTS,
+        RunCommand("deploy", "prod", "$q"),
+    ),
+    "other prefix": (
+        replace(BASE, body="?help"),
+        ROOM,
+        replace(FACTS, command_prefix="?"),
+        RunCommand("help", "", "$q"),
+    ),
+    "bare mention asks for help": (
+        replace(MENTIONED, body="Knowledge Bot"),
+        ROOM,
+        FACTS,
+        RunCommand("help", "", "$q"),
+    ),
+    "@room is not a mention of the bot": (
+        replace(BASE, body="@room meeting now", mentions=Mentions(True, frozenset(), True)),
+        ROOM,
+        FACTS,
+        Ignore("not addressed to the bot"),
+    ),
+}
+
+
+@pytest.mark.parametrize("message,room,facts,expected", CASES.values(), ids=CASES.keys())
+def test_decide_action(message, room, facts, expected):
+    assert decide_action(message, BOT, room, facts) == expected
