@@ -32,9 +32,10 @@ def ensure_synapse_venv(venv_dir: Path) -> Path:
     if not (venv_dir / "bin" / "synapse_homeserver").exists():
         print(f"Installing Synapse into {venv_dir} (once)…", file=sys.stderr)
         venv.EnvBuilder(with_pip=True, clear=True).create(venv_dir)
-        subprocess.run(
-            [str(python), "-m", "pip", "install", "--quiet", SYNAPSE_REQUIREMENT], check=True
-        )
+        install = [str(python), "-m", "pip", "install", "--quiet", SYNAPSE_REQUIREMENT]
+        result = subprocess.run(install, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"installing Synapse failed:\n{result.stderr[-3000:]}")
     return python
 
 

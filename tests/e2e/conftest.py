@@ -80,8 +80,8 @@ allowed_users = {_toml(list(allowed_users))}
 """
         )
 
-    async def start(self) -> BotApp:
-        self.app = BotApp(self.config_path, self.env)
+    async def start(self, answerer=None) -> BotApp:
+        self.app = BotApp(self.config_path, self.env, answerer=answerer)
         self._task = asyncio.create_task(self.app.run())
         ready = asyncio.create_task(self.app.ready.wait())
         done, _ = await asyncio.wait({ready, self._task}, timeout=30, return_when="FIRST_COMPLETED")

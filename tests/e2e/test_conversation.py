@@ -105,3 +105,21 @@ async def test_encrypted_direct_chat_works_both_ways(people, bot):
     answer = await alice.wait_for(room, replies_to(question))
     assert answer["event_id"] in alice.decrypted, "the answer was not sent encrypted"
     assert "onboarding guide" in answer["content"]["body"]
+
+
+class BrokenAnswerer:
+    """Stands for a pipeline whose LLM or store fails; the bot must still say something."""
+
+    async def answer(self, request):
+        raise ConnectionError("secret internal detail")
+
+
+async def test_a_failure_while_answering_gets_a_notice_not_silence(people, bot):
+    alice = await people("alice")
+    bot.write_config(allowed_users=[alice.user_id])
+    await bot.start(answerer=BrokenAnswerer())
+    room = await room_with_bot(alice, bot)
+    question = await alice.say(room, "what is the travel policy?", mentions=[bot.user_id])
+    notice = (await alice.wait_for(room, replies_to(question)))["content"]["body"]
+    assert notice.startswith("⚠️") and "went wrong" in notice and "reference" in notice
+    assert "secret internal detail" not in notice

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Creates or updates .venv with the bot and its test tools. Safe to run again: it only
+# reinstalls when pyproject.toml changed. torch is pinned in the same pip command so that
+# pip takes the CPU build instead of resolving a CUDA one (see README, "Installing").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python=${PYTHON:-python3}
+stamp=.venv/.installed-from
+wanted=$(sha256sum pyproject.toml | cut -d' ' -f1)
+if [ ! -x .venv/bin/python ]; then
+  "$python" -m venv .venv
+fi
+if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
+  echo "Installing the bot and its dependencies into .venv (first run: a few minutes)…" >&2
+  .venv/bin/python -m pip install --quiet --upgrade pip 2>/dev/null
+  .venv/bin/python -m pip install --quiet "torch==2.13.0" -e ".[test]" 2> >(grep -v "^WARNING: Location" >&2)
+  echo "$wanted" > "$stamp"
+fi
