@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Mapping
 from pathlib import Path
 
 from bot.config_watch import ConfigWatcher
 from bot.dispatcher import Dispatcher
-from bot.matrix import MatrixIO, connect
+from bot.matrix import SEND_ERRORS, MatrixIO, connect
 from bot.mentions import BotIdentity
 from bot.render import build_room_notice
 from bot.settings_holder import SettingsHolder
@@ -72,7 +71,9 @@ class BotApp:
             room = self.settings.current.bot.admin_room
             if not room:
                 return
-            with contextlib.suppress(Exception):
+            try:
                 await matrix.send(room, build_room_notice(text))
+            except SEND_ERRORS as exc:
+                log.warning("could not report to the admin room %s: %s", room, exc)
 
         return report

@@ -70,7 +70,9 @@ class ConfigWatcher:
         folder = self.path.parent.resolve()
         name = self.path.name
         async for _ in awatch(
-            folder, watch_filter=lambda _change, changed: Path(changed).name == name
+            folder,
+            watch_filter=lambda _change, changed: Path(changed).name == name,
+            recursive=False,
         ):
             await self.reload()
 

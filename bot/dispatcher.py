@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from bot.commands import build_command_reply
 from bot.events import IncomingMessage, parse_message
 from bot.feed import Feed
-from bot.matrix import MatrixIO
+from bot.matrix import SEND_ERRORS, MatrixIO
 from bot.mentions import BotIdentity
 from bot.render import build_answer_markdown, build_edit, build_notice
 from bot.routing import Action, AnswerQuestion, Ignore, RoutingFacts, RunCommand, decide_action
@@ -114,8 +114,10 @@ class Dispatcher:
         except Exception:
             reference = uuid.uuid4().hex[:8]
             log.exception("answering %s failed (reference %s)", message.event_id, reference)
-            with contextlib.suppress(Exception):
+            try:
                 await self._finish(reply, strings.ANSWER_FAILED.format(reference=reference))
+            except SEND_ERRORS:
+                log.warning("could not tell the asker about failure %s", reference)
         self.state.mark_done(message.event_id)
 
     async def _run_command(self, reply: Reply, action: RunCommand) -> None:
@@ -192,5 +194,5 @@ class Dispatcher:
             yield
         finally:
             typing.cancel()
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(*SEND_ERRORS):
                 await self.matrix.typing(room_id, False)

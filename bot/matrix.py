@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from aiohttp import ClientError
 from nio import (
     AsyncClient,
     AsyncClientConfig,
+    LocalProtocolError,
     LoginResponse,
     ProfileGetDisplayNameResponse,
     RoomSendResponse,
@@ -25,6 +27,10 @@ log = logging.getLogger(__name__)
 
 class MatrixError(Exception):
     """A request to the homeserver failed; the text is for logs, not for users."""
+
+
+# What a call to the homeserver may raise besides returning an error response.
+SEND_ERRORS = (MatrixError, LocalProtocolError, ClientError, TimeoutError)
 
 
 class MatrixIO:
