@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import os
-import signal
 import sys
 from pathlib import Path
 
-from bot.app import BotApp
+from bot.app import BotApp, run_until_signalled, setup_logging
 from bot.matrix import MatrixError
 from core.config import ConfigError
 
@@ -26,32 +24,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-async def run_until_stopped(app: BotApp) -> None:
-    task = asyncio.create_task(app.run())
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, task.cancel)
-    try:
-        await task
-    except asyncio.CancelledError:
-        logging.getLogger("bot").info("stopped")
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    setup_logging()
     try:
         app = BotApp(args.config, os.environ, handle_signals=True)
     except ConfigError as exc:
         print(f"The config is not valid; the bot did not start.\n{exc}", file=sys.stderr)
         return 2
-    logging.getLogger().setLevel(app.settings.current.bot.log_level)
-    # nio logs every sync at INFO; keep the bot's own lines readable.
-    logging.getLogger("nio").setLevel(logging.WARNING)
+    setup_logging(app.settings.current.bot.log_level)
     try:
-        asyncio.run(run_until_stopped(app))
+        asyncio.run(run_until_signalled(app))
     except MatrixError as exc:
         print(f"Could not connect to the homeserver: {exc}", file=sys.stderr)
         return 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -77,3 +78,22 @@ class BotApp:
                 log.warning("could not report to the admin room %s: %s", room, exc)
 
         return report
+
+
+def setup_logging(level: str = "INFO") -> None:
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger().setLevel(level)
+    # nio logs every sync request at INFO; keep the bot's own lines readable.
+    logging.getLogger("nio").setLevel(logging.WARNING)
+
+
+async def run_until_signalled(app: BotApp) -> None:
+    """Run the bot until SIGINT or SIGTERM; messages in flight are answered after a restart."""
+    task = asyncio.create_task(app.run())
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, task.cancel)
+    try:
+        await task
+    except asyncio.CancelledError:
+        log.info("stopped")

@@ -10,14 +10,12 @@ import asyncio
 import json
 import os
 import secrets
-import signal
 import socket
-import sys
 from pathlib import Path
 
 from nio import AsyncClient, LoginResponse, RoomCreateResponse
 
-from bot.app import BotApp
+from bot.app import BotApp, run_until_signalled
 from bot.dev.synapse import Homeserver, ensure_synapse_venv, free_port, start_homeserver
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -120,15 +118,8 @@ Press Ctrl-C to stop.
 """,
             flush=True,
         )
-        app = BotApp(config, {**os.environ, "BOT_PASSWORD": state["bot_password"]})
-        task = asyncio.create_task(app.run())
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, task.cancel)
-        try:
-            await task
-        except asyncio.CancelledError:
-            print("Stopping…", file=sys.stderr)
+        env = {**os.environ, "BOT_PASSWORD": state["bot_password"]}
+        await run_until_signalled(BotApp(config, env, handle_signals=True))
     finally:
         server.stop()
 
