@@ -13,6 +13,7 @@ from watchfiles import awatch
 from bot.settings_holder import SettingsHolder
 from core import strings
 from core.config import ConfigError, Settings, decide_restart_only_changes, load_config
+from core.config.model import RESTART_ONLY_KEYS, RESTART_ONLY_SECTIONS
 
 log = logging.getLogger(__name__)
 
@@ -26,13 +27,12 @@ def build_applied(old: Settings, new: Settings) -> tuple[Settings, list[str]]:
     report them until the bot restarts.
     """
     restart_keys = decide_restart_only_changes(old, new)
-    kept = new.model_copy(
-        update={
-            "matrix": old.matrix,
-            "bot": new.bot.model_copy(update={"data_dir": old.bot.data_dir}),
-        }
-    )
-    return kept, restart_keys
+    kept = {section: getattr(old, section) for section in RESTART_ONLY_SECTIONS}
+    for section, key in RESTART_ONLY_KEYS:
+        kept[section] = getattr(new, section).model_copy(
+            update={key: getattr(getattr(old, section), key)}
+        )
+    return new.model_copy(update=kept), restart_keys
 
 
 class ConfigWatcher:

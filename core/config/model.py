@@ -9,13 +9,9 @@ validation context, never from globals.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
     PrivateAttr,
     SecretStr,
@@ -24,15 +20,18 @@ from pydantic import (
     model_validator,
 )
 
+from core.config.knowledge import (
+    CollectionSettings,
+    IngestApiSettings,
+    KnowledgeSettings,
+    RetrievalSettings,
+    SourceSettings,
+    check_collections,
+)
+from core.config.secrets import check_env_var, context_of, resolve_one_secret
+from core.config.strict import Strict
+
 USER_ID_PATTERN = re.compile(r"^@[^:\s]+:[^\s]+$")
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-def _context(info: ValidationInfo) -> Mapping[str, Any]:
-    return info.context or {}
 
 
 def _check_user_id(value: str) -> str:
@@ -69,30 +68,21 @@ class MatrixSettings(Strict):
     def _user_id_shape(cls, value: str) -> str:
         return _check_user_id(value)
 
-    @field_validator("password_env", "access_token_env")
-    @classmethod
-    def _env_var_is_set(cls, value: str | None, info: ValidationInfo) -> str | None:
-        if value is not None and not _context(info).get("env", {}).get(value):
-            raise ValueError(f"the environment variable {value} is not set or empty")
-        return value
+    _check_env = field_validator("password_env", "access_token_env")(check_env_var)
 
     @model_validator(mode="after")
     def _one_credential(self, info: ValidationInfo) -> MatrixSettings:
-        env = _context(info).get("env", {})
-        given = {
-            "password": self.password,
-            "password_env": self.password_env and SecretStr(env[self.password_env]),
-            "access_token": self.access_token,
-            "access_token_env": self.access_token_env and SecretStr(env[self.access_token_env]),
-        }
-        present = [key for key, secret in given.items() if secret]
-        if len(present) != 1:
-            raise ValueError(
-                "give exactly one of password, password_env, access_token or access_token_env"
-                + (f" (found {', '.join(present)})" if present else "")
-            )
-        self._password = given["password"] or given["password_env"] or None
-        self._access_token = given["access_token"] or given["access_token_env"] or None
+        name, secret = resolve_one_secret(
+            info,
+            {
+                "password": (self.password, self.password_env),
+                "access_token": (self.access_token, self.access_token_env),
+            },
+        )
+        if name == "password":
+            self._password = secret
+        else:
+            self._access_token = secret
         return self
 
     def login_password(self) -> str | None:
@@ -114,7 +104,7 @@ class BotSettings(Strict):
     @field_validator("data_dir")
     @classmethod
     def _relative_to_config(cls, value: Path, info: ValidationInfo) -> Path:
-        base = _context(info).get("base_dir")
+        base = context_of(info).get("base_dir")
         return value if value.is_absolute() or base is None else Path(base) / value
 
     @field_validator("ignore_users")
@@ -156,6 +146,18 @@ class Settings(Strict):
     invites: InviteSettings = Field(default_factory=dict, validate_default=True)
     room_defaults: RoomSettings = Field(default_factory=dict, validate_default=True)
     rooms: dict[str, RoomOverride] = Field(default_factory=dict)
+    knowledge: KnowledgeSettings = Field(default_factory=dict, validate_default=True)
+    retrieval: RetrievalSettings = Field(default_factory=dict, validate_default=True)
+    ingest_api: IngestApiSettings = Field(default_factory=dict, validate_default=True)
+    sources: dict[str, SourceSettings] = Field(default_factory=dict)
+    collections: dict[str, CollectionSettings] = Field(default_factory=dict)
+
+    @field_validator("collections")
+    @classmethod
+    def _collections_have_sources(
+        cls, value: dict[str, CollectionSettings], info: ValidationInfo
+    ) -> dict[str, CollectionSettings]:
+        return check_collections(value, info.data.get("sources", {}))
 
     def room(self, room_id: str) -> RoomSettings:
         """The effective settings of a room: its own section over the defaults."""
@@ -165,5 +167,5 @@ class Settings(Strict):
         return self.room_defaults.model_copy(update=override.model_dump(exclude_none=True))
 
 
-RESTART_ONLY_SECTIONS = ("matrix",)
+RESTART_ONLY_SECTIONS = ("matrix", "knowledge", "ingest_api")
 RESTART_ONLY_KEYS = (("bot", "data_dir"),)

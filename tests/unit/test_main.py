@@ -25,4 +25,6 @@ def test_an_invalid_config_stops_the_start_with_file_key_and_reason(tmp_path):
     )
     assert result.returncode == 2
     assert f"{config}: bot.colour: unknown key" in result.stderr
-    assert f"{config}: matrix.password_env: the environment variable NOT_SET_ANYWHERE" in result.stderr
+    assert (
+        f"{config}: matrix.password_env: the environment variable NOT_SET_ANYWHERE" in result.stderr
+    )

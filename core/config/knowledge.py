@@ -1,0 +1,85 @@
+"""Settings of the knowledge: sources, collections, storage, retrieval, the ingestion API."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import Field, PrivateAttr, SecretStr, ValidationInfo, field_validator, model_validator
+
+from core.config.secrets import check_env_var, resolve_one_secret
+from core.config.strict import Strict
+
+DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,62}$"
+
+
+class SourceSettings(Strict):
+    """A source application: it owns collections and writes to them through the ingestion API."""
+
+    token: SecretStr | None = None
+    token_env: str | None = None
+
+    _token: SecretStr = PrivateAttr(default=SecretStr(""))
+    _check_env = field_validator("token_env")(check_env_var)
+
+    @model_validator(mode="after")
+    def _one_token(self, info: ValidationInfo) -> SourceSettings:
+        _, self._token = resolve_one_secret(info, {"token": (self.token, self.token_env)})
+        return self
+
+    def api_token(self) -> str:
+        return self._token.get_secret_value()
+
+
+class CollectionSettings(Strict):
+    """A named collection of documents owned by one source application."""
+
+    source: str
+    public: bool = False
+    description: str = ""
+    chunk_tokens: int = Field(default=200, ge=32, le=512)
+    chunk_overlap: int = Field(default=40, ge=0)
+    embedding_model: str | None = None
+
+    @model_validator(mode="after")
+    def _overlap_below_budget(self) -> CollectionSettings:
+        if self.chunk_overlap * 2 > self.chunk_tokens:
+            raise ValueError("chunk_overlap must be at most half of chunk_tokens")
+        return self
+
+
+class KnowledgeSettings(Strict):
+    """Where chunks are stored and how they are embedded."""
+
+    chroma_url: str | None = Field(default=None, pattern=r"^https?://")
+    embedding_model: str = DEFAULT_EMBEDDING_MODEL
+    embedding_batch_size: int = Field(default=64, ge=1, le=1024)
+    max_document_bytes: int = Field(default=2_000_000, ge=1_000)
+
+
+class RetrievalSettings(Strict):
+    """Hybrid search: each retriever's candidates are fused by weighted reciprocal rank."""
+
+    top_k: int = Field(default=5, ge=1, le=50)
+    candidates: int = Field(default=40, ge=1, le=500)
+    vector_weight: float = Field(default=1.0, ge=0)
+    keyword_weight: float = Field(default=1.0, ge=0)
+    rrf_k: int = Field(default=60, ge=1)
+
+
+class IngestApiSettings(Strict):
+    enabled: bool = False
+    host: str = "127.0.0.1"
+    port: int = Field(default=8088, ge=1, le=65535)
+
+
+def check_collections(
+    collections: dict[str, CollectionSettings], sources: dict[str, SourceSettings]
+) -> dict[str, CollectionSettings]:
+    """Collection names are safe identifiers, and each names a configured source."""
+    for name, collection in collections.items():
+        if not re.match(NAME_PATTERN, name):
+            raise ValueError(f"the name {name!r} must match {NAME_PATTERN}")
+        if collection.source not in sources:
+            raise ValueError(f"{name}.source: {collection.source!r} is not a [sources] entry")
+    return collections
