@@ -37,12 +37,16 @@ class Embedder:
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         from sentence_transformers import SentenceTransformer
+        from transformers import AutoTokenizer
 
+        path = str(resolve_model_path(name))
         self.name = name
         self.batch_size = batch_size
-        self._model = SentenceTransformer(str(resolve_model_path(name)), device="cpu")
+        self._model = SentenceTransformer(path, device="cpu")
         self.dimension = int(self._model.get_embedding_dimension() or 0)
-        self._tokenizer = self._model.tokenizer
+        # A tokenizer of its own for counting: the model's one is reconfigured by every
+        # encode, and Rust tokenizers refuse use from two threads at once.
+        self._tokenizer = AutoTokenizer.from_pretrained(path)
         # One encode at a time: torch already uses every core for one batch.
         self._lock = threading.Lock()
 

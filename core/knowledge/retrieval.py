@@ -1,0 +1,117 @@
+"""Hybrid search: vector similarity and BM25 keyword search, fused by weighted reciprocal rank."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from core.config import Settings
+from core.knowledge.catalog import Catalog
+from core.knowledge.documents import Hit, SearchFilters
+from core.knowledge.embedding import Embedders
+from core.knowledge.vectors import VectorStore
+
+Ranking = tuple[Sequence[str], float]
+NO_FILTERS = SearchFilters()
+
+
+def fuse_by_rank(rankings: Sequence[Ranking], k: int) -> list[tuple[str, float]]:
+    """Weighted reciprocal rank fusion: score(id) = sum of weight / (k + rank), rank from 1."""
+    scores: dict[str, float] = {}
+    for ids, weight in rankings:
+        for rank, chunk_id in enumerate(ids, start=1):
+            scores[chunk_id] = scores.get(chunk_id, 0.0) + weight / (k + rank)
+    return sorted(scores.items(), key=lambda item: item[1], reverse=True)
+
+
+class Retriever:
+    def __init__(
+        self,
+        catalog: Catalog,
+        vectors: VectorStore,
+        embedders: Embedders,
+        settings: Callable[[], Settings],
+    ) -> None:
+        self.catalog = catalog
+        self.vectors = vectors
+        self.embedders = embedders
+        self.settings = settings
+
+    def _collections(self, filters: SearchFilters) -> dict[str, str]:
+        """The searched collections and their models; `public_only` keeps public ones."""
+        settings = self.settings()
+        names = filters.collections or tuple(settings.collections)
+        chosen = {}
+        for name in names:
+            collection = settings.collections.get(name)
+            if collection and (collection.public or not filters.public_only):
+                chosen[name] = collection.embedding_model or settings.knowledge.embedding_model
+        return chosen
+
+    async def vector_ranking(
+        self, query: str, collections: dict[str, str], filters: SearchFilters, n: int
+    ) -> list[str]:
+        hits: list[tuple[str, float]] = []
+        for model in set(collections.values()):
+            vector = (await self.embedders.get(model).embed([query]))[0]
+            for name in (name for name, m in collections.items() if m == model):
+                hits += await asyncio.to_thread(self.vectors.query, name, model, vector, n, filters)
+        return [chunk_id for chunk_id, _ in sorted(hits, key=lambda hit: hit[1])[:n]]
+
+    async def keyword_ranking(self, query: str, filters: SearchFilters, n: int) -> list[str]:
+        return await asyncio.to_thread(self.catalog.keyword_search, query, filters, n)
+
+    async def search(
+        self,
+        query: str,
+        filters: SearchFilters = NO_FILTERS,
+        *,
+        k: int | None = None,
+        overfetch: float = 1.0,
+        mode: str = "hybrid",
+    ) -> list[Hit]:
+        """The best chunks for `query`; `overfetch` > 1 returns more, for later filtering.
+
+        `mode` is "hybrid", "vector" or "keyword" (the single ones are for evaluation).
+        """
+        settings = self.settings().retrieval
+        want = max(1, round((k or settings.top_k) * overfetch))
+        n = max(settings.candidates, want)
+        collections = self._collections(filters)
+        if not collections:
+            return []
+        filters = replace(filters, collections=tuple(collections))
+        vector_ids: list[str] = []
+        keyword_ids: list[str] = []
+        if mode in ("hybrid", "vector"):
+            vector_ids = await self.vector_ranking(query, collections, filters, n)
+        if mode in ("hybrid", "keyword"):
+            keyword_ids = await self.keyword_ranking(query, filters, n)
+        fused = fuse_by_rank(
+            [(vector_ids, settings.vector_weight), (keyword_ids, settings.keyword_weight)],
+            settings.rrf_k,
+        )
+        rows = await asyncio.to_thread(
+            self.catalog.current_chunks, [chunk_id for chunk_id, _ in fused], filters
+        )
+        vector_rank = {chunk_id: rank for rank, chunk_id in enumerate(vector_ids, start=1)}
+        keyword_rank = {chunk_id: rank for rank, chunk_id in enumerate(keyword_ids, start=1)}
+        hits = []
+        for chunk_id, score in fused:
+            row = rows.get(chunk_id)
+            if row is None:
+                continue
+            _, collection, doc_id, source, title, url, heading, text, position, _ = row
+            public = self.settings().collections[collection].public
+            ranks = {
+                "vector_rank": vector_rank.get(chunk_id),
+                "keyword_rank": keyword_rank.get(chunk_id),
+            }
+            hits.append(
+                Hit(chunk_id, collection, doc_id, source, title, url, heading, text, position,
+                    public, score, **ranks)
+            )  # fmt: skip
+            if len(hits) == want:
+                break
+        return hits
