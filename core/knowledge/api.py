@@ -1,0 +1,217 @@
+"""The ingestion REST API: source applications put and delete documents in their collections.
+
+Each application authenticates with its own token from `[sources.<name>]` and may only
+touch collections whose `source` is that application. Every refusal is a precise 4xx
+with a JSON body `{"error": {"code", "message"}}` and changes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal
+
+from aiohttp import web
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from core.config import Settings
+from core.knowledge.base import KnowledgeBase
+from core.knowledge.documents import Document
+from core.knowledge.openapi import build_openapi
+
+log = logging.getLogger(__name__)
+
+PREFIX = "/api/v1"
+WAIT_SECONDS = 60
+SOURCE_KEY = web.AppKey("source", str)
+
+
+class DocumentBody(BaseModel):
+    """A document as a source application sends it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str = Field(min_length=1, max_length=1000)
+    content: str
+    format: Literal["markdown", "text", "html"] = "markdown"
+    url: str = Field(default="", max_length=4000)
+    language: str = Field(default="", max_length=35)
+    version: str = Field(default="", max_length=200, description="version or update time")
+
+
+def error(status: int, code: str, message: str) -> web.Response:
+    return web.json_response({"error": {"code": code, "message": message}}, status=status)
+
+
+class IngestApi:
+    def __init__(self, kb: KnowledgeBase, settings: Callable[[], Settings]) -> None:
+        self.kb = kb
+        self.settings = settings
+
+    def build_app(self) -> web.Application:
+        max_bytes = self.settings().knowledge.max_document_bytes
+        # Room for the JSON around the content; the content itself is checked exactly.
+        app = web.Application(client_max_size=max_bytes * 2 + 64_000)
+        app.add_routes(
+            [
+                web.get(f"{PREFIX}/openapi.json", self.openapi),
+                web.get(f"{PREFIX}/collections", self.authenticated(self.list_collections)),
+                web.put(f"{PREFIX}/collections/{{collection}}/documents/{{doc_id:.+}}",
+                        self.authenticated(self.put_document)),
+                web.delete(f"{PREFIX}/collections/{{collection}}/documents/{{doc_id:.+}}",
+                           self.authenticated(self.delete_document)),
+                web.get(f"{PREFIX}/collections/{{collection}}/documents/{{doc_id:.+}}",
+                        self.authenticated(self.document_status)),
+            ]
+        )  # fmt: skip
+        return app
+
+    def authenticated(
+        self, handler: Callable[[web.Request, str], Awaitable[web.Response]]
+    ) -> Callable[[web.Request], Awaitable[web.Response]]:
+        async def check(request: web.Request) -> web.Response:
+            header = request.headers.get("Authorization", "")
+            token = header.removeprefix("Bearer ").strip() if header.startswith("Bearer ") else ""
+            source = self._source_of(token)
+            if source is None:
+                response = error(401, "unauthenticated", "send Authorization: Bearer <token>")
+                response.headers["WWW-Authenticate"] = "Bearer"
+                return response
+            return await handler(request, source)
+
+        return check
+
+    def _source_of(self, token: str) -> str | None:
+        if not token:
+            return None
+        found = None
+        for name, source in self.settings().sources.items():
+            # Compare with every token, so that timing tells nothing about which matched.
+            if hmac.compare_digest(source.api_token().encode(), token.encode()):
+                found = name
+        return found
+
+    def _owned_collection(self, request: web.Request, source: str) -> web.Response | str:
+        name = request.match_info["collection"]
+        collection = self.settings().collections.get(name)
+        if collection is None:
+            return error(404, "unknown_collection", f"there is no collection {name!r}")
+        if collection.source != source:
+            return error(403, "forbidden", f"collection {name!r} belongs to another application")
+        return name
+
+    async def openapi(self, request: web.Request) -> web.Response:
+        return web.json_response(build_openapi(DocumentBody.model_json_schema()))
+
+    async def list_collections(self, request: web.Request, source: str) -> web.Response:
+        sizes = self.kb.catalog.collection_sizes()
+        listed = [
+            {
+                "name": name,
+                "source": collection.source,
+                "public": collection.public,
+                "documents": sizes.get(name, (0, 0))[0],
+                "chunks": sizes.get(name, (0, 0))[1],
+            }
+            for name, collection in self.settings().collections.items()
+            if collection.source == source
+        ]
+        return web.json_response(
+            {"collections": listed, "queued_jobs": self.kb.catalog.queue_depth()}
+        )
+
+    async def put_document(self, request: web.Request, source: str) -> web.Response:
+        owned = self._owned_collection(request, source)
+        if isinstance(owned, web.Response):
+            return owned
+        doc_id = request.match_info["doc_id"]
+        if len(doc_id) > 512:
+            return error(400, "invalid_id", "document ids have at most 512 characters")
+        try:
+            raw = await request.json()
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return error(400, "invalid_json", "the body is not valid JSON")
+        except web.HTTPRequestEntityTooLarge:
+            return self._too_large()
+        try:
+            body = DocumentBody.model_validate(raw)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in exc.errors()
+            )
+            return error(400, "invalid_document", problems)
+        if len(body.content.encode()) > self.settings().knowledge.max_document_bytes:
+            return self._too_large()
+        document = Document(collection=owned, id=doc_id, **body.model_dump())
+        pending = self.kb.catalog.latest_job(owned, doc_id)
+        if self.kb.indexer.decide(document) == "unchanged" and not (
+            pending and pending.state == "queued"
+        ):
+            return web.json_response(self._status(owned, doc_id), status=200)
+        job_id = self.kb.queue.submit_put(document)
+        return await self._accepted(request, job_id, owned, doc_id)
+
+    async def delete_document(self, request: web.Request, source: str) -> web.Response:
+        owned = self._owned_collection(request, source)
+        if isinstance(owned, web.Response):
+            return owned
+        doc_id = request.match_info["doc_id"]
+        job_id = self.kb.queue.submit_delete(owned, doc_id)
+        return await self._accepted(request, job_id, owned, doc_id)
+
+    async def document_status(self, request: web.Request, source: str) -> web.Response:
+        owned = self._owned_collection(request, source)
+        if isinstance(owned, web.Response):
+            return owned
+        return web.json_response(self._status(owned, request.match_info["doc_id"]))
+
+    async def _accepted(
+        self, request: web.Request, job_id: int, collection: str, doc_id: str
+    ) -> web.Response:
+        """202 with the job queued, or with `?wait=true` the final status once indexed."""
+        if request.query.get("wait", "").lower() not in ("1", "true", "yes"):
+            return web.json_response(self._status(collection, doc_id), status=202)
+        try:
+            async with asyncio.timeout(WAIT_SECONDS):
+                await self.kb.queue.wait(job_id)
+        except TimeoutError:
+            return web.json_response(self._status(collection, doc_id), status=202)
+        status = self._status(collection, doc_id)
+        return web.json_response(status, status=500 if status["state"] == "failed" else 200)
+
+    def _status(self, collection: str, doc_id: str) -> dict[str, Any]:
+        job = self.kb.catalog.latest_job(collection, doc_id)
+        record = self.kb.catalog.document(collection, doc_id)
+        status: dict[str, Any] = {"collection": collection, "id": doc_id}
+        if job and job.state == "queued":
+            status["state"] = "queued"
+        elif job and job.state == "failed":
+            status.update(state="failed", error=job.error)
+        else:
+            status["state"] = "indexed" if record else "absent"
+        if record:
+            status.update(
+                indexed={
+                    "title": record.title,
+                    "chunks": record.chunk_count,
+                    "content_hash": record.content_hash,
+                    "version": record.version,
+                    "updated_at": record.updated_at,
+                }
+            )
+        return status
+
+    def _too_large(self) -> web.Response:
+        limit = self.settings().knowledge.max_document_bytes
+        return error(413, "too_large", f"the document is over the limit of {limit} bytes")
+
+
+async def start_ingest_api(api: IngestApi, host: str, port: int) -> web.AppRunner:
+    runner = web.AppRunner(api.build_app(), access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, host, port).start()
+    log.info("ingestion API on http://%s:%s%s", host, port, PREFIX)
+    return runner
