@@ -31,14 +31,17 @@ def _describe(error: Mapping) -> str:
     return str(error["msg"]).removeprefix("Value error, ")
 
 
-def parse_config(text: str, *, origin: str, env: Mapping[str, str], base_dir: Path) -> Settings:
+def parse_config(
+    text: str, *, origin: str, env: Mapping[str, str], base_dir: Path, skip_secrets: bool = False
+) -> Settings:
     """Validate the text of a config file; `origin` names it in error messages."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([f"{origin}: not valid TOML: {exc}"]) from None
     try:
-        return Settings.model_validate(data, context={"env": env, "base_dir": base_dir})
+        context = {"env": env, "base_dir": base_dir, "skip_secrets": skip_secrets}
+        return Settings.model_validate(data, context=context)
     except ValidationError as exc:
         problems = [
             f"{origin}: {_key_path(error['loc'])}: {_describe(error)}" for error in exc.errors()
@@ -46,13 +49,15 @@ def parse_config(text: str, *, origin: str, env: Mapping[str, str], base_dir: Pa
         raise ConfigError(problems) from None
 
 
-def load_config(path: Path, env: Mapping[str, str]) -> Settings:
+def load_config(path: Path, env: Mapping[str, str], *, skip_secrets: bool = False) -> Settings:
     """Read and validate the config file at `path`."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError([f"{path}: cannot be read: {exc.strerror}"]) from None
-    return parse_config(text, origin=str(path), env=env, base_dir=path.parent.resolve())
+    return parse_config(
+        text, origin=str(path), env=env, base_dir=path.parent.resolve(), skip_secrets=skip_secrets
+    )
 
 
 def decide_restart_only_changes(old: Settings, new: Settings) -> list[str]:

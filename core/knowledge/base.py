@@ -17,12 +17,14 @@ from core.knowledge.vectors import VectorStore
 class KnowledgeBase:
     """Opened once per process; storage settings are read at start (they need a restart)."""
 
-    def __init__(self, settings: Callable[[], Settings]) -> None:
+    def __init__(
+        self, settings: Callable[[], Settings], embedders: Embedders | None = None
+    ) -> None:
         start = settings()
         data_dir = start.bot.data_dir
         self.catalog = Catalog(data_dir / "knowledge.sqlite3")
         self.vectors = VectorStore(start.knowledge.chroma_url, data_dir)
-        self.embedders = Embedders(start.knowledge.embedding_batch_size)
+        self.embedders = embedders or Embedders(start.knowledge.embedding_batch_size)
         self.indexer = Indexer(
             self.catalog, self.vectors, self.embedders, SentenceSplitter(), settings
         )

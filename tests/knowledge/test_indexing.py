@@ -1,0 +1,160 @@
+"""Putting, replacing and deleting documents; what readers then find. Both Chroma modes."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from core.knowledge.catalog import Catalog
+from core.knowledge.documents import Document, SearchFilters
+from core.knowledge.vectors import ModelMismatch
+
+TRAVEL = Document(
+    "handbook",
+    "policies/travel.md",
+    "Travel policy",
+    "# Travel policy\n\nBook trains two weeks ahead. Flights need the approval of your manager.\n\n"
+    "## Expenses\n\nKeep all receipts for six months. Claims use form EXP-42.",
+    url="https://wiki.example.org/travel",
+)
+LEAVE = Document(
+    "handbook", "policies/leave.md", "Leave policy",
+    "Everyone gets 25 days of paid vacation per year. Sick leave needs a doctor's note after 3 days.",
+)  # fmt: skip
+
+
+async def test_a_put_document_is_found_with_everything_needed_to_cite_it(kb):
+    outcomes = await kb.indexer.put_many([TRAVEL, LEAVE])
+    assert [o.status for o in outcomes] == ["indexed", "indexed"]
+
+    hits = await kb.retriever.search("how many vacation days do I have?", k=1)
+    assert hits[0].document_id == "policies/leave.md"
+    hit = (await kb.retriever.search("which form for expense claims?", k=1))[0]
+    assert (hit.document_id, hit.title, hit.url) == (TRAVEL.id, TRAVEL.title, TRAVEL.url)
+    assert hit.heading == "Travel policy > Expenses" and "EXP-42" in hit.text
+    assert hit.collection == "handbook" and hit.source == "wiki" and hit.public
+
+
+async def test_an_unchanged_document_does_no_work_and_a_changed_one_replaces_all_chunks(kb):
+    await kb.indexer.put_many([TRAVEL])
+    assert [o.status for o in await kb.indexer.put_many([TRAVEL])] == ["unchanged"]
+
+    changed = Document(
+        TRAVEL.collection, TRAVEL.id, TRAVEL.title, "Travel is now booked by the HR desk only."
+    )
+    assert (await kb.indexer.put_many([changed]))[0].status == "indexed"
+    hits = await kb.retriever.search("travel booking receipts form EXP-42", k=10)
+    assert [h.text for h in hits] == ["Travel is now booked by the HR desk only."]
+    assert kb.vectors.count("handbook", "all-MiniLM-L6-v2") == 1
+
+
+async def test_a_deleted_document_is_never_found_again(kb):
+    await kb.indexer.put_many([TRAVEL, LEAVE])
+    assert (await kb.indexer.delete("handbook", LEAVE.id)).status == "deleted"
+    assert (await kb.indexer.delete("handbook", LEAVE.id)).status == "absent"
+    hits = await kb.retriever.search("vacation days sick leave", k=10)
+    assert LEAVE.id not in {h.document_id for h in hits}
+    assert kb.catalog.collection_sizes() == {"handbook": (1, 2)}
+
+
+async def test_a_version_written_to_chroma_but_not_swapped_in_is_invisible(kb):
+    """A crash between writing new chunks and the catalog swap shows the old version only."""
+    await kb.indexer.put_many([TRAVEL])
+    newer = Document(
+        TRAVEL.collection, TRAVEL.id, TRAVEL.title, "Half-written new version about trains."
+    )
+    prepared = kb.indexer._prepare(newer)
+    vectors = await prepared.embedder.embed(
+        [c.embedding_text(newer.title) for c in prepared.chunks]
+    )
+    ids = [f"handbook/{newer.id}#crashed#{c.position}" for c in prepared.chunks]
+    metadata = {
+        "doc_id": newer.id,
+        "room": "",
+        "source": "wiki",
+        "content_hash": "crashed",
+        "updated_at": 0.0,
+    }
+    kb.vectors.upsert("handbook", "all-MiniLM-L6-v2", ids, vectors, [metadata] * len(ids))
+
+    hits = await kb.retriever.search("half-written new version about trains", k=10)
+    assert hits and all("Half-written" not in h.text for h in hits)
+    assert kb.indexer.decide(newer) == "changed"
+    await kb.indexer.put_many([newer])
+    assert "Half-written" in (await kb.retriever.search("new version about trains", k=1))[0].text
+
+
+async def test_filters_on_collection_source_public_and_rooms(kb):
+    ticket = Document(
+        "tickets",
+        "T-1",
+        "VPN outage",
+        "The VPN gateway failed on Monday; vacation requests were delayed.",
+    )
+    summary = Document(
+        "handbook",
+        "summary-1",
+        "Room summary",
+        "We decided vacation requests go through Anna.",
+        room="!roomA",
+    )
+    await kb.indexer.put_many([LEAVE, ticket, summary])
+
+    def ids(hits):
+        return {h.document_id for h in hits}
+
+    everything = await kb.retriever.search("vacation requests", k=10)
+    assert ids(everything) == {LEAVE.id, "T-1"}, "room documents need their room listed"
+    assert ids(await kb.retriever.search("vacation", SearchFilters(public_only=True), k=10)) == {
+        LEAVE.id
+    }
+    assert ids(
+        await kb.retriever.search("vacation", SearchFilters(sources=("tracker",)), k=10)
+    ) == {"T-1"}
+    assert ids(
+        await kb.retriever.search("vacation", SearchFilters(collections=("tickets",)), k=10)
+    ) == {"T-1"}
+    in_room = await kb.retriever.search("vacation", SearchFilters(rooms=("!roomA",)), k=10)
+    assert "summary-1" in ids(in_room)
+    future = SearchFilters(updated_after=4_000_000_000)
+    assert await kb.retriever.search("vacation", future, k=10) == []
+
+
+async def test_overfetch_returns_more_than_k(kb):
+    many = [
+        Document("handbook", f"d{i}", f"Note {i}", f"Parking rule number {i}: park in zone {i}.")
+        for i in range(12)
+    ]
+    await kb.indexer.put_many(many)
+    assert len(await kb.retriever.search("parking rules", k=3)) == 3
+    assert len(await kb.retriever.search("parking rules", k=3, overfetch=3)) == 9
+
+
+async def test_a_collection_refuses_a_second_embedding_model(kb, tmp_path):
+    await kb.indexer.put_many([LEAVE])
+    with pytest.raises(ModelMismatch, match="index it into a new collection"):
+        kb.vectors.upsert(
+            "handbook", "/models/another-model", ["x"], [[0.0] * 384], [{"doc_id": "x"}]
+        )
+
+
+async def test_the_catalog_survives_a_reopen(kb, tmp_path):
+    await kb.indexer.put_many([LEAVE])
+    reopened = Catalog(tmp_path / "knowledge.sqlite3")
+    assert reopened.document("handbook", LEAVE.id).chunk_count == 1
+    reopened.close()
+
+
+async def test_the_queue_indexes_in_the_background_and_keeps_order(kb):
+    worker = asyncio.create_task(kb.queue.run())
+    try:
+        put = kb.queue.submit_put(LEAVE)
+        delete = kb.queue.submit_delete("handbook", LEAVE.id)
+        again = kb.queue.submit_put(TRAVEL)
+        assert (await kb.queue.wait(again)).status == "indexed"
+        assert kb.catalog.document("handbook", LEAVE.id) is None
+        assert kb.catalog.job(put) is None and kb.catalog.job(delete) is None
+        assert kb.catalog.queue_depth() == 0
+    finally:
+        worker.cancel()
