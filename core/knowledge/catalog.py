@@ -8,6 +8,7 @@ indexed with FTS5, whose `bm25()` ranks the keyword side of hybrid search.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import sqlite3
@@ -57,6 +58,7 @@ CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs (state, id);
 CREATE INDEX IF NOT EXISTS jobs_by_document ON jobs (collection, doc_id, id);
 """
 
+MAX_QUERY_WORDS = 12
 HIT_COLUMNS = (
     "c.chunk_id, c.collection, c.doc_id, d.source, c.title, d.url, c.heading, c.text,"
     " c.position, d.public"
@@ -99,9 +101,20 @@ class Job:
 
 
 def build_match_query(text: str) -> str:
-    """An FTS5 query that ORs the question's words, quoted so that no word is syntax."""
-    words = [w for w in re.findall(r"\w+", text.lower()) if w not in STOP_WORDS]
-    return " OR ".join(f'"{word}"' for word in dict.fromkeys(words))
+    """An FTS5 query for chunks that hold at least two of the question's words (all of them
+    when it has fewer), each quoted so that no word is syntax.
+
+    Matching any single word (a plain OR) lets chunks that share one common word with a
+    question outrank good vector hits after fusion; two shared words is the usual
+    "minimum should match" compromise of keyword engines.
+    """
+    words = [
+        f'"{w}"' for w in dict.fromkeys(re.findall(r"\w+", text.lower())) if w not in STOP_WORDS
+    ]
+    if len(words) <= 2:
+        return " AND ".join(words)
+    words = words[:MAX_QUERY_WORDS]
+    return " OR ".join(f"({a} AND {b})" for a, b in itertools.combinations(words, 2))
 
 
 def _filter_sql(filters: SearchFilters) -> tuple[str, list[Any]]:

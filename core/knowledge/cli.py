@@ -38,7 +38,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 async def ingest(kb: KnowledgeBase, documents: list[Document], dry_run: bool) -> Counter:
     counts: Counter = Counter()
-    bar = tqdm(total=len(documents), unit="doc", file=sys.stderr, disable=None)
+    bar = tqdm(total=len(documents), unit="doc", file=sys.stderr, desc="ingesting")
     for start in range(0, len(documents), GROUP):
         group = documents[start : start + GROUP]
         if dry_run:

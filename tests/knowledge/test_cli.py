@@ -1,0 +1,60 @@
+"""`knowledge-ingest` on the sample documents, as an admin runs it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.knowledge.conftest import KB_CONFIG
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "deploy" / "sample-documents"
+
+
+def ingest(config: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "core.knowledge.cli", "--config", str(config), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_ingest_a_folder_with_progress_dry_run_and_idempotence(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text(KB_CONFIG.format(data_dir=tmp_path / "data", chroma=""))
+
+    dry = ingest(config, "--collection", "handbook", "--dry-run", str(SAMPLES))
+    assert dry.returncode == 0, dry.stderr
+    assert "5 would be added, 0 would be updated, 0 unchanged, 0 unreadable" in dry.stdout
+    assert "would add travel.md" in dry.stdout
+
+    first = ingest(config, "--collection", "handbook", str(SAMPLES))
+    assert first.returncode == 0, first.stderr
+    assert "5 added, 0 updated, 0 unchanged, 0 unreadable" in first.stdout
+    assert "ingesting: 100%" in first.stderr and "5/5" in first.stderr
+
+    (tmp_path / "extra").mkdir()
+    (tmp_path / "extra" / "leave.txt").write_text("Full-time staff have 30 days of annual leave.")
+    (tmp_path / "extra" / "notes.pdf").write_bytes(b"%PDF")
+    again = ingest(config, "--collection", "handbook", str(SAMPLES), str(tmp_path / "extra"))
+    assert "0 added, 1 updated, 5 unchanged, 0 unreadable" in again.stdout, again.stdout
+
+
+def test_bad_input_gets_a_clear_answer(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text(KB_CONFIG.format(data_dir=tmp_path / "data", chroma=""))
+    unknown = ingest(config, "--collection", "nope", str(SAMPLES))
+    assert (
+        unknown.returncode == 2
+        and "no collection 'nope' (configured: handbook, tickets)" in unknown.stderr
+    )
+
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"id": "ok", "title": "Fine", "content": "Fine."}\n{"title": "no id"}\n')
+    result = ingest(config, "--collection", "handbook", str(broken))
+    assert result.returncode == 1
+    assert f"{broken}:2: KeyError" in result.stderr
+    assert "1 added, 0 updated, 0 unchanged, 1 unreadable" in result.stdout
