@@ -17,7 +17,10 @@ from bot.settings_holder import SettingsHolder
 from bot.state import StateStore
 from bot.sync import SyncLoop
 from core.answering import Answerer, NoKnowledgeAnswerer
-from core.config import load_config
+from core.config import Settings, load_config
+from core.knowledge.base import KnowledgeBase
+from core.knowledge.serve import run_knowledge_services
+from core.passages import PassagesAnswerer
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +36,7 @@ class BotApp:
     ) -> None:
         self.config_path = config_path
         self.env = env
-        self.answerer = answerer or NoKnowledgeAnswerer()
+        self.answerer = answerer
         self.handle_signals = handle_signals
         # Validated here, so that a broken config stops the start before any I/O.
         self.settings = SettingsHolder(load_config(config_path, env))
@@ -43,12 +46,16 @@ class BotApp:
         """Log in, sync and answer until cancelled."""
         data_dir = self.settings.current.bot.data_dir
         state = StateStore(data_dir / "state.sqlite3")
+        kb = self._open_knowledge()
         matrix: MatrixIO | None = None
         dispatcher: Dispatcher | None = None
         try:
             matrix = await connect(self.settings.current.matrix, data_dir)
             bot = BotIdentity(matrix.user_id, await matrix.display_name())
-            dispatcher = Dispatcher(matrix, state, self.answerer, self.settings, bot)
+            answerer = self.answerer or (
+                PassagesAnswerer(kb.retriever) if kb else NoKnowledgeAnswerer()
+            )
+            dispatcher = Dispatcher(matrix, state, answerer, self.settings, bot)
             sync = SyncLoop(matrix, state, dispatcher, self.settings)
             watcher = ConfigWatcher(
                 self.config_path, self.env, self.settings, self._admin_reporter(matrix)
@@ -58,6 +65,8 @@ class BotApp:
             async with asyncio.TaskGroup() as group:
                 group.create_task(sync.run())
                 group.create_task(watcher.watch())
+                if kb:
+                    group.create_task(run_knowledge_services(kb, self._current))
                 await sync.ready.wait()
                 self.ready.set()
         finally:
@@ -66,6 +75,15 @@ class BotApp:
             if matrix:
                 await matrix.close()
             state.close()
+            if kb:
+                kb.close()
+
+    def _current(self) -> Settings:
+        return self.settings.current
+
+    def _open_knowledge(self) -> KnowledgeBase | None:
+        """The knowledge base, when the config has collections (opened once per process)."""
+        return KnowledgeBase(self._current) if self.settings.current.collections else None
 
     def _admin_reporter(self, matrix: MatrixIO):
         async def report(text: str) -> None:

@@ -46,3 +46,9 @@ CONFIG_APPLIED = "The new config is applied."
 CONFIG_NEEDS_RESTART = (
     NOTICE_PREFIX + "These settings cannot change while I run; restart me to apply them: {keys}"
 )
+
+SEARCH_ONLY_INTRO = (
+    "No language model is connected, so here are the passages that best match "
+    "your question (search-only mode):"
+)
+NOTHING_FOUND = "I found nothing about this in the documents I can share in this room."

@@ -6,7 +6,7 @@ import re
 
 from pydantic import Field, PrivateAttr, SecretStr, ValidationInfo, field_validator, model_validator
 
-from core.config.secrets import check_env_var, resolve_one_secret
+from core.config.secrets import env_var_checker, resolve_one_secret
 from core.config.strict import Strict
 
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
@@ -20,7 +20,7 @@ class SourceSettings(Strict):
     token_env: str | None = None
 
     _token: SecretStr = PrivateAttr(default=SecretStr(""))
-    _check_env = field_validator("token_env")(check_env_var)
+    _check_env = field_validator("token_env")(env_var_checker("sources"))
 
     @model_validator(mode="after")
     def _one_token(self, info: ValidationInfo) -> SourceSettings:

@@ -32,7 +32,12 @@ def _describe(error: Mapping) -> str:
 
 
 def parse_config(
-    text: str, *, origin: str, env: Mapping[str, str], base_dir: Path, skip_secrets: bool = False
+    text: str,
+    *,
+    origin: str,
+    env: Mapping[str, str],
+    base_dir: Path,
+    skip_secrets: frozenset[str] = frozenset(),
 ) -> Settings:
     """Validate the text of a config file; `origin` names it in error messages."""
     try:
@@ -49,7 +54,9 @@ def parse_config(
         raise ConfigError(problems) from None
 
 
-def load_config(path: Path, env: Mapping[str, str], *, skip_secrets: bool = False) -> Settings:
+def load_config(
+    path: Path, env: Mapping[str, str], *, skip_secrets: frozenset[str] = frozenset()
+) -> Settings:
     """Read and validate the config file at `path`."""
     try:
         text = path.read_text(encoding="utf-8")

@@ -28,7 +28,7 @@ from core.config.knowledge import (
     SourceSettings,
     check_collections,
 )
-from core.config.secrets import check_env_var, context_of, resolve_one_secret
+from core.config.secrets import context_of, env_var_checker, resolve_one_secret
 from core.config.strict import Strict
 
 USER_ID_PATTERN = re.compile(r"^@[^:\s]+:[^\s]+$")
@@ -68,7 +68,7 @@ class MatrixSettings(Strict):
     def _user_id_shape(cls, value: str) -> str:
         return _check_user_id(value)
 
-    _check_env = field_validator("password_env", "access_token_env")(check_env_var)
+    _check_env = field_validator("password_env", "access_token_env")(env_var_checker("matrix"))
 
     @model_validator(mode="after")
     def _one_credential(self, info: ValidationInfo) -> MatrixSettings:

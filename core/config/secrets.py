@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import SecretStr, ValidationInfo
@@ -12,19 +12,21 @@ def context_of(info: ValidationInfo) -> Mapping[str, Any]:
     return info.context or {}
 
 
-def check_env_var(name: str | None, info: ValidationInfo) -> str | None:
+def env_var_checker(section: str) -> Callable[[str | None, ValidationInfo], str | None]:
     """A field validator for `*_env` keys: the variable must be set when the config loads.
 
-    Tools that need no secrets (the ingestion command line) load with `skip_secrets`.
+    Tools that do not use a section's secrets load with the section in `skip_secrets`
+    (the ingestion command line needs neither the bot's login nor the sources' tokens).
     """
-    context = context_of(info)
-    if (
-        name is not None
-        and not context.get("skip_secrets")
-        and not context.get("env", {}).get(name)
-    ):
-        raise ValueError(f"the environment variable {name} is not set or empty")
-    return name
+
+    def check(name: str | None, info: ValidationInfo) -> str | None:
+        context = context_of(info)
+        needed = section not in context.get("skip_secrets", ())
+        if name is not None and needed and not context.get("env", {}).get(name):
+            raise ValueError(f"the environment variable {name} is not set or empty")
+        return name
+
+    return check
 
 
 def resolve_one_secret(

@@ -73,7 +73,9 @@ def summary(counts: Counter, problems: int, dry_run: bool) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
-        settings: Settings = load_config(args.config, os.environ, skip_secrets=True)
+        settings: Settings = load_config(
+            args.config, os.environ, skip_secrets=frozenset({"matrix", "sources"})
+        )
     except ConfigError as exc:
         print(f"The config is not valid:\n{exc}", file=sys.stderr)
         return 2

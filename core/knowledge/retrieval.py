@@ -54,7 +54,8 @@ class Retriever:
     ) -> list[str]:
         hits: list[tuple[str, float]] = []
         for model in set(collections.values()):
-            vector = (await self.embedders.get(model).embed([query]))[0]
+            embedder = await asyncio.to_thread(self.embedders.get, model)
+            vector = (await embedder.embed([query]))[0]
             for name in (name for name, m in collections.items() if m == model):
                 hits += await asyncio.to_thread(self.vectors.query, name, model, vector, n, filters)
         return [chunk_id for chunk_id, _ in sorted(hits, key=lambda hit: hit[1])[:n]]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from core.knowledge.catalog import build_match_query
@@ -34,7 +36,7 @@ def test_paragraphs_are_packed_and_long_ones_split_at_sentences_with_overlap():
     result = chunks(f"# T\nShort one.\n\n{long}", budget=30, overlap=10)
     assert all(c.tokens <= 30 for c in result)
     assert result[0].text.startswith("Short one.")
-    for before, after in zip(result, result[1:], strict=False):
+    for before, after in itertools.pairwise(result):
         assert after.text.split(". ")[0] in before.text, "consecutive chunks share an overlap"
     joined = " ".join(c.text for c in result)
     assert all(f"Sentence {i} " in joined for i in range(20)), "nothing is lost"

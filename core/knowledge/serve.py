@@ -1,0 +1,70 @@
+"""The knowledge services of a process: the ingestion queue worker and the REST API.
+
+They run inside the bot (`[ingest_api] enabled = true`), or on their own:
+
+    knowledge-api --config config.toml
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from core.config import ConfigError, Settings, load_config
+from core.knowledge.api import IngestApi, start_ingest_api
+from core.knowledge.base import KnowledgeBase
+
+log = logging.getLogger(__name__)
+
+
+async def run_knowledge_services(kb: KnowledgeBase, settings: Callable[[], Settings]) -> None:
+    """The queue worker and, when enabled, the ingestion API, until cancelled."""
+    api = settings().ingest_api
+    runner = (
+        await start_ingest_api(IngestApi(kb, settings), api.host, api.port) if api.enabled else None
+    )
+    try:
+        # Load the default model now rather than on the first question.
+        await asyncio.to_thread(kb.embedders.get, settings().knowledge.embedding_model)
+        await kb.queue.run()
+    finally:
+        if runner:
+            await runner.cleanup()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="knowledge-api", description="Run the ingestion API alone."
+    )
+    parser.add_argument(
+        "--config", type=Path, default=Path(os.environ.get("BOT_CONFIG", "config.toml"))
+    )
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        settings = load_config(args.config, os.environ, skip_secrets=frozenset({"matrix"}))
+    except ConfigError as exc:
+        print(f"The config is not valid:\n{exc}", file=sys.stderr)
+        return 2
+    if not settings.ingest_api.enabled:
+        print("[ingest_api] enabled is false in the config; nothing to run.", file=sys.stderr)
+        return 2
+    kb = KnowledgeBase(lambda: settings)
+    try:
+        asyncio.run(run_knowledge_services(kb, lambda: settings))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        kb.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
