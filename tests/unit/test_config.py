@@ -8,6 +8,7 @@ import pytest
 
 from bot.config_watch import build_applied
 from core.config import ConfigError, decide_restart_only_changes, load_config, parse_config
+from core.config.knowledge import CollectionSettings, SourceSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 MATRIX = """
@@ -72,6 +73,23 @@ ERRORS = {
         "bot.toml: invites.allowed_users: 'alice' is not a Matrix user id",
     ),
     "not TOML": (MATRIX + "[bot\n", "bot.toml: not valid TOML"),
+    "collection of an unknown source": (
+        MATRIX + "[collections.docs]\nsource = 'wiki'",
+        "bot.toml: collections: docs.source: 'wiki' is not a [sources] entry",
+    ),
+    "bad collection name": (
+        MATRIX + "[sources.wiki]\ntoken = 't'\n[collections.'Bad Name']\nsource = 'wiki'",
+        "must match",
+    ),
+    "source without a token": (
+        MATRIX + "[sources.wiki]\n",
+        "bot.toml: sources.wiki: give exactly one of token or token_env",
+    ),
+    "overlap too large": (
+        MATRIX
+        + "[sources.wiki]\ntoken = 't'\n[collections.docs]\nsource = 'wiki'\nchunk_tokens = 64\nchunk_overlap = 40",
+        "chunk_overlap must be at most half",
+    ),
 }
 
 
@@ -114,11 +132,26 @@ def test_missing_file_is_a_config_error(tmp_path):
 
 def test_the_example_config_is_valid_and_documents_every_key():
     example = ROOT / "config.example.toml"
-    settings = load_config(example, {"BOT_PASSWORD": "x"})
+    settings = load_config(example, {"BOT_PASSWORD": "x", "WIKI_TOKEN": "y"})
     text = example.read_text()
-    for section in ("matrix", "bot", "invites", "room_defaults"):
-        for key in type(getattr(settings, section)).model_fields:
-            assert f"{key} =" in text, f"config.example.toml does not document {section}.{key}"
+    models = [
+        type(getattr(settings, section))
+        for section in (
+            "matrix",
+            "bot",
+            "invites",
+            "room_defaults",
+            "knowledge",
+            "retrieval",
+            "ingest_api",
+        )
+    ]
+    models += [SourceSettings, CollectionSettings]
+    for model in models:
+        for key in model.model_fields:
+            assert f"{key} =" in text, (
+                f"config.example.toml does not document {model.__name__}.{key}"
+            )
 
 
 def test_restart_only_keys_are_named_and_keep_running_values():
