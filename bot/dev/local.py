@@ -17,8 +17,13 @@ from nio import AsyncClient, LoginResponse, RoomCreateResponse
 
 from bot.app import BotApp, run_until_signalled
 from bot.dev.synapse import Homeserver, ensure_synapse_venv, free_port, start_homeserver
+from core.config import load_config
+from core.knowledge.base import KnowledgeBase
+from core.knowledge.documents import Document
+from core.knowledge.files import read_documents
 
 ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "deploy" / "sample-documents"
 LOCAL = ROOT / ".local"
 PREFERRED_PORT = 8008
 
@@ -32,20 +37,20 @@ def _port_is_free(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) != 0
 
 
-def _choose_port(saved: int | None) -> int:
-    for port in (saved, PREFERRED_PORT):
+def _choose_port(saved: int | None, fallback: int = PREFERRED_PORT) -> int:
+    for port in (saved, fallback):
         if port and _port_is_free(port):
             return port
     return free_port()
 
 
-def _write_config(path: Path, homeserver: str, bot_user: str, demo_user: str) -> None:
+def _write_config(path: Path, homeserver: str, state: dict) -> None:
     path.write_text(
         f"""# Written by `python -m bot.dev.local` for the local demo; edit it while the bot runs.
 # Every key is explained in config.example.toml.
 [matrix]
 homeserver = "{homeserver}"
-user_id = "{bot_user}"
+user_id = "{state["bot_user"]}"
 password_env = "BOT_PASSWORD"
 display_name = "Knowledge Bot"
 
@@ -53,16 +58,40 @@ display_name = "Knowledge Bot"
 data_dir = "data"
 
 [invites]
-allowed_users = ["{demo_user}"]
+allowed_users = ["{state["demo_user"]}"]
+
+[ingest_api]
+enabled = true
+port = {state["api_port"]}
+
+[sources.samples]
+token_env = "SAMPLES_TOKEN"
+
+[collections.handbook]
+source = "samples"
+public = true
+description = "The sample staff handbook (deploy/sample-documents)."
 """
     )
 
 
-def _update_homeserver(path: Path, homeserver: str) -> None:
+async def _ingest_samples(config: Path, env: dict[str, str]) -> None:
+    """Put the sample documents into the demo collection (unchanged ones cost nothing)."""
+    settings = load_config(config, env)
+    kb = KnowledgeBase(lambda: settings)
+    try:
+        documents = [d for d in read_documents([SAMPLES], "handbook") if isinstance(d, Document)]
+        outcomes = await kb.indexer.put_many(documents)
+        added = sum(o.status == "indexed" for o in outcomes)
+        print(f"Sample documents: {added} indexed, {len(outcomes) - added} unchanged.")
+    finally:
+        kb.close()
+
+
+def _update_line(path: Path, key: str, value: str) -> None:
+    """Set `key = value` where the generated config has it (ports may change between runs)."""
     lines = path.read_text().splitlines()
-    lines = [
-        f'homeserver = "{homeserver}"' if ln.startswith("homeserver =") else ln for ln in lines
-    ]
+    lines = [f"{key} = {value}" if line.startswith(f"{key} =") else line for line in lines]
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -91,17 +120,26 @@ async def run() -> None:
     try:
         state.setdefault("bot_password", secrets.token_urlsafe(16))
         state.setdefault("demo_password", secrets.token_urlsafe(12))
-        bot_user = server.register("knowledge-bot", state["bot_password"])
+        state.setdefault("samples_token", secrets.token_urlsafe(16))
+        state["api_port"] = _choose_port(state.get("api_port"), fallback=free_port())
+        state["bot_user"] = server.register("knowledge-bot", state["bot_password"])
         state["demo_user"] = server.register("demo", state["demo_password"])
         state["port"] = port
-        state["room_id"] = await _ensure_demo_room(state, server, bot_user)
+        state["room_id"] = await _ensure_demo_room(state, server, state["bot_user"])
         state_file.write_text(json.dumps(state, indent=2))
 
         config = LOCAL / "bot" / "config.toml"
         config.parent.mkdir(exist_ok=True)
         if not config.exists():
-            _write_config(config, server.url, bot_user, state["demo_user"])
-        _update_homeserver(config, server.url)
+            _write_config(config, server.url, state)
+        _update_line(config, "homeserver", f'"{server.url}"')
+        _update_line(config, "port", str(state["api_port"]))
+        env = {
+            **os.environ,
+            "BOT_PASSWORD": state["bot_password"],
+            "SAMPLES_TOKEN": state["samples_token"],
+        }
+        await _ingest_samples(config, env)
 
         print(
             f"""
@@ -113,12 +151,13 @@ The local homeserver and the bot are running. Connect with any Matrix client
     password    {state["demo_password"]}
 
 Open the room "Knowledge bot demo" and mention the bot (Knowledge Bot), or send !help.
+Ask, for example: "Knowledge Bot: what does error WG-503 mean?"
 Bot config (edit it live): {config}
+Ingestion API: http://127.0.0.1:{state["api_port"]}/api/v1 (Bearer {state["samples_token"]})
 Press Ctrl-C to stop.
 """,
             flush=True,
         )
-        env = {**os.environ, "BOT_PASSWORD": state["bot_password"]}
         await run_until_signalled(BotApp(config, env, handle_signals=True))
     finally:
         server.stop()
