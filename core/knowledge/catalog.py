@@ -14,6 +14,7 @@ import re
 import sqlite3
 import threading
 import time
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(
     title, heading, text, content='chunks', content_rowid='rowid',
     tokenize='unicode61 remove_diacritics 2'
 );
+CREATE VIRTUAL TABLE IF NOT EXISTS chunk_vocab USING fts5vocab(chunk_fts, 'row');
 CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
     INSERT INTO chunk_fts (rowid, title, heading, text)
     VALUES (new.rowid, new.title, new.heading, new.text);
@@ -59,6 +61,8 @@ CREATE INDEX IF NOT EXISTS jobs_by_document ON jobs (collection, doc_id, id);
 """
 
 MAX_QUERY_WORDS = 12
+COMMON_WORD_SHARE = 0.1
+COMMON_WORD_MIN_CHUNKS = 50
 HIT_COLUMNS = (
     "c.chunk_id, c.collection, c.doc_id, d.source, c.title, d.url, c.heading, c.text,"
     " c.position, d.public"
@@ -100,27 +104,44 @@ class Job:
     error: str | None
 
 
-def build_match_query(text: str) -> str:
-    """An FTS5 query for chunks that hold at least two of the question's words (all of them
-    when it has fewer), each quoted so that no word is syntax.
+def parse_query_words(text: str) -> list[str]:
+    """The question's words as FTS5 indexes them (lower case, no accents), without stop words."""
+    plain = unicodedata.normalize("NFKD", text.lower())
+    plain = "".join(char for char in plain if not unicodedata.combining(char))
+    return [w for w in dict.fromkeys(re.findall(r"\w+", plain)) if w not in STOP_WORDS]
+
+
+def decide_selective_words(words: list[str], frequency: dict[str, int], chunks: int) -> list[str]:
+    """The words worth searching for: not those in more than a tenth of the chunks. Such
+    words weigh little in BM25 but make a search visit most of the index (at 100k chunks,
+    250 ms instead of a few). At least the two rarest stay. Words the index lacks stay
+    too: they still count towards the two words a chunk must share with the question."""
+    limit = max(COMMON_WORD_MIN_CHUNKS, chunks * COMMON_WORD_SHARE)
+    rarest = sorted(words, key=lambda w: frequency.get(w, 0))[:2]
+    return [w for w in words if frequency.get(w, 0) <= limit or w in rarest]
+
+
+def build_match_query(words: list[str]) -> str:
+    """An FTS5 query for chunks that hold at least two of the words (all of them when there
+    are fewer), each quoted so that no word is syntax.
 
     Matching any single word (a plain OR) lets chunks that share one common word with a
     question outrank good vector hits after fusion; two shared words is the usual
     "minimum should match" compromise of keyword engines.
     """
-    words = [
-        f'"{w}"' for w in dict.fromkeys(re.findall(r"\w+", text.lower())) if w not in STOP_WORDS
-    ]
-    if len(words) <= 2:
-        return " AND ".join(words)
-    words = words[:MAX_QUERY_WORDS]
-    return " OR ".join(f"({a} AND {b})" for a, b in itertools.combinations(words, 2))
+    quoted = [f'"{word}"' for word in words[:MAX_QUERY_WORDS]]
+    if len(quoted) <= 2:
+        return " AND ".join(quoted)
+    return " OR ".join(f"({a} AND {b})" for a, b in itertools.combinations(quoted, 2))
 
 
 def _filter_sql(filters: SearchFilters) -> tuple[str, list[Any]]:
+    """SQL conditions on chunks `c` and documents `d`. The unary `+` keeps SQLite from
+    driving the query by the collection index (all chunks of a collection) instead of
+    the chunk ids or the full-text match: 5 ms -> 0.3 ms at 10k chunks."""
     clauses, params = [], []
     if filters.collections:
-        clauses.append(f"c.collection IN ({','.join('?' * len(filters.collections))})")
+        clauses.append(f"+c.collection IN ({','.join('?' * len(filters.collections))})")
         params += filters.collections
     if filters.sources:
         clauses.append(f"d.source IN ({','.join('?' * len(filters.sources))})")
@@ -223,9 +244,21 @@ class Catalog:
         )
         return {name: (documents, chunks) for name, documents, chunks in rows}
 
+    def _word_frequencies(self, words: list[str]) -> tuple[dict[str, int], int]:
+        """How many chunks hold each word, and (an upper bound of) how many chunks there are."""
+        if not words:
+            return {}, 0
+        rows = self._query(
+            f"SELECT term, doc FROM chunk_vocab WHERE term IN ({','.join('?' * len(words))})",
+            words,
+        )
+        chunks = self._query("SELECT COALESCE(MAX(rowid), 0) FROM chunks")[0][0]
+        return dict(rows), chunks
+
     def keyword_search(self, text: str, filters: SearchFilters, limit: int) -> list[str]:
         """Chunk ids ranked by BM25 (title and heading count more than body text)."""
-        match = build_match_query(text)
+        words = parse_query_words(text)
+        match = build_match_query(decide_selective_words(words, *self._word_frequencies(words)))
         if not match:
             return []
         where, params = _filter_sql(filters)

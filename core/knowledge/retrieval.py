@@ -25,6 +25,10 @@ def fuse_by_rank(rankings: Sequence[Ranking], k: int) -> list[tuple[str, float]]
     return sorted(scores.items(), key=lambda item: item[1], reverse=True)
 
 
+async def _none() -> list[str]:
+    return []
+
+
 class Retriever:
     def __init__(
         self,
@@ -39,25 +43,30 @@ class Retriever:
         self.settings = settings
 
     def _collections(self, filters: SearchFilters) -> dict[str, str]:
-        """The searched collections and their models; `public_only` keeps public ones."""
+        """The searched collections and their models. A collection has one source, so the
+        `sources` filter and `public_only` choose collections."""
         settings = self.settings()
         names = filters.collections or tuple(settings.collections)
         chosen = {}
         for name in names:
             collection = settings.collections.get(name)
-            if collection and (collection.public or not filters.public_only):
+            wanted_source = not filters.sources or (
+                collection and collection.source in filters.sources
+            )
+            if collection and wanted_source and (collection.public or not filters.public_only):
                 chosen[name] = collection.embedding_model or settings.knowledge.embedding_model
         return chosen
 
-    async def vector_ranking(
-        self, query: str, collections: dict[str, str], filters: SearchFilters, n: int
-    ) -> list[str]:
+    async def vector_ranking(self, query: str, collections: dict[str, str], n: int) -> list[str]:
         hits: list[tuple[str, float]] = []
         for model in set(collections.values()):
             embedder = await asyncio.to_thread(self.embedders.get, model)
             vector = (await embedder.embed([query]))[0]
-            for name in (name for name, m in collections.items() if m == model):
-                hits += await asyncio.to_thread(self.vectors.query, name, model, vector, n, filters)
+            names = [name for name, m in collections.items() if m == model]
+            for found in await asyncio.gather(
+                *(asyncio.to_thread(self.vectors.query, name, model, vector, n) for name in names)
+            ):
+                hits += found
         return [chunk_id for chunk_id, _ in sorted(hits, key=lambda hit: hit[1])[:n]]
 
     async def keyword_ranking(self, query: str, filters: SearchFilters, n: int) -> list[str]:
@@ -83,12 +92,10 @@ class Retriever:
         if not collections:
             return []
         filters = replace(filters, collections=tuple(collections))
-        vector_ids: list[str] = []
-        keyword_ids: list[str] = []
-        if mode in ("hybrid", "vector"):
-            vector_ids = await self.vector_ranking(query, collections, filters, n)
-        if mode in ("hybrid", "keyword"):
-            keyword_ids = await self.keyword_ranking(query, filters, n)
+        vector_ids, keyword_ids = await asyncio.gather(
+            self.vector_ranking(query, collections, n) if mode != "keyword" else _none(),
+            self.keyword_ranking(query, filters, n) if mode != "vector" else _none(),
+        )
         fused = fuse_by_rank(
             [(vector_ids, settings.vector_weight), (keyword_ids, settings.keyword_weight)],
             settings.rrf_k,

@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from core.knowledge.base import KnowledgeBase
 from core.knowledge.catalog import Catalog
 from core.knowledge.documents import Document, SearchFilters
 from core.knowledge.vectors import ModelMismatch
@@ -158,3 +159,23 @@ async def test_the_queue_indexes_in_the_background_and_keeps_order(kb):
         assert kb.catalog.queue_depth() == 0
     finally:
         worker.cancel()
+
+
+@pytest.mark.parametrize("kb", ["embedded"], indirect=True)
+async def test_queued_jobs_survive_a_restart(kb, tmp_path, embedders):
+    job = kb.queue.submit_put(LEAVE)
+    settings = kb.indexer.settings()
+    kb.close()  # the process stops before the worker ran
+
+    restarted = KnowledgeBase(lambda: settings, embedders)
+    worker = asyncio.create_task(restarted.queue.run())
+    try:
+        for _ in range(400):
+            if restarted.catalog.document("handbook", LEAVE.id):
+                break
+            await asyncio.sleep(0.05)
+        assert restarted.catalog.document("handbook", LEAVE.id).chunk_count == 1
+        assert restarted.catalog.job(job) is None
+    finally:
+        worker.cancel()
+        restarted.close()

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from core.knowledge.catalog import build_match_query
+from core.knowledge.catalog import build_match_query, decide_selective_words, parse_query_words
 from core.knowledge.chunking import build_chunks, parse_sections
 from core.knowledge.html_text import html_to_blocks
 from core.knowledge.retrieval import fuse_by_rank
@@ -74,13 +74,50 @@ QUERIES = {
         '("vpn" AND "error") OR ("vpn" AND "code") OR ("error" AND "code")',
     ),
     "FTS syntax is quoted away": ('NEAR(x1) "OR" *', '"near" AND "x1"'),
+    "accents as the index folds them": ("Café Zürich", '"cafe" AND "zurich"'),
     "only stop words": ("what is it?", ""),
 }
 
 
 @pytest.mark.parametrize("text,expected", QUERIES.values(), ids=QUERIES.keys())
 def test_build_match_query(text, expected):
-    assert build_match_query(text) == expected
+    assert build_match_query(parse_query_words(text)) == expected
+
+
+SELECTIONS = {
+    "rare words stay": (["vpn", "error"], {"vpn": 3, "error": 40}, 1000, ["vpn", "error"]),
+    "words in a tenth of the chunks go": (
+        ["policy", "vpn", "wg"],
+        {"policy": 300, "vpn": 3, "wg": 2},
+        1000,
+        ["vpn", "wg"],
+    ),
+    "unknown words stay: they count towards two": (
+        ["holiday", "year"],
+        {"year": 30},
+        1000,
+        ["holiday", "year"],
+    ),
+    "the two rarest stay when all are common": (
+        ["a1", "b2", "c3"],
+        {"a1": 900, "b2": 500, "c3": 700},
+        1000,
+        ["b2", "c3"],
+    ),
+    "small indexes keep everything": (
+        ["policy", "vpn"],
+        {"policy": 40, "vpn": 3},
+        60,
+        ["policy", "vpn"],
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "words,frequency,chunks,expected", SELECTIONS.values(), ids=SELECTIONS.keys()
+)
+def test_decide_selective_words(words, frequency, chunks, expected):
+    assert decide_selective_words(words, frequency, chunks) == expected
 
 
 def test_fuse_by_rank_rewards_agreement_and_respects_weights():
