@@ -159,6 +159,10 @@ class Settings(Strict):
     ) -> dict[str, CollectionSettings]:
         return check_collections(value, info.data.get("sources", {}))
 
+    def embedding_model_of(self, collection: str) -> str:
+        """The model of a collection: its own, or the default of [knowledge]."""
+        return self.collections[collection].embedding_model or self.knowledge.embedding_model
+
     def room(self, room_id: str) -> RoomSettings:
         """The effective settings of a room: its own section over the defaults."""
         override = self.rooms.get(room_id)

@@ -71,9 +71,6 @@ class Indexer:
             raise UnknownCollection(name)
         return collection
 
-    def model_of(self, collection: CollectionSettings) -> str:
-        return collection.embedding_model or self.settings().knowledge.embedding_model
-
     def decide(self, document: Document) -> Literal["new", "changed", "unchanged"]:
         """What putting this document would do, without doing it."""
         self.collection(document.collection)
@@ -84,7 +81,7 @@ class Indexer:
 
     def _prepare(self, document: Document) -> _Prepared:
         collection = self.collection(document.collection)
-        embedder = self.embedders.get(self.model_of(collection))
+        embedder = self.embedders.get(self.settings().embedding_model_of(document.collection))
         chunks = build_chunks(
             document.content,
             document.format,
@@ -160,9 +157,12 @@ class Indexer:
         )
 
     async def delete(self, collection_name: str, doc_id: str) -> Outcome:
-        collection = self.collection(collection_name)
+        self.collection(collection_name)  # raises UnknownCollection
         existed = await asyncio.to_thread(self.catalog.delete_document, collection_name, doc_id)
         await asyncio.to_thread(
-            self.vectors.delete_document, collection_name, self.model_of(collection), doc_id
+            self.vectors.delete_document,
+            collection_name,
+            self.settings().embedding_model_of(collection_name),
+            doc_id,
         )
         return Outcome(collection_name, doc_id, "deleted" if existed else "absent")

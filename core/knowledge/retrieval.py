@@ -54,7 +54,7 @@ class Retriever:
                 collection and collection.source in filters.sources
             )
             if collection and wanted_source and (collection.public or not filters.public_only):
-                chosen[name] = collection.embedding_model or settings.knowledge.embedding_model
+                chosen[name] = settings.embedding_model_of(name)
         return chosen
 
     async def vector_ranking(self, query: str, collections: dict[str, str], n: int) -> list[str]:
