@@ -53,7 +53,9 @@ class BotApp:
             matrix = await connect(self.settings.current.matrix, data_dir)
             bot = BotIdentity(matrix.user_id, await matrix.display_name())
             answerer = self.answerer or (
-                PassagesAnswerer(kb.retriever) if kb else NoKnowledgeAnswerer()
+                PassagesAnswerer(kb.retriever, kb.rights, self._current)
+                if kb
+                else NoKnowledgeAnswerer()
             )
             dispatcher = Dispatcher(matrix, state, answerer, self.settings, bot)
             sync = SyncLoop(matrix, state, dispatcher, self.settings)
@@ -76,6 +78,7 @@ class BotApp:
                 await matrix.close()
             state.close()
             if kb:
+                await kb.close_http()
                 kb.close()
 
     def _current(self) -> Settings:

@@ -134,6 +134,7 @@ class Dispatcher:
     async def _answer(self, reply: Reply, action: AnswerQuestion) -> None:
         message = reply.message
         settings = self.settings.current
+        members = self.matrix.members(message.room_id)
         request = Request(
             text=action.text,
             sender=UserID(message.sender),
@@ -146,6 +147,8 @@ class Dispatcher:
                 before=message.event_id,
             ),
             is_direct=self._is_direct(message.room_id),
+            members=members,
+            shared_rooms=self.matrix.rooms_shared_by((*members, UserID(message.sender))),
         )
         async with self._typing(message.room_id):
             work = asyncio.ensure_future(self.answerer.answer(request))

@@ -21,6 +21,7 @@ from nio import (
 )
 
 from core.config.model import MatrixSettings
+from core.ids import RoomID, UserID
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,21 @@ class MatrixIO:
         if not isinstance(response, RoomSendResponse):
             raise MatrixError(f"sending to {room_id} failed: {response}")
         return response.event_id
+
+    def members(self, room_id: str) -> tuple[UserID, ...]:
+        """Joined members other than the bot, as the last sync told."""
+        room = self.client.rooms.get(room_id)
+        users = room.users if room else {}
+        return tuple(UserID(u) for u in users if u != self.client.user_id)
+
+    def rooms_shared_by(self, people: tuple[UserID, ...]) -> tuple[RoomID, ...]:
+        """The bot's rooms that all these people have joined."""
+        wanted = set(people)
+        return tuple(
+            RoomID(room_id)
+            for room_id, room in self.client.rooms.items()
+            if wanted <= set(room.users)
+        )
 
     def member_count(self, room_id: str) -> int:
         """Joined and invited members, as the last sync told."""

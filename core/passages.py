@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from core import strings
+from core.config import Settings
 from core.knowledge.documents import Hit, SearchFilters
 from core.knowledge.retrieval import Retriever
 from core.requests import Answer, Request, Source, TraceStep
+from core.rights.checker import RightsChecker
+from core.rights.readers import decide_audience
 
 SNIPPET_CHARS = 400
+# Retrieve more than shown, so that k passages remain when the rights check denies some.
+OVERFETCH = 3
 
 
 def build_snippet(text: str) -> str:
@@ -34,23 +40,44 @@ def build_passages_answer(hits: list[Hit]) -> tuple[str, tuple[Source, ...]]:
 
 
 class PassagesAnswerer:
-    """Answers with passages from public collections only.
+    """Answers with the passages every reader of the room may see (search-only mode)."""
 
-    Until rights are checked with the source applications, a room may only see what
-    everyone may see: non-public collections are never searched here (fail closed).
-    """
-
-    def __init__(self, retriever: Retriever) -> None:
+    def __init__(
+        self, retriever: Retriever, rights: RightsChecker, settings: Callable[[], Settings]
+    ) -> None:
         self.retriever = retriever
+        self.rights = rights
+        self.settings = settings
 
     async def answer(self, request: Request) -> Answer:
-        started = time.perf_counter()
-        hits = await self.retriever.search(request.text, SearchFilters(public_only=True))
-        step = TraceStep(
-            name="retrieve",
-            seconds=time.perf_counter() - started,
-            details={"hits": [(h.chunk_id, round(h.score, 5)) for h in hits]},
+        settings = self.settings()
+        audience = decide_audience(
+            request.sender,
+            request.members,
+            is_direct=request.is_direct,
+            room_public_only=settings.room(request.room).public_only,
+            max_members=settings.rights.max_room_members,
+            shared_rooms=request.shared_rooms,
         )
-        text, sources = build_passages_answer(hits)
-        kind = "answer" if hits else "refusal"
-        return Answer(text=text, kind=kind, sources=sources, trace=(step,))
+        started = time.perf_counter()
+        filters = SearchFilters(public_only=audience.public_only, rooms=audience.rooms)
+        hits = await self.retriever.search(request.text, filters, overfetch=OVERFETCH)
+        retrieved = time.perf_counter()
+        outcome = await self.rights.filter(hits, audience)
+        kept = outcome.allowed[: settings.retrieval.top_k]
+        trace = (
+            TraceStep("retrieve", retrieved - started, {"hits": [h.chunk_id for h in hits]}),
+            TraceStep(
+                "rights",
+                time.perf_counter() - retrieved,
+                {
+                    "audience": audience.reason,
+                    "denied": outcome.denied,
+                    "unchecked": outcome.unchecked,
+                },
+            ),
+        )
+        text, sources = build_passages_answer(kept)
+        if outcome.unchecked:
+            text += "\n\n" + strings.SOURCES_UNCHECKED
+        return Answer(text=text, kind="answer" if kept else "refusal", sources=sources, trace=trace)

@@ -20,7 +20,12 @@ class ChatLine:
 
 @dataclass(frozen=True)
 class Request:
-    """A question addressed to the bot, stripped of the mention that addressed it."""
+    """A question addressed to the bot, stripped of the mention that addressed it.
+
+    `members` are the room's joined members other than the bot: everyone who will read
+    the answer. `shared_rooms` are the rooms all of them are in (the room itself too):
+    what the bot wrote from those rooms, they may get.
+    """
 
     text: str
     sender: UserID
@@ -28,6 +33,8 @@ class Request:
     thread: EventID | None
     recent: tuple[ChatLine, ...] = ()
     is_direct: bool = False
+    members: tuple[UserID, ...] = ()
+    shared_rooms: tuple[RoomID, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -52,3 +52,6 @@ SEARCH_ONLY_INTRO = (
     "your question (search-only mode):"
 )
 NOTHING_FOUND = "I found nothing about this in the documents I can share in this room."
+SOURCES_UNCHECKED = (
+    "_Some sources could not be checked with the applications that own them, so I left them out._"
+)

@@ -6,6 +6,7 @@ import re
 
 from pydantic import Field, PrivateAttr, SecretStr, ValidationInfo, field_validator, model_validator
 
+from core.config.rights import ReaderMapping
 from core.config.secrets import env_var_checker, resolve_one_secret
 from core.config.strict import Strict
 
@@ -18,6 +19,8 @@ class SourceSettings(Strict):
 
     token: SecretStr | None = None
     token_env: str | None = None
+    rights_url: str | None = Field(default=None, pattern=r"^https?://")
+    readers: ReaderMapping = Field(default_factory=ReaderMapping)
 
     _token: SecretStr = PrivateAttr(default=SecretStr(""))
     _check_env = field_validator("token_env")(env_var_checker("sources"))

@@ -28,6 +28,7 @@ from core.config.knowledge import (
     SourceSettings,
     check_collections,
 )
+from core.config.rights import RightsSettings
 from core.config.secrets import context_of, env_var_checker, resolve_one_secret
 from core.config.strict import Strict
 
@@ -130,6 +131,7 @@ class RoomSettings(Strict):
 
     answer_without_mention: bool = False
     commands_enabled: bool = True
+    public_only: bool = False
 
 
 class RoomOverride(Strict):
@@ -137,6 +139,7 @@ class RoomOverride(Strict):
 
     answer_without_mention: bool | None = None
     commands_enabled: bool | None = None
+    public_only: bool | None = None
 
 
 class Settings(Strict):
@@ -149,6 +152,7 @@ class Settings(Strict):
     knowledge: KnowledgeSettings = Field(default_factory=dict, validate_default=True)
     retrieval: RetrievalSettings = Field(default_factory=dict, validate_default=True)
     ingest_api: IngestApiSettings = Field(default_factory=dict, validate_default=True)
+    rights: RightsSettings = Field(default_factory=dict, validate_default=True)
     sources: dict[str, SourceSettings] = Field(default_factory=dict)
     collections: dict[str, CollectionSettings] = Field(default_factory=dict)
 

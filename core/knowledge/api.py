@@ -58,6 +58,7 @@ class IngestApi:
         app.add_routes(
             [
                 web.get(f"{PREFIX}/openapi.json", self.openapi),
+                web.get(f"{PREFIX}/jwks.json", self.jwks),
                 web.get(f"{PREFIX}/collections", self.authenticated(self.list_collections)),
                 web.put(f"{PREFIX}/collections/{{collection}}/documents/{{doc_id:.+}}",
                         self.authenticated(self.put_document)),
@@ -105,6 +106,11 @@ class IngestApi:
 
     async def openapi(self, request: web.Request) -> web.Response:
         return web.json_response(build_openapi(DocumentBody.model_json_schema()))
+
+    async def jwks(self, request: web.Request) -> web.Response:
+        """The bot's public keys, for applications to verify reader tokens with."""
+        signer = self.kb.rights.signer
+        return web.json_response(signer.jwks() if signer else {"keys": []})
 
     async def list_collections(self, request: web.Request, source: str) -> web.Response:
         sizes = self.kb.catalog.collection_sizes()

@@ -1,8 +1,11 @@
-"""The knowledge base of one process: catalog, Chroma, models, indexer, queue and retriever."""
+"""The knowledge base of one process: catalog, Chroma, models, indexer, queue, retriever
+and the rights checker (its cache is emptied when a document changes)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+
+import aiohttp
 
 from core.config import Settings
 from core.knowledge.catalog import Catalog
@@ -12,6 +15,8 @@ from core.knowledge.queue import IngestQueue
 from core.knowledge.retrieval import Retriever
 from core.knowledge.text_tools import SentenceSplitter
 from core.knowledge.vectors import VectorStore
+from core.rights.cache import DecisionCache
+from core.rights.checker import RightsChecker
 
 
 class KnowledgeBase:
@@ -25,11 +30,29 @@ class KnowledgeBase:
         self.catalog = Catalog(data_dir / "knowledge.sqlite3")
         self.vectors = VectorStore(start.knowledge.chroma_url, data_dir)
         self.embedders = embedders or Embedders(start.knowledge.embedding_batch_size)
+        self.decisions = DecisionCache()
         self.indexer = Indexer(
-            self.catalog, self.vectors, self.embedders, SentenceSplitter(), settings
+            self.catalog,
+            self.vectors,
+            self.embedders,
+            SentenceSplitter(),
+            settings,
+            on_change=self.decisions.drop_document,
         )
         self.queue = IngestQueue(self.catalog, self.indexer)
         self.retriever = Retriever(self.catalog, self.vectors, self.embedders, settings)
+        self._http: aiohttp.ClientSession | None = None
+        self.rights = RightsChecker(settings, self.decisions, self.http)
+
+    def http(self) -> aiohttp.ClientSession:
+        """The HTTP client for source applications, made on first use (it needs a loop)."""
+        if self._http is None or self._http.closed:
+            self._http = aiohttp.ClientSession()
+        return self._http
+
+    async def close_http(self) -> None:
+        if self._http is not None:
+            await self._http.close()
 
     def close(self) -> None:
         self.catalog.close()

@@ -65,7 +65,7 @@ COMMON_WORD_SHARE = 0.1
 COMMON_WORD_MIN_CHUNKS = 50
 HIT_COLUMNS = (
     "c.chunk_id, c.collection, c.doc_id, d.source, c.title, d.url, c.heading, c.text,"
-    " c.position, d.public"
+    " c.position, d.public, d.room"
 )
 
 

@@ -58,6 +58,7 @@ class Hit:
     position: int
     public: bool
     score: float
+    room: str = ""
     vector_rank: int | None = None
     keyword_rank: int | None = None
 

@@ -58,7 +58,9 @@ class Indexer:
         embedders: Embedders,
         splitter: SentenceSplitter,
         settings: Callable[[], Settings],
+        on_change: Callable[[str, str], None] = lambda collection, doc_id: None,
     ) -> None:
+        self.on_change = on_change
         self.catalog = catalog
         self.vectors = vectors
         self.embedders = embedders
@@ -152,6 +154,7 @@ class Indexer:
             for i, c in zip(ids, item.chunks, strict=True)
         ]
         await asyncio.to_thread(self.catalog.replace_document, record, rows)
+        self.on_change(document.collection, document.id)
         await asyncio.to_thread(
             self.vectors.delete_document, document.collection, model, document.id, content_hash
         )
@@ -159,6 +162,7 @@ class Indexer:
     async def delete(self, collection_name: str, doc_id: str) -> Outcome:
         self.collection(collection_name)  # raises UnknownCollection
         existed = await asyncio.to_thread(self.catalog.delete_document, collection_name, doc_id)
+        self.on_change(collection_name, doc_id)
         await asyncio.to_thread(
             self.vectors.delete_document,
             collection_name,

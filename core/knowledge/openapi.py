@@ -111,6 +111,13 @@ def build_openapi(document_schema: dict[str, Any]) -> dict[str, Any]:
                     "responses": {"200": {"description": "the OpenAPI document"}},
                 }
             },
+            "/api/v1/jwks.json": {
+                "get": {
+                    "summary": "The bot's public keys (JWKS) to verify reader tokens with",
+                    "security": [],
+                    "responses": {"200": {"description": "a JWKS document"}},
+                }
+            },
             "/api/v1/collections": {
                 "get": {
                     "summary": "The caller's collections with their sizes",

@@ -110,7 +110,7 @@ class Retriever:
             row = rows.get(chunk_id)
             if row is None:
                 continue
-            _, collection, doc_id, source, title, url, heading, text, position, _ = row
+            _, collection, doc_id, source, title, url, heading, text, position, _, room = row
             public = self.settings().collections[collection].public
             ranks = {
                 "vector_rank": vector_rank.get(chunk_id),
@@ -118,7 +118,7 @@ class Retriever:
             }
             hits.append(
                 Hit(chunk_id, collection, doc_id, source, title, url, heading, text, position,
-                    public, score, **ranks)
+                    public, score, room=room, **ranks)
             )  # fmt: skip
             if len(hits) == want:
                 break

@@ -1,0 +1,53 @@
+"""Settings of the rights checks: the bot's signing keys, and how readers are checked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, ValidationInfo, field_validator
+
+from core.config.secrets import context_of
+from core.config.strict import Strict
+
+
+class SigningKey(Strict):
+    """A private key (PEM file) the bot signs reader tokens with; all listed keys are
+    published in the JWKS, and the first one signs. Rotate by adding the new key first
+    and removing the old one once tokens signed with it have expired."""
+
+    kid: str = Field(min_length=1, max_length=100)
+    algorithm: Literal["EdDSA", "RS256"] = "EdDSA"
+    private_key_file: Path
+
+    @field_validator("private_key_file")
+    @classmethod
+    def _readable(cls, value: Path, info: ValidationInfo) -> Path:
+        base = context_of(info).get("base_dir")
+        path = value if value.is_absolute() or base is None else Path(base) / value
+        if not context_of(info).get("skip_files") and not path.is_file():
+            raise ValueError(f"the key file {path} does not exist")
+        return path
+
+
+class RightsSettings(Strict):
+    issuer: str = "knowledge-bot"
+    token_lifetime_seconds: int = Field(default=60, ge=5, le=3600)
+    signing_keys: tuple[SigningKey, ...] = ()
+    cache_seconds: float = Field(default=60, ge=0)
+    check_timeout_seconds: float = Field(default=2.0, gt=0, le=60)
+    readers_per_request: int = Field(default=20, ge=1, le=500)
+    max_room_members: int = Field(default=50, ge=1)
+
+
+class ReaderMapping(Strict):
+    """How a Matrix user becomes a user of a source application.
+
+    `users` is checked first; then `rule`: "localpart" maps `@alice:<homeserver>` to
+    `alice` (users of other servers get no mapping), "matrix_id" passes the id through,
+    "none" maps nobody. A reader with no mapping sees public documents only.
+    """
+
+    rule: Literal["localpart", "matrix_id", "none"] = "none"
+    homeserver: str = ""
+    users: dict[str, str] = Field(default_factory=dict)

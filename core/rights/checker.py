@@ -1,0 +1,155 @@
+"""Asking source applications which retrieved documents every reader may see.
+
+Protocol (also in the README): one POST per application and batch of readers to its
+`rights_url`, body `{"tokens": [jwt, ...], "documents": [{"collection", "id"}, ...]}`;
+the answer is `{"results": [{"allowed": [{"collection", "id"}, ...]}, ...]}`, one result
+per token, in order. Anything else (a timeout, an error status, an unreadable answer, a
+missing result or id) denies, and the outcome says that some sources were not checked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import aiohttp
+
+from core.config import Settings
+from core.knowledge.documents import Hit
+from core.rights.cache import DecisionCache, DocumentKey
+from core.rights.readers import Audience, map_reader
+from core.rights.tokens import KeyProblem, TokenSigner
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RightsOutcome:
+    allowed: list[Hit]
+    denied: int
+    unchecked: bool
+
+
+def _key(hit: Hit) -> DocumentKey:
+    return (hit.collection, hit.document_id)
+
+
+def parse_results(body: object, tokens: int) -> list[set[DocumentKey]] | None:
+    """The allowed documents per token, or None when the answer does not follow the protocol."""
+    if not isinstance(body, dict) or not isinstance(body.get("results"), list):
+        return None
+    results = body["results"]
+    if len(results) != tokens:
+        return None
+    allowed = []
+    for result in results:
+        items = result.get("allowed") if isinstance(result, dict) else None
+        if not isinstance(items, list):
+            return None
+        allowed.append(
+            {
+                (str(item.get("collection")), str(item.get("id")))
+                for item in items
+                if isinstance(item, dict)
+            }
+        )
+    return allowed
+
+
+class RightsChecker:
+    def __init__(
+        self,
+        settings: Callable[[], Settings],
+        cache: DecisionCache,
+        http: Callable[[], aiohttp.ClientSession],
+    ) -> None:
+        self.settings = settings
+        self.cache = cache
+        self.http = http
+        self._signer: TokenSigner | None = None
+        try:
+            self._signer = TokenSigner(settings().rights)
+        except KeyProblem as exc:
+            log.warning("reader tokens cannot be signed (%s): only public documents are shown", exc)
+
+    @property
+    def signer(self) -> TokenSigner | None:
+        return self._signer
+
+    async def filter(self, hits: list[Hit], audience: Audience) -> RightsOutcome:
+        """The hits every reader may see, in their order. Fails closed."""
+        free = [h for h in hits if h.public or h.room]
+        checked = [h for h in hits if not (h.public or h.room)]
+        decisions: dict[DocumentKey, bool] = {}
+        unchecked = False
+        if checked and not audience.public_only:
+            by_source: dict[str, list[Hit]] = {}
+            for hit in checked:
+                by_source.setdefault(hit.source, []).append(hit)
+            answers = await asyncio.gather(
+                *(self._check_source(name, group, audience) for name, group in by_source.items())
+            )
+            for source_decisions, source_unchecked in answers:
+                decisions.update(source_decisions)
+                unchecked = unchecked or source_unchecked
+        allowed = [h for h in hits if h in free or decisions.get(_key(h), False)]
+        return RightsOutcome(allowed, len(hits) - len(allowed), unchecked)
+
+    async def _check_source(
+        self, name: str, hits: list[Hit], audience: Audience
+    ) -> tuple[dict[DocumentKey, bool], bool]:
+        source = self.settings().sources.get(name)
+        documents = list(dict.fromkeys(_key(h) for h in hits))
+        subjects = [
+            map_reader(reader, source.readers) if source else None for reader in audience.readers
+        ]
+        if source is None or None in subjects:
+            return {}, False  # someone has no identity there: public documents only
+        if source.rights_url is None or self._signer is None:
+            return {}, True
+        ttl = self.settings().rights.cache_seconds
+        verdict = {doc: True for doc in documents}
+        to_ask: list[str] = []
+        for subject in dict.fromkeys(subjects):
+            cached = [self.cache.get(name, subject, doc) for doc in documents]
+            if None in cached:
+                to_ask.append(subject)
+            for doc, allowed in zip(documents, cached, strict=True):
+                if allowed is False:
+                    verdict[doc] = False
+        unchecked = False
+        batch = self.settings().rights.readers_per_request
+        for start in range(0, len(to_ask), batch):
+            subjects_batch = to_ask[start : start + batch]
+            results = await self._ask(name, source.rights_url, subjects_batch, documents)
+            if results is None:
+                return {}, True
+            for subject, allowed in zip(subjects_batch, results, strict=True):
+                for doc in documents:
+                    self.cache.put(name, subject, doc, doc in allowed, ttl)
+                    verdict[doc] = verdict[doc] and doc in allowed
+        return verdict, unchecked
+
+    async def _ask(
+        self, name: str, url: str, subjects: list[str], documents: list[DocumentKey]
+    ) -> list[set[DocumentKey]] | None:
+        assert self._signer is not None
+        body = {
+            "tokens": [self._signer.sign(name, subject) for subject in subjects],
+            "documents": [{"collection": c, "id": d} for c, d in documents],
+        }
+        timeout = aiohttp.ClientTimeout(total=self.settings().rights.check_timeout_seconds)
+        try:
+            async with self.http().post(url, json=body, timeout=timeout) as response:
+                if response.status != 200:
+                    log.warning("rights check at %s answered HTTP %s", name, response.status)
+                    return None
+                results = parse_results(await response.json(content_type=None), len(subjects))
+        except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
+            log.warning("rights check at %s failed: %s", name, type(exc).__name__)
+            return None
+        if results is None:
+            log.warning("rights check at %s gave an answer outside the protocol", name)
+        return results
