@@ -72,7 +72,10 @@ class RightsChecker:
         try:
             self._signer = TokenSigner(settings().rights)
         except KeyProblem as exc:
-            log.warning("reader tokens cannot be signed (%s): only public documents are shown", exc)
+            if any(not c.public for c in settings().collections.values()):
+                log.warning(
+                    "reader tokens cannot be signed (%s): only public documents are shown", exc
+                )
 
     @property
     def signer(self) -> TokenSigner | None:

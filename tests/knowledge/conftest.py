@@ -54,11 +54,6 @@ def knowledge_settings(data_dir: Path, chroma_url: str | None = None, extra: str
 
 
 @pytest.fixture(scope="session")
-def embedders() -> Embedders:
-    return Embedders()
-
-
-@pytest.fixture(scope="session")
 def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = free_port()
     chroma = Path(sys.executable).parent / "chroma"
