@@ -122,18 +122,20 @@ class RightsChecker:
             for doc, allowed in zip(documents, cached, strict=True):
                 if allowed is False:
                     verdict[doc] = False
-        unchecked = False
-        batch = self.settings().rights.readers_per_request
-        for start in range(0, len(to_ask), batch):
-            subjects_batch = to_ask[start : start + batch]
-            results = await self._ask(name, source.rights_url, subjects_batch, documents)
-            if results is None:
-                return {}, True
-            for subject, allowed in zip(subjects_batch, results, strict=True):
+        size = self.settings().rights.readers_per_request
+        batches = [to_ask[start : start + size] for start in range(0, len(to_ask), size)]
+        # Batches go out together, so that a large room waits one timeout at most.
+        answers = await asyncio.gather(
+            *(self._ask(name, source.rights_url, batch, documents) for batch in batches)
+        )
+        if any(results is None for results in answers):
+            return {}, True
+        for batch, results in zip(batches, answers, strict=True):
+            for subject, allowed in zip(batch, results or [], strict=True):
                 for doc in documents:
                     self.cache.put(name, subject, doc, doc in allowed, ttl)
                     verdict[doc] = verdict[doc] and doc in allowed
-        return verdict, unchecked
+        return verdict, False
 
     async def _ask(
         self, name: str, url: str, subjects: list[str], documents: list[DocumentKey]

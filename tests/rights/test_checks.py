@@ -88,7 +88,7 @@ async def test_a_group_room_gets_the_intersection_of_its_members_rights(answerer
 
 async def test_members_are_checked_in_batches(answerer, world):
     await answerer.answer(ask(ALICE, (ALICE, BOB, BOSS)))
-    assert [len(r["tokens"]) for r in world.wiki.requests] == [2, 1]
+    assert sorted(len(r["tokens"]) for r in world.wiki.requests) == [1, 2]
 
 
 async def test_a_member_with_no_identity_in_an_application_means_public_documents_from_it(
