@@ -15,7 +15,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 from core.config import parse_config
@@ -23,7 +22,7 @@ from core.knowledge.api import IngestApi
 from core.knowledge.base import KnowledgeBase
 from core.knowledge.documents import Hit
 from core.rights.readers import Audience
-from tests.rights.conftest import RIGHTS_CONFIG, SourceApp, keys_toml, write_key
+from tests.rights.conftest import RIGHTS_CONFIG, SourceApp, keys_toml, serve, write_key
 
 QUESTIONS = 200
 
@@ -48,12 +47,7 @@ def figures(name: str, timings: list[float]) -> str:
 async def main() -> None:
     folder = Path(tempfile.mkdtemp())
     apps = {name: SourceApp(name, "", delay=0.005) for name in ("wiki", "tracker")}
-    servers = {}
-    for name, app in apps.items():
-        web_app = web.Application()
-        web_app.router.add_post("/rights", app.handle)
-        servers[name] = TestServer(web_app)
-        await servers[name].start_server()
+    servers = {name: await serve(app) for name, app in apps.items()}
     settings = parse_config(
         RIGHTS_CONFIG.format(
             data_dir=folder,

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import jwt
 import pytest
-from aiohttp import web
-from aiohttp.test_utils import TestServer
 
 from bot.dev.synapse import free_port
 from core.ids import localpart_of
 from tests.e2e.people import replies_to
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import put
-from tests.rights.conftest import SourceApp, keys_toml, write_key
+from tests.rights.conftest import SourceApp, keys_toml, serve, write_key
 
 pytestmark = pytest.mark.e2e
 
@@ -20,10 +18,7 @@ pytestmark = pytest.mark.e2e
 @pytest.fixture
 async def wiki():
     app = SourceApp("wiki", "")
-    web_app = web.Application()
-    web_app.router.add_post("/rights", app.handle)
-    server = TestServer(web_app)
-    await server.start_server()
+    server = await serve(app)
     app.url = str(server.make_url("/rights"))
     yield app
     await server.close()

@@ -129,6 +129,15 @@ class SourceApp:
         return web.json_response({"results": results})
 
 
+async def serve(app: SourceApp) -> TestServer:
+    """Start the application on a loopback port; its rights URL is `server.make_url("/rights")`."""
+    web_app = web.Application()
+    web_app.router.add_post("/rights", app.handle)
+    server = TestServer(web_app)
+    await server.start_server()
+    return server
+
+
 @dataclass
 class RightsWorld:
     kb: KnowledgeBase
@@ -145,12 +154,7 @@ def cache_seconds() -> float:
 @pytest.fixture
 async def world(tmp_path, embedders, cache_seconds):
     apps = {name: SourceApp(name, "") for name in ("wiki", "tracker")}
-    servers = {}
-    for name, app in apps.items():
-        web_app = web.Application()
-        web_app.router.add_post("/rights", app.handle)
-        servers[name] = TestServer(web_app)
-        await servers[name].start_server()
+    servers = {name: await serve(app) for name, app in apps.items()}
     key = write_key(tmp_path / "bot.pem")
     settings = parse_config(
         RIGHTS_CONFIG.format(
