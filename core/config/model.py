@@ -28,6 +28,7 @@ from core.config.knowledge import (
     SourceSettings,
     check_collections,
 )
+from core.config.llm import LlmSettings
 from core.config.rights import RightsSettings
 from core.config.secrets import context_of, env_var_checker, resolve_one_secret
 from core.config.strict import Strict
@@ -153,6 +154,7 @@ class Settings(Strict):
     retrieval: RetrievalSettings = Field(default_factory=dict, validate_default=True)
     ingest_api: IngestApiSettings = Field(default_factory=dict, validate_default=True)
     rights: RightsSettings = Field(default_factory=dict, validate_default=True)
+    llm: LlmSettings = Field(default_factory=dict, validate_default=True)
     sources: dict[str, SourceSettings] = Field(default_factory=dict)
     collections: dict[str, CollectionSettings] = Field(default_factory=dict)
 
@@ -175,5 +177,5 @@ class Settings(Strict):
         return self.room_defaults.model_copy(update=override.model_dump(exclude_none=True))
 
 
-RESTART_ONLY_SECTIONS = ("matrix", "knowledge", "ingest_api")
+RESTART_ONLY_SECTIONS = ("matrix", "knowledge", "ingest_api", "llm")
 RESTART_ONLY_KEYS = (("bot", "data_dir"),)

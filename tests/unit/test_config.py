@@ -9,6 +9,7 @@ import pytest
 from bot.config_watch import build_applied
 from core.config import ConfigError, decide_restart_only_changes, load_config, parse_config
 from core.config.knowledge import CollectionSettings, SourceSettings
+from core.config.llm import LlmSettings
 from core.config.rights import ReaderMapping, RightsSettings, SigningKey
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,7 +31,7 @@ ERRORS = {
         MATRIX + "[bot]\nplaceholder_after = 3",
         "bot.toml: bot.placeholder_after: unknown key",
     ),
-    "unknown section": (MATRIX + "[llm]\nurl = 'x'", "bot.toml: llm: unknown key"),
+    "unknown section": (MATRIX + "[telemetry]\nurl = 'x'", "bot.toml: telemetry: unknown key"),
     "wrong type": (
         MATRIX + "[bot]\nrecent_messages = 'ten'",
         "bot.toml: bot.recent_messages: Input should be a valid integer",
@@ -85,6 +86,14 @@ ERRORS = {
     "source without a token": (
         MATRIX + "[sources.wiki]\n",
         "bot.toml: sources.wiki: give exactly one of token or token_env",
+    ),
+    "llm without a model": (
+        MATRIX + "[llm]\nurl = 'http://vllm:8000/v1'",
+        "bot.toml: llm: model is required when url is set",
+    ),
+    "llm key variable missing": (
+        MATRIX + "[llm]\nurl = 'http://v/v1'\nmodel = 'm'\napi_key_env = 'NO_SUCH_KEY'",
+        "bot.toml: llm.api_key_env: the environment variable NO_SUCH_KEY is not set",
     ),
     "overlap too large": (
         MATRIX
@@ -145,9 +154,12 @@ def test_the_example_config_is_valid_and_documents_every_key():
             "knowledge",
             "retrieval",
             "ingest_api",
+            "llm",
+            "rights",
         )
     ]
     models += [SourceSettings, CollectionSettings, RightsSettings, SigningKey, ReaderMapping]
+    models += [LlmSettings]
     for model in models:
         for key in model.model_fields:
             documented = f"{key} =" in text or f".{key}]" in text

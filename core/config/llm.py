@@ -1,0 +1,33 @@
+"""Settings of the language model behind an OpenAI-compatible endpoint (vLLM in production)."""
+
+from __future__ import annotations
+
+from pydantic import Field, PrivateAttr, SecretStr, ValidationInfo, field_validator, model_validator
+
+from core.config.secrets import context_of, env_var_checker
+from core.config.strict import Strict
+
+
+class LlmSettings(Strict):
+    """No `url` means no language model: the bot answers in search-only mode."""
+
+    url: str | None = Field(default=None, pattern=r"^https?://")
+    model: str = ""
+    api_key_env: str | None = None
+    timeout_seconds: float = Field(default=60, gt=0, le=600)
+    max_concurrency: int = Field(default=8, ge=1, le=256)
+    max_retries: int = Field(default=2, ge=0, le=10)
+
+    _api_key: SecretStr | None = PrivateAttr(default=None)
+    _check_env = field_validator("api_key_env")(env_var_checker("llm"))
+
+    @model_validator(mode="after")
+    def _model_and_key(self, info: ValidationInfo) -> LlmSettings:
+        if self.url and not self.model:
+            raise ValueError("model is required when url is set")
+        if self.api_key_env:
+            self._api_key = SecretStr(context_of(info).get("env", {}).get(self.api_key_env, ""))
+        return self
+
+    def api_key(self) -> str | None:
+        return self._api_key.get_secret_value() if self._api_key else None

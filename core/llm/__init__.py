@@ -1,0 +1,1 @@
+"""The language model: one async client for any OpenAI-compatible endpoint."""

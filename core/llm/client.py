@@ -1,0 +1,124 @@
+"""One async client for an OpenAI-compatible endpoint (vLLM in production).
+
+The openai library does the HTTP, the timeouts and the retries with backoff; this adds a
+limit on concurrent calls, streaming, and structured output: `response_format` with a
+JSON schema (what vLLM honours), validated after parsing, with one repair attempt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import openai
+from pydantic import BaseModel, ValidationError
+
+from core.config.llm import LlmSettings
+
+Messages = list[dict[str, str]]
+Model = TypeVar("Model", bound=BaseModel)
+
+REPAIR = (
+    "Your previous answer was not valid JSON for the required schema ({problem}). "
+    "Answer again with only the JSON object."
+)
+
+
+class LlmError(Exception):
+    """The language model could not give a usable answer; the text is for logs."""
+
+
+class LlmUnavailable(LlmError):
+    """The endpoint failed, timed out or could not be reached (after the retries)."""
+
+
+class LlmInvalidOutput(LlmError):
+    """The output did not follow the schema, even after one repair attempt."""
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+API_ERRORS = (openai.APIError, openai.APIConnectionError, openai.APITimeoutError)
+
+
+class LlmClient:
+    def __init__(self, settings: LlmSettings) -> None:
+        if not settings.url:
+            raise ValueError("no [llm] url configured")
+        self.model = settings.model
+        self._client = openai.AsyncOpenAI(
+            base_url=settings.url,
+            # vLLM accepts any key unless started with --api-key.
+            api_key=settings.api_key() or "not-needed",
+            timeout=settings.timeout_seconds,
+            max_retries=settings.max_retries,
+        )
+        self._slots = asyncio.Semaphore(settings.max_concurrency)
+
+    async def close(self) -> None:
+        await self._client.close()
+
+    async def complete(self, messages: Messages, **options: Any) -> Completion:
+        async with self._slots:
+            try:
+                response = await self._client.chat.completions.create(
+                    model=self.model, messages=messages, **options
+                )
+            except API_ERRORS as exc:
+                raise LlmUnavailable(f"{type(exc).__name__}: {exc}") from None
+        usage = response.usage
+        return Completion(
+            response.choices[0].message.content or "",
+            usage.prompt_tokens if usage else 0,
+            usage.completion_tokens if usage else 0,
+        )
+
+    async def stream(self, messages: Messages) -> AsyncIterator[str]:
+        """The answer's text as it is generated, in pieces."""
+        async with self._slots:
+            try:
+                stream = await self._client.chat.completions.create(
+                    model=self.model, messages=messages, stream=True
+                )
+                async for chunk in stream:
+                    if chunk.choices and chunk.choices[0].delta.content:
+                        yield chunk.choices[0].delta.content
+            except API_ERRORS as exc:
+                raise LlmUnavailable(f"{type(exc).__name__}: {exc}") from None
+
+    async def complete_json(
+        self, messages: Messages, schema: type[Model], name: str
+    ) -> tuple[Model, Completion]:
+        """An answer that follows `schema`, asked for with `response_format`."""
+        response_format = {
+            "type": "json_schema",
+            "json_schema": {"name": name, "schema": schema.model_json_schema(), "strict": True},
+        }
+        completion = await self.complete(messages, response_format=response_format)
+        try:
+            return schema.model_validate_json(completion.text), completion
+        except ValidationError as exc:
+            problem = _describe(exc)
+        repair = [
+            *messages,
+            {"role": "assistant", "content": completion.text},
+            {"role": "user", "content": REPAIR.format(problem=problem)},
+        ]
+        repaired = await self.complete(repair, response_format=response_format)
+        try:
+            return schema.model_validate_json(repaired.text), repaired
+        except ValidationError as exc:
+            raise LlmInvalidOutput(f"{name}: {_describe(exc)}") from None
+
+
+def _describe(error: ValidationError) -> str:
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "the whole answer"
+    return f"{where}: {first['msg']}"

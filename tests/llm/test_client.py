@@ -1,0 +1,116 @@
+"""The LLM client against an OpenAI-compatible server on real HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from pydantic import BaseModel
+
+from core.config.llm import LlmSettings
+from core.llm.client import LlmClient, LlmInvalidOutput, LlmUnavailable
+from tests.support.fake_llm import FakeLlm
+
+QUESTION = [{"role": "user", "content": "What is our travel policy?"}]
+
+
+class Verdict(BaseModel):
+    toxicity: int
+    in_scope: bool
+
+
+@pytest.fixture
+async def llm():
+    server = await FakeLlm().start()
+    yield server
+    await server.close()
+
+
+def client(llm: FakeLlm, **settings) -> LlmClient:
+    options = {
+        "url": llm.url,
+        "model": "test-model",
+        "max_retries": 0,
+        "timeout_seconds": 5,
+    } | settings
+    return LlmClient(LlmSettings(**options))
+
+
+async def test_a_completion_reports_text_and_tokens(llm):
+    llm.enqueue("Trains are booked through Travelink.")
+    completion = await client(llm).complete(QUESTION)
+    assert completion.text == "Trains are booked through Travelink."
+    assert completion.completion_tokens == 5 and completion.prompt_tokens > 0
+    assert llm.history[0]["model"] == "test-model" and llm.history[0]["messages"] == QUESTION
+
+
+async def test_an_answer_streams_in_pieces(llm):
+    llm.enqueue("Trains are booked through Travelink, two weeks ahead.")
+    pieces = [piece async for piece in client(llm).stream(QUESTION)]
+    assert (
+        len(pieces) > 3
+        and "".join(pieces) == "Trains are booked through Travelink, two weeks ahead."
+    )
+    assert llm.history[0]["stream"] is True
+
+
+async def test_structured_output_asks_for_the_schema_and_validates(llm):
+    llm.enqueue({"toxicity": 1, "in_scope": True})
+    verdict, _ = await client(llm).complete_json(QUESTION, Verdict, "verdict")
+    assert verdict == Verdict(toxicity=1, in_scope=True)
+    asked = llm.history[0]["response_format"]
+    assert asked["type"] == "json_schema" and asked["json_schema"]["name"] == "verdict"
+    assert set(asked["json_schema"]["schema"]["properties"]) == {"toxicity", "in_scope"}
+
+
+async def test_invalid_json_is_repaired_once(llm):
+    llm.enqueue('{"toxicity": "high"')
+    llm.enqueue({"toxicity": 7, "in_scope": False})
+    verdict, _ = await client(llm).complete_json(QUESTION, Verdict, "verdict")
+    assert verdict.toxicity == 7
+    repair = llm.history[1]["messages"]
+    assert repair[-2] == {"role": "assistant", "content": '{"toxicity": "high"'}
+    assert "not valid JSON" in repair[-1]["content"]
+
+
+async def test_output_still_invalid_after_the_repair_is_an_error(llm):
+    llm.enqueue("no json here")
+    llm.enqueue({"toxicity": "very"})
+    with pytest.raises(LlmInvalidOutput, match="toxicity"):
+        await client(llm).complete_json(QUESTION, Verdict, "verdict")
+
+
+async def test_failures_are_retried_then_reported(llm):
+    llm.enqueue(status=500)
+    llm.enqueue("Recovered.")
+    assert (await client(llm, max_retries=1).complete(QUESTION)).text == "Recovered."
+    llm.enqueue(status=503)
+    with pytest.raises(LlmUnavailable):
+        await client(llm).complete(QUESTION)
+
+
+async def test_a_slow_endpoint_times_out(llm):
+    llm.enqueue("late", delay=3)
+    started = time.monotonic()
+    with pytest.raises(LlmUnavailable):
+        await client(llm, timeout_seconds=0.5).complete(QUESTION)
+    assert time.monotonic() - started < 2.5
+
+
+async def test_a_down_endpoint_is_unavailable():
+    down = LlmClient(
+        LlmSettings(url="http://127.0.0.1:9/v1", model="m", max_retries=0, timeout_seconds=2)
+    )
+    with pytest.raises(LlmUnavailable):
+        await down.complete(QUESTION)
+
+
+async def test_concurrency_is_limited(llm):
+    llm.delay = 0.3
+    for _ in range(4):
+        llm.enqueue("ok")
+    limited = client(llm, max_concurrency=2)
+    started = time.monotonic()
+    await asyncio.gather(*(limited.complete(QUESTION) for _ in range(4)))
+    assert time.monotonic() - started >= 0.6, "four calls, two at a time, 0.3 s each"

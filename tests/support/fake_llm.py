@@ -1,0 +1,128 @@
+"""An OpenAI-compatible chat server for tests: real HTTP, scripted replies, inspectable history.
+
+    llm = FakeLlm(); await llm.start()
+    llm.enqueue("Hello")                       # a plain answer
+    llm.enqueue({"toxicity": 0})               # JSON, for a response_format request
+    llm.enqueue("{not json")                   # something broken, on purpose
+    llm.enqueue(status=500) / enqueue("x", delay=2)
+    ... llm.history[0]["messages"] ...
+
+Streams with server-sent events when asked (`stream: true`), in small pieces, like vLLM.
+An unscripted request gets a 500, so a test never passes on a reply it did not expect.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+from aiohttp.test_utils import TestServer
+
+
+@dataclass
+class Reply:
+    content: str | dict | None = None
+    status: int = 200
+    delay: float = 0.0
+
+
+@dataclass
+class FakeLlm:
+    model: str = "test-model"
+    history: list[dict[str, Any]] = field(default_factory=list)
+    replies: deque[Reply] = field(default_factory=deque)
+    server: TestServer | None = None
+    delay: float = 0.0
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        return str(self.server.make_url("/v1"))
+
+    async def start(self) -> FakeLlm:
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", self._complete)
+        app.router.add_get("/v1/models", self._models)
+        self.server = TestServer(app)
+        await self.server.start_server()
+        return self
+
+    async def close(self) -> None:
+        if self.server:
+            await self.server.close()
+
+    def enqueue(
+        self, content: str | dict | None = None, *, status: int = 200, delay: float = 0.0
+    ) -> None:
+        self.replies.append(Reply(content, status, delay))
+
+    async def _models(self, request: web.Request) -> web.Response:
+        return web.json_response(
+            {"object": "list", "data": [{"id": self.model, "object": "model"}]}
+        )
+
+    async def _complete(self, request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        self.history.append(body)
+        reply = self.replies.popleft() if self.replies else Reply("unscripted request", status=500)
+        await asyncio.sleep(reply.delay or self.delay)
+        if reply.status != 200:
+            return web.json_response(
+                {"error": {"message": "scripted failure", "type": "server_error"}},
+                status=reply.status,
+            )
+        text = json.dumps(reply.content) if isinstance(reply.content, dict) else str(reply.content)
+        if body.get("stream"):
+            return await self._stream(request, text)
+        return web.json_response(
+            {
+                "id": f"chatcmpl-{len(self.history)}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": body.get("model", self.model),
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": text},
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": _count(body),
+                    "completion_tokens": len(text.split()),
+                    "total_tokens": 0,
+                },
+            }
+        )
+
+    async def _stream(self, request: web.Request, text: str) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        pieces = [text[i : i + 8] for i in range(0, len(text), 8)] or [""]
+        for index, piece in enumerate(pieces):
+            chunk = {
+                "id": f"chatcmpl-{len(self.history)}",
+                "object": "chat.completion.chunk",
+                "created": int(time.time()),
+                "model": self.model,
+                "choices": [
+                    {
+                        "index": 0,
+                        "delta": {"content": piece},
+                        "finish_reason": "stop" if index == len(pieces) - 1 else None,
+                    }
+                ],
+            }
+            await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        await response.write(b"data: [DONE]\n\n")
+        await response.write_eof()
+        return response
+
+
+def _count(body: dict[str, Any]) -> int:
+    return sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
