@@ -16,7 +16,7 @@ from bot.render import build_room_notice
 from bot.settings_holder import SettingsHolder
 from bot.state import StateStore
 from bot.sync import SyncLoop
-from core.answering import Answerer, NoKnowledgeAnswerer
+from core.answering import Answerer, NoKnowledgeAnswerer, PredeterminedFirst
 from core.config import Settings, load_config
 from core.knowledge.base import KnowledgeBase
 from core.knowledge.serve import run_knowledge_services
@@ -52,11 +52,7 @@ class BotApp:
         try:
             matrix = await connect(self.settings.current.matrix, data_dir)
             bot = BotIdentity(matrix.user_id, await matrix.display_name())
-            answerer = self.answerer or (
-                PassagesAnswerer(kb.retriever, kb.rights, self._current)
-                if kb
-                else NoKnowledgeAnswerer()
-            )
+            answerer = self.answerer or PredeterminedFirst(self._answerer_for(kb), self._current)
             dispatcher = Dispatcher(matrix, state, answerer, self.settings, bot)
             sync = SyncLoop(matrix, state, dispatcher, self.settings)
             watcher = ConfigWatcher(
@@ -83,6 +79,11 @@ class BotApp:
 
     def _current(self) -> Settings:
         return self.settings.current
+
+    def _answerer_for(self, kb: KnowledgeBase | None) -> Answerer:
+        if kb is None:
+            return NoKnowledgeAnswerer()
+        return PassagesAnswerer(kb.retriever, kb.rights, self._current)
 
     def _open_knowledge(self) -> KnowledgeBase | None:
         """The knowledge base, when the config has collections (opened once per process)."""

@@ -7,9 +7,12 @@ of later issues is another implementation of it.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Protocol
 
 from core import strings
+from core.config import Settings
+from core.predetermined import decide_predetermined
 from core.requests import Answer, Request, TraceStep
 
 
@@ -31,3 +34,17 @@ class NoKnowledgeAnswerer:
             details={"question": request.text, "recent_lines": len(request.recent)},
         )
         return Answer(text=text, kind="notice", trace=(step,))
+
+
+class PredeterminedFirst:
+    """Answers fixed by admins come before anything else, with no search and no LLM."""
+
+    def __init__(self, inner: Answerer, settings: Callable[[], Settings]) -> None:
+        self.inner = inner
+        self.settings = settings
+
+    async def answer(self, request: Request) -> Answer:
+        fixed = decide_predetermined(request.text, self.settings().predetermined)
+        if fixed is None:
+            return await self.inner.answer(request)
+        return Answer(text=fixed, trace=(TraceStep("predetermined", 0.0, {"matched": True}),))

@@ -29,9 +29,11 @@ from core.config.knowledge import (
     check_collections,
 )
 from core.config.llm import LlmSettings
+from core.config.prompts import PromptSettings
 from core.config.rights import RightsSettings
 from core.config.secrets import context_of, env_var_checker, resolve_one_secret
 from core.config.strict import Strict
+from core.predetermined import PredeterminedAnswer
 
 USER_ID_PATTERN = re.compile(r"^@[^:\s]+:[^\s]+$")
 
@@ -155,6 +157,8 @@ class Settings(Strict):
     ingest_api: IngestApiSettings = Field(default_factory=dict, validate_default=True)
     rights: RightsSettings = Field(default_factory=dict, validate_default=True)
     llm: LlmSettings = Field(default_factory=dict, validate_default=True)
+    prompts: PromptSettings = Field(default_factory=dict, validate_default=True)
+    predetermined: tuple[PredeterminedAnswer, ...] = ()
     sources: dict[str, SourceSettings] = Field(default_factory=dict)
     collections: dict[str, CollectionSettings] = Field(default_factory=dict)
 

@@ -123,3 +123,17 @@ async def test_a_failure_while_answering_gets_a_notice_not_silence(people, bot):
     notice = (await alice.wait_for(room, replies_to(question)))["content"]["body"]
     assert notice.startswith("⚠️") and "went wrong" in notice and "reference" in notice
     assert "secret internal detail" not in notice
+
+
+async def test_a_predetermined_answer_is_given_word_for_word(people, bot):
+    alice = await people("alice")
+    bot.write_config(
+        '[[predetermined]]\npatterns = ["emergency number"]\nanswer = "Call **112**, then extension 4444."',
+        allowed_users=[alice.user_id],
+    )
+    await bot.start()
+    room = await room_with_bot(alice, bot)
+    question = await alice.say(room, "What is the Emergency Number?", mentions=[bot.user_id])
+    content = (await alice.wait_for(room, replies_to(question)))["content"]
+    assert content["body"] == "Call **112**, then extension 4444."
+    assert "<strong>112</strong>" in content["formatted_body"]

@@ -1,0 +1,45 @@
+"""`[prompts.<name>]`: admins' overrides of the shipped prompts, checked when the config loads."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import Field, ValidationInfo, field_validator
+
+from core.config.strict import Strict
+from core.llm.prompts import check_template
+
+
+class PromptOverride(Strict):
+    name: ClassVar[str] = ""
+    system: str | None = None
+    user: str | None = None
+
+    @field_validator("system", "user")
+    @classmethod
+    def _placeholders(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return None if value is None else check_template(cls.name, info.field_name or "", value)
+
+
+class PrestepPrompt(PromptOverride):
+    name: ClassVar[str] = "prestep"
+
+
+class AnswerPrompt(PromptOverride):
+    name: ClassVar[str] = "answer"
+
+
+class SupportPrompt(PromptOverride):
+    name: ClassVar[str] = "support"
+
+
+class PromptSettings(Strict):
+    prestep: PrestepPrompt = Field(default_factory=PrestepPrompt)
+    answer: AnswerPrompt = Field(default_factory=AnswerPrompt)
+    support: SupportPrompt = Field(default_factory=SupportPrompt)
+
+    def overrides(self) -> dict[str, dict[str, str]]:
+        return {
+            name: {part: text for part, text in getattr(self, name).model_dump().items() if text}
+            for name in ("prestep", "answer", "support")
+        }
