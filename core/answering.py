@@ -13,19 +13,20 @@ from typing import Protocol
 from core import strings
 from core.config import Settings
 from core.predetermined import decide_predetermined
-from core.requests import Answer, Request, TraceStep
+from core.requests import Answer, Progress, Request, TraceStep
 
 
 class Answerer(Protocol):
-    async def answer(self, request: Request) -> Answer:
-        """Answer one question; raise only for failures the caller reports as an error."""
+    async def answer(self, request: Request, progress: Progress | None = None) -> Answer:
+        """Answer one question, reporting the text so far to `progress` while it is written.
+        Raise only for failures the caller reports as an error."""
         ...
 
 
 class NoKnowledgeAnswerer:
     """Stands in while no knowledge collection exists: echoes the parsed question."""
 
-    async def answer(self, request: Request) -> Answer:
+    async def answer(self, request: Request, progress: Progress | None = None) -> Answer:
         started = time.perf_counter()
         text = strings.NO_KNOWLEDGE_YET.format(question=request.text.replace("\n", " "))
         step = TraceStep(
@@ -43,8 +44,8 @@ class PredeterminedFirst:
         self.inner = inner
         self.settings = settings
 
-    async def answer(self, request: Request) -> Answer:
+    async def answer(self, request: Request, progress: Progress | None = None) -> Answer:
         fixed = decide_predetermined(request.text, self.settings().predetermined)
         if fixed is None:
-            return await self.inner.answer(request)
+            return await self.inner.answer(request, progress)
         return Answer(text=fixed, trace=(TraceStep("predetermined", 0.0, {"matched": True}),))

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 from core import strings
 from core.config import Settings
-from core.knowledge.documents import Hit, SearchFilters
+from core.knowledge.documents import Hit
 from core.knowledge.retrieval import Retriever
-from core.requests import Answer, Request, Source, TraceStep
+from core.pipeline.grounding import build_audience, fetch_grounding
+from core.requests import Answer, Progress, Request, Source
 from core.rights.checker import RightsChecker
-from core.rights.readers import decide_audience
 
 SNIPPET_CHARS = 400
-# Retrieve more than shown, so that k passages remain when the rights check denies some.
-OVERFETCH = 3
 
 
 def build_snippet(text: str) -> str:
@@ -49,35 +46,14 @@ class PassagesAnswerer:
         self.rights = rights
         self.settings = settings
 
-    async def answer(self, request: Request) -> Answer:
+    async def answer(self, request: Request, progress: Progress | None = None) -> Answer:
         settings = self.settings()
-        audience = decide_audience(
-            request.sender,
-            request.members,
-            is_direct=request.is_direct,
-            room_public_only=settings.room(request.room).public_only,
-            max_members=settings.rights.max_room_members,
-            shared_rooms=request.shared_rooms,
+        audience = build_audience(request, settings)
+        grounding = await fetch_grounding(
+            self.retriever, self.rights, request.text, audience, settings.retrieval.top_k
         )
-        started = time.perf_counter()
-        filters = SearchFilters(public_only=audience.public_only, rooms=audience.rooms)
-        hits = await self.retriever.search(request.text, filters, overfetch=OVERFETCH)
-        retrieved = time.perf_counter()
-        outcome = await self.rights.filter(hits, audience)
-        kept = outcome.allowed[: settings.retrieval.top_k]
-        trace = (
-            TraceStep("retrieve", retrieved - started, {"hits": [h.chunk_id for h in hits]}),
-            TraceStep(
-                "rights",
-                time.perf_counter() - retrieved,
-                {
-                    "audience": audience.reason,
-                    "denied": outcome.denied,
-                    "unchecked": outcome.unchecked,
-                },
-            ),
-        )
-        text, sources = build_passages_answer(kept)
-        if outcome.unchecked:
+        text, sources = build_passages_answer(grounding.hits)
+        if grounding.unchecked:
             text += "\n\n" + strings.SOURCES_UNCHECKED
-        return Answer(text=text, kind="answer" if kept else "refusal", sources=sources, trace=trace)
+        kind = "answer" if grounding.hits else "refusal"
+        return Answer(text=text, kind=kind, sources=sources, trace=grounding.trace)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -66,3 +67,10 @@ class Answer:
     sources: tuple[Source, ...] = ()
     trace: tuple[TraceStep, ...] = ()
     id: AnswerID = field(default_factory=lambda: AnswerID(uuid.uuid4().hex))
+    # Work to do after the answer is shown, without delaying it: it returns a line to add
+    # to the answer (the support badge), or None.
+    followup: Callable[[], Awaitable[str | None]] | None = field(default=None, compare=False)
+
+
+# Called with the answer's text so far while it is being written.
+Progress = Callable[[str], Awaitable[None]]

@@ -55,3 +55,23 @@ NOTHING_FOUND = "I found nothing about this in the documents I can share in this
 SOURCES_UNCHECKED = (
     "_Some sources could not be checked with the applications that own them, so I left them out._"
 )
+
+GREETING_REPLY = "Hello! Ask me a question about your documents, or send `{prefix}help`."
+TOXIC_DECLINED = (
+    "I won't answer that. Please keep questions respectful; I'm happy to help with "
+    "anything about your documents."
+)
+COMMENT_ACK = (
+    "Thanks for the feedback! React with 👍 or 👎 on my answers to rate them, "
+    "or ask again in other words if something was wrong."
+)
+OUT_OF_SCOPE = "That is outside what I can answer. I answer from these collections:\n{collections}"
+LLM_FAILED = (
+    NOTICE_PREFIX + "Sorry, the language model did not answer in time, so I cannot answer "
+    "now. Please try again in a moment."
+)
+SUPPORT_BADGES = {
+    "low": "✅ _well supported by its sources_",
+    "medium": "⚠️ _partly supported by its sources_",
+    "high": "❗ _poorly supported by its sources: check them_",
+}

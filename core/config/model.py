@@ -29,6 +29,7 @@ from core.config.knowledge import (
     check_collections,
 )
 from core.config.llm import LlmSettings
+from core.config.pipeline import PipelineSettings
 from core.config.prompts import PromptSettings
 from core.config.rights import RightsSettings
 from core.config.secrets import context_of, env_var_checker, resolve_one_secret
@@ -135,6 +136,7 @@ class RoomSettings(Strict):
     answer_without_mention: bool = False
     commands_enabled: bool = True
     public_only: bool = False
+    general_answers: bool = False
 
 
 class RoomOverride(Strict):
@@ -143,6 +145,7 @@ class RoomOverride(Strict):
     answer_without_mention: bool | None = None
     commands_enabled: bool | None = None
     public_only: bool | None = None
+    general_answers: bool | None = None
 
 
 class Settings(Strict):
@@ -158,6 +161,7 @@ class Settings(Strict):
     rights: RightsSettings = Field(default_factory=dict, validate_default=True)
     llm: LlmSettings = Field(default_factory=dict, validate_default=True)
     prompts: PromptSettings = Field(default_factory=dict, validate_default=True)
+    pipeline: PipelineSettings = Field(default_factory=dict, validate_default=True)
     predetermined: tuple[PredeterminedAnswer, ...] = ()
     sources: dict[str, SourceSettings] = Field(default_factory=dict)
     collections: dict[str, CollectionSettings] = Field(default_factory=dict)

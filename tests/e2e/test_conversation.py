@@ -110,7 +110,7 @@ async def test_encrypted_direct_chat_works_both_ways(people, bot):
 class BrokenAnswerer:
     """Stands for a pipeline whose LLM or store fails; the bot must still say something."""
 
-    async def answer(self, request):
+    async def answer(self, request, progress=None):
         raise ConnectionError("secret internal detail")
 
 

@@ -156,6 +156,7 @@ def test_the_example_config_is_valid_and_documents_every_key():
             "ingest_api",
             "llm",
             "rights",
+            "pipeline",
         )
     ]
     models += [SourceSettings, CollectionSettings, RightsSettings, SigningKey, ReaderMapping]

@@ -1,0 +1,18 @@
+"""Settings of the answer pipeline."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from core.config.strict import Strict
+
+
+class PipelineSettings(Strict):
+    # Questions graded at or above this (0-10) are declined and never answered.
+    toxicity_threshold: int = Field(default=6, ge=1, le=10)
+    # Tokens (estimated) shared by the sources and the conversation in the answer prompt.
+    context_tokens: int = Field(default=3000, ge=200, le=100_000)
+    # After the answer, check how well its sources support it and add a badge.
+    support_check: bool = True
+    # Seconds between edits of a streaming answer.
+    stream_edit_seconds: float = Field(default=1.5, ge=0.2, le=30)

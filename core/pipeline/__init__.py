@@ -1,0 +1,1 @@
+"""The question pipeline: pre-steps, retrieval with rights, the grounded answer, the check."""

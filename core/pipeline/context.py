@@ -1,0 +1,50 @@
+"""Building the answer prompt's data parts, fenced and labelled, within a token budget."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+
+from core.knowledge.documents import Hit
+from core.requests import ChatLine
+
+
+def estimate_tokens(text: str) -> int:
+    """About four characters a token, for any model (its tokenizer is on the GPU host)."""
+    return len(text) // 4 + 1
+
+
+def _fenced(text: str, tag: str) -> str:
+    # Text that closes the fence itself must not end the data early.
+    return text.replace(f"</{tag}", f"</ {tag}")
+
+
+def build_sources_block(hits: Sequence[Hit], budget: int) -> tuple[str, list[Hit]]:
+    """Numbered `<source>` blocks, best first, as many as fit; and the hits they hold."""
+    blocks, kept, used = [], [], 0
+    for hit in hits:
+        title = escape(hit.title + (f" > {hit.heading}" if hit.heading else ""), quote=True)
+        body = _fenced(hit.text, "source")
+        block = f'<source n="{len(kept) + 1}" title="{title}">\n{body}\n</source>'
+        cost = estimate_tokens(block)
+        if kept and used + cost > budget:
+            break
+        blocks.append(block)
+        kept.append(hit)
+        used += cost
+    return "\n".join(blocks), kept
+
+
+def build_conversation(lines: Sequence[ChatLine], budget: int) -> str:
+    """The most recent lines that fit, oldest first; the bot's lines are marked as its own."""
+    picked: list[str] = []
+    used = 0
+    for line in reversed(lines):
+        text = (
+            f"{'assistant' if line.from_bot else line.sender}: {_fenced(line.text, 'conversation')}"
+        )
+        used += estimate_tokens(text)
+        if used > budget:
+            break
+        picked.insert(0, text)
+    return "\n".join(picked)

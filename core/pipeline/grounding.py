@@ -1,0 +1,62 @@
+"""Retrieval bounded by rights: the passages every reader of the answer may see."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from core.config import Settings
+from core.knowledge.documents import Hit, SearchFilters
+from core.knowledge.retrieval import Retriever
+from core.requests import Request, TraceStep
+from core.rights.checker import RightsChecker
+from core.rights.readers import Audience, decide_audience
+
+# Retrieve more than shown, so that k passages remain when the rights check denies some.
+OVERFETCH = 3
+
+
+@dataclass(frozen=True)
+class Grounding:
+    hits: list[Hit]
+    unchecked: bool
+    trace: tuple[TraceStep, ...]
+
+
+async def fetch_grounding(
+    retriever: Retriever, rights: RightsChecker, question: str, audience: Audience, k: int
+) -> Grounding:
+    started = time.perf_counter()
+    filters = SearchFilters(public_only=audience.public_only, rooms=audience.rooms)
+    hits = await retriever.search(question, filters, k=k, overfetch=OVERFETCH)
+    retrieved = time.perf_counter()
+    outcome = await rights.filter(hits, audience)
+    trace = (
+        TraceStep(
+            "retrieve",
+            retrieved - started,
+            {"question": question, "hits": [h.chunk_id for h in hits]},
+        ),
+        TraceStep(
+            "rights",
+            time.perf_counter() - retrieved,
+            {
+                "audience": audience.reason,
+                "denied": [h.chunk_id for h in hits if h not in outcome.allowed],
+                "unchecked": outcome.unchecked,
+            },
+        ),
+    )
+    return Grounding(outcome.allowed[:k], outcome.unchecked, trace)
+
+
+def build_audience(request: Request, settings: Settings) -> Audience:
+    """Everyone who will read the answer to this request, as the config bounds them."""
+    return decide_audience(
+        request.sender,
+        request.members,
+        is_direct=request.is_direct,
+        room_public_only=settings.room(request.room).public_only,
+        max_members=settings.rights.max_room_members,
+        shared_rooms=request.shared_rooms,
+    )
