@@ -20,7 +20,10 @@ from core.answering import Answerer, NoKnowledgeAnswerer, PredeterminedFirst
 from core.config import Settings, load_config
 from core.knowledge.base import KnowledgeBase
 from core.knowledge.serve import run_knowledge_services
+from core.llm.client import LlmClient
+from core.llm.prompts import Prompts, load_prompts
 from core.passages import PassagesAnswerer
+from core.pipeline.answer import AnswerPipeline
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +40,7 @@ class BotApp:
         self.config_path = config_path
         self.env = env
         self.answerer = answerer
+        self._llm: LlmClient | None = None
         self.handle_signals = handle_signals
         # Validated here, so that a broken config stops the start before any I/O.
         self.settings = SettingsHolder(load_config(config_path, env))
@@ -76,14 +80,23 @@ class BotApp:
             if kb:
                 await kb.close_http()
                 kb.close()
+            if self._llm:
+                await self._llm.close()
 
     def _current(self) -> Settings:
         return self.settings.current
 
     def _answerer_for(self, kb: KnowledgeBase | None) -> Answerer:
+        """The LLM pipeline; search-only passages without an LLM; an echo without documents."""
         if kb is None:
             return NoKnowledgeAnswerer()
-        return PassagesAnswerer(kb.retriever, kb.rights, self._current)
+        if not self.settings.current.llm.url:
+            return PassagesAnswerer(kb.retriever, kb.rights, self._current)
+        self._llm = LlmClient(self.settings.current.llm)
+        return AnswerPipeline(self._llm, kb.retriever, kb.rights, self._current, self._prompts)
+
+    def _prompts(self) -> Prompts:
+        return load_prompts(self.settings.current.prompts.overrides())
 
     def _open_knowledge(self) -> KnowledgeBase | None:
         """The knowledge base, when the config has collections (opened once per process)."""

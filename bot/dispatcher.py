@@ -7,34 +7,26 @@ import contextlib
 import logging
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 
 from bot.commands import build_command_reply
 from bot.events import IncomingMessage, parse_message
 from bot.feed import Feed
 from bot.matrix import SEND_ERRORS, MatrixIO
 from bot.mentions import BotIdentity
-from bot.render import build_answer_markdown, build_edit, build_notice
+from bot.render import build_answer_markdown
+from bot.reply import ReplyWriter
 from bot.routing import Action, AnswerQuestion, Ignore, RoutingFacts, RunCommand, decide_action
 from bot.settings_holder import SettingsHolder
 from bot.state import PendingEvent, StateStore
 from core import strings
 from core.answering import Answerer
 from core.ids import EventID, RoomID, UserID
-from core.requests import ChatLine, Request
+from core.llm.client import LlmError
+from core.requests import Answer, ChatLine, Request
 
 log = logging.getLogger(__name__)
 
 TYPING_REFRESH_SECONDS = 20
-
-
-@dataclass
-class Reply:
-    """The bot's reply to one message: a placeholder first if the work is slow."""
-
-    message: IncomingMessage
-    thread_root: str
-    placeholder_id: str | None = None
 
 
 class Dispatcher:
@@ -89,9 +81,7 @@ class Dispatcher:
             self.feed.add(message.room_id, message.thread_root, message.event_id, line)
 
     def spawn(self, event: PendingEvent) -> None:
-        task = asyncio.create_task(self.handle(event))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._spawn(self.handle(event))
 
     async def drain(self) -> None:
         """Cancel answers in flight; they stay pending and are answered after a restart."""
@@ -105,22 +95,29 @@ class Dispatcher:
         if message is None or isinstance(action, Ignore):
             self.state.mark_done(event.source.get("event_id", ""))
             return
-        reply = Reply(message, action.thread_root)
+        edit_seconds = self.settings.current.pipeline.stream_edit_seconds
+        reply = ReplyWriter(self.matrix, self.state, message, action.thread_root, edit_seconds)
         try:
             if isinstance(action, RunCommand):
                 await self._run_command(reply, action)
             else:
                 await self._answer(reply, action)
+        except LlmError as exc:
+            log.warning("the language model failed for %s: %s", message.event_id, exc)
+            await self._tell_failure(reply, strings.LLM_FAILED)
         except Exception:
             reference = uuid.uuid4().hex[:8]
             log.exception("answering %s failed (reference %s)", message.event_id, reference)
-            try:
-                await self._finish(reply, strings.ANSWER_FAILED.format(reference=reference))
-            except SEND_ERRORS:
-                log.warning("could not tell the asker about failure %s", reference)
+            await self._tell_failure(reply, strings.ANSWER_FAILED.format(reference=reference))
         self.state.mark_done(message.event_id)
 
-    async def _run_command(self, reply: Reply, action: RunCommand) -> None:
+    async def _tell_failure(self, reply: ReplyWriter, text: str) -> None:
+        try:
+            await reply.finish(text)
+        except SEND_ERRORS:
+            log.warning("could not tell the asker about a failure in %s", reply.message.room_id)
+
+    async def _run_command(self, reply: ReplyWriter, action: RunCommand) -> None:
         settings = self.settings.current
         text = build_command_reply(
             action.name,
@@ -129,61 +126,62 @@ class Dispatcher:
             settings.bot.command_prefix,
             self._is_direct(reply.message.room_id),
         )
-        await self._finish(reply, text)
+        await reply.finish(text)
 
-    async def _answer(self, reply: Reply, action: AnswerQuestion) -> None:
-        message = reply.message
-        settings = self.settings.current
+    def _request(self, message: IncomingMessage, text: str) -> Request:
         members = self.matrix.members(message.room_id)
-        request = Request(
-            text=action.text,
+        return Request(
+            text=text,
             sender=UserID(message.sender),
             room=RoomID(message.room_id),
             thread=EventID(message.thread_root) if message.thread_root else None,
             recent=self.feed.recent(
                 message.room_id,
                 message.thread_root,
-                settings.bot.recent_messages,
+                self.settings.current.bot.recent_messages,
                 before=message.event_id,
             ),
             is_direct=self._is_direct(message.room_id),
             members=members,
             shared_rooms=self.matrix.rooms_shared_by((*members, UserID(message.sender))),
         )
+
+    async def _answer(self, reply: ReplyWriter, action: AnswerQuestion) -> None:
+        message = reply.message
+        request = self._request(message, action.text)
         async with self._typing(message.room_id):
-            work = asyncio.ensure_future(self.answerer.answer(request))
+            work = asyncio.ensure_future(self.answerer.answer(request, reply.progress))
             try:
                 await asyncio.wait_for(
-                    asyncio.shield(work), timeout=settings.bot.placeholder_after_seconds
+                    asyncio.shield(work),
+                    timeout=self.settings.current.bot.placeholder_after_seconds,
                 )
             except TimeoutError:
-                reply.placeholder_id = await self._send(reply, strings.PLACEHOLDER, notify=False)
+                await reply.placeholder()
             answer = await work
         text = build_answer_markdown(answer)
-        await self._finish(reply, text, answer_id=answer.id)
+        event_id = await reply.finish(text, answer_id=answer.id)
         line = ChatLine(UserID(self.bot.user_id), text, from_bot=True)
         self.feed.add(message.room_id, action.thread_root, answer.id, line)
+        if answer.followup:
+            self._spawn(self._add_badge(reply, event_id, text, answer))
 
-    async def _finish(self, reply: Reply, text: str, answer_id: str | None = None) -> None:
-        if reply.placeholder_id:
-            content = build_edit(reply.placeholder_id, text, answer_id=answer_id)
-            await self.matrix.send(reply.message.room_id, content)
-        else:
-            await self._send(reply, text, answer_id=answer_id)
+    async def _add_badge(
+        self, reply: ReplyWriter, event_id: str, text: str, answer: Answer
+    ) -> None:
+        """After the answer is shown: the support check's badge, edited in."""
+        assert answer.followup is not None
+        try:
+            badge = await answer.followup()
+            if badge:
+                await reply.finish(f"{text}\n\n{badge}", answer_id=answer.id)
+        except (LlmError, *SEND_ERRORS) as exc:
+            log.warning("the support badge for %s was not added: %s", event_id, exc)
 
-    async def _send(
-        self, reply: Reply, text: str, *, notify: bool = True, answer_id: str | None = None
-    ) -> str:
-        content = build_notice(
-            text,
-            thread_root=reply.thread_root,
-            reply_to=reply.message.event_id,
-            notify=reply.message.sender if notify else None,
-            answer_id=answer_id,
-        )
-        event_id = await self.matrix.send(reply.message.room_id, content)
-        self.state.record_bot_message(event_id, reply.message.room_id, reply.thread_root)
-        return event_id
+    def _spawn(self, work) -> None:
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     @contextlib.asynccontextmanager
     async def _typing(self, room_id: str) -> AsyncIterator[None]:

@@ -1,0 +1,76 @@
+"""The bot's message in answer to one question: placeholder, streamed edits, final text, badge.
+
+One message per answer: the first thing sent (a placeholder or the first streamed text)
+is edited (`m.replace`) from then on, so that a thread shows one answer, not a trail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from bot.events import IncomingMessage
+from bot.matrix import MatrixIO
+from bot.render import build_edit, build_notice
+from bot.state import StateStore
+from core import strings
+
+STREAMING_MARK = " …"
+
+
+class ReplyWriter:
+    def __init__(
+        self,
+        matrix: MatrixIO,
+        state: StateStore,
+        message: IncomingMessage,
+        thread_root: str,
+        edit_seconds: float,
+    ) -> None:
+        self.matrix = matrix
+        self.state = state
+        self.message = message
+        self.thread_root = thread_root
+        self.edit_seconds = edit_seconds
+        self.event_id: str | None = None
+        self._lock = asyncio.Lock()
+        self._last_edit = 0.0
+
+    async def placeholder(self) -> None:
+        async with self._lock:
+            if self.event_id is None:
+                self.event_id = await self._send(strings.PLACEHOLDER, notify=False)
+
+    async def progress(self, text: str) -> None:
+        """Show the answer so far, at most every `edit_seconds` (not per token)."""
+        now = time.monotonic()
+        if now - self._last_edit < self.edit_seconds:
+            return
+        self._last_edit = now
+        await self._write(text + STREAMING_MARK, answer_id=None, notify=False)
+
+    async def finish(self, text: str, answer_id: str | None = None) -> str:
+        """The final text; returns the id of the message that holds it."""
+        await self._write(text, answer_id=answer_id, notify=True)
+        assert self.event_id is not None
+        return self.event_id
+
+    async def _write(self, text: str, *, answer_id: str | None, notify: bool) -> None:
+        async with self._lock:
+            if self.event_id is None:
+                self.event_id = await self._send(text, notify=notify, answer_id=answer_id)
+            else:
+                content = build_edit(self.event_id, text, answer_id=answer_id)
+                await self.matrix.send(self.message.room_id, content)
+
+    async def _send(self, text: str, *, notify: bool, answer_id: str | None = None) -> str:
+        content = build_notice(
+            text,
+            thread_root=self.thread_root,
+            reply_to=self.message.event_id,
+            notify=self.message.sender if notify else None,
+            answer_id=answer_id,
+        )
+        event_id = await self.matrix.send(self.message.room_id, content)
+        self.state.record_bot_message(event_id, self.message.room_id, self.thread_root)
+        return event_id
