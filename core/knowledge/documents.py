@@ -61,6 +61,7 @@ class Hit:
     room: str = ""
     vector_rank: int | None = None
     keyword_rank: int | None = None
+    distance: float | None = None
 
 
 @dataclass(frozen=True)

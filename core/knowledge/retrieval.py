@@ -57,7 +57,10 @@ class Retriever:
                 chosen[name] = settings.embedding_model_of(name)
         return chosen
 
-    async def vector_ranking(self, query: str, collections: dict[str, str], n: int) -> list[str]:
+    async def vector_ranking(
+        self, query: str, collections: dict[str, str], n: int
+    ) -> list[tuple[str, float]]:
+        """(chunk id, cosine distance), nearest first."""
         hits: list[tuple[str, float]] = []
         for model in set(collections.values()):
             embedder = await asyncio.to_thread(self.embedders.get, model)
@@ -67,7 +70,7 @@ class Retriever:
                 *(asyncio.to_thread(self.vectors.query, name, model, vector, n) for name in names)
             ):
                 hits += found
-        return [chunk_id for chunk_id, _ in sorted(hits, key=lambda hit: hit[1])[:n]]
+        return sorted(hits, key=lambda hit: hit[1])[:n]
 
     async def keyword_ranking(self, query: str, filters: SearchFilters, n: int) -> list[str]:
         return await asyncio.to_thread(self.catalog.keyword_search, query, filters, n)
@@ -92,10 +95,12 @@ class Retriever:
         if not collections:
             return []
         filters = replace(filters, collections=tuple(collections))
-        vector_ids, keyword_ids = await asyncio.gather(
+        vector_hits, keyword_ids = await asyncio.gather(
             self.vector_ranking(query, collections, n) if mode != "keyword" else _none(),
             self.keyword_ranking(query, filters, n) if mode != "vector" else _none(),
         )
+        vector_ids = [chunk_id for chunk_id, _ in vector_hits]
+        distance = dict(vector_hits)
         fused = fuse_by_rank(
             [(vector_ids, settings.vector_weight), (keyword_ids, settings.keyword_weight)],
             settings.rrf_k,
@@ -108,13 +113,17 @@ class Retriever:
         hits = []
         for chunk_id, score in fused:
             row = rows.get(chunk_id)
-            if row is None:
+            # Nearest neighbours always exist: a chunk only the vector side found must be
+            # near enough to count as relevant, so that "nothing found" can be said.
+            far = distance.get(chunk_id, 0.0) > settings.max_distance
+            if row is None or (far and chunk_id not in keyword_rank):
                 continue
             _, collection, doc_id, source, title, url, heading, text, position, _, room = row
             public = self.settings().collections[collection].public
             ranks = {
                 "vector_rank": vector_rank.get(chunk_id),
                 "keyword_rank": keyword_rank.get(chunk_id),
+                "distance": distance.get(chunk_id),
             }
             hits.append(
                 Hit(chunk_id, collection, doc_id, source, title, url, heading, text, position,

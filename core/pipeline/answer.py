@@ -38,6 +38,12 @@ from core.pipeline.prestep import (
 from core.requests import Answer, Progress, Request, Source, TraceStep
 from core.rights.checker import RightsChecker
 
+# Only reached in rooms that allow general answers.
+NO_SOURCES_GENERAL = (
+    "(No source was found. This room allows general answers: answer from general "
+    "knowledge, say first that no document covers it, and cite nothing.)"
+)
+
 
 class SupportVerdict(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -142,7 +148,7 @@ class AnswerPipeline:
         messages = self.prompts().messages(
             "answer",
             collections=build_collections_list(settings),
-            sources=sources_block or "(no sources were found)",
+            sources=sources_block or NO_SOURCES_GENERAL,
             conversation=build_conversation(request.recent, budget // 4),
             question=question,
         )

@@ -1,0 +1,68 @@
+"""The pipeline against the scripted OpenAI-compatible server and token-checking applications."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.config.llm import LlmSettings
+from core.knowledge.documents import Document
+from core.llm.client import LlmClient
+from core.llm.prompts import load_prompts
+from core.pipeline.answer import AnswerPipeline
+from tests.rights.conftest import cache_seconds, world  # noqa: F401  (fixtures)
+from tests.support.fake_llm import FakeLlm
+
+DOCUMENTS = [
+    Document(
+        "handbook",
+        "travel",
+        "Travel policy",
+        "Trains are booked through Travelink two weeks ahead.",
+        url="https://wiki/travel",
+    ),
+    Document(
+        "handbook",
+        "leave",
+        "Annual leave",
+        "Full-time staff have 27 days of annual leave per year.",
+        url="https://wiki/leave",
+    ),
+    Document(
+        "wiki",
+        "salaries",
+        "Salary bands",
+        "Travel managers are in salary band E4.",
+        url="https://wiki/secret",
+    ),
+]
+
+
+@pytest.fixture
+async def llm():
+    server = await FakeLlm().start()
+    yield server
+    await server.close()
+
+
+@pytest.fixture
+async def pipeline(world, llm):  # noqa: F811
+    await world.kb.indexer.put_many(DOCUMENTS)
+    world.wiki.acl = {"alice": {("wiki", "salaries")}}
+    settings = world.kb.indexer.settings
+    client = LlmClient(
+        LlmSettings(url=llm.url, model="test-model", max_retries=0, timeout_seconds=3)
+    )
+    yield AnswerPipeline(client, world.kb.retriever, world.kb.rights, settings, load_prompts)
+    await client.close()
+
+
+def verdict(**changes) -> dict:
+    base = {
+        "toxicity": 0,
+        "kind": "command",
+        "in_scope": True,
+        "remember": False,
+        "needs_context": False,
+        "standalone_question": "",
+    }
+    return base | changes

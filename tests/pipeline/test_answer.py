@@ -1,0 +1,158 @@
+"""Every branch of the answer pipeline, with the scripted model and real retrieval and rights."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from core import strings
+from core.answering import PredeterminedFirst
+from core.config import parse_config
+from core.llm.client import LlmUnavailable
+from core.requests import ChatLine, Request
+from tests.pipeline.conftest import verdict
+
+BOB, ALICE = "@bob:example.org", "@alice:example.org"
+
+
+def ask(text, asker=BOB, recent=()):
+    return Request(
+        text, asker, "!room", None, recent=tuple(recent), is_direct=True, shared_rooms=("!room",)
+    )
+
+
+async def test_a_question_is_answered_from_its_sources_in_two_model_calls(pipeline, llm):
+    llm.enqueue(verdict())
+    llm.enqueue("Book trains through Travelink [1], two weeks ahead.")
+    llm.enqueue({"risk": "low"})
+    shown = []
+
+    async def progress(text):
+        shown.append(text)
+
+    answer = await pipeline.answer(ask("How do I book trains?"), progress)
+    assert answer.text == "Book trains through Travelink [1], two weeks ahead."
+    assert [(s.title, s.url) for s in answer.sources] == [("Travel policy", "https://wiki/travel")]
+    assert len(shown) > 2 and shown[-1] == "Book trains through Travelink [1], two weeks ahead."
+    assert len(llm.history) == 2, "pre-step and answer only; the check runs after"
+    prompt = llm.history[1]["messages"][1]["content"]
+    assert (
+        '<source n="1" title="Travel policy">' in prompt
+        and "Question: How do I book trains?" in prompt
+    )
+    assert await answer.followup() == strings.SUPPORT_BADGES["low"]
+    assert llm.history[2]["response_format"]["json_schema"]["name"] == "support"
+    assert [step.name for step in answer.trace] == ["prestep", "retrieve", "rights", "answer"]
+
+
+async def test_citation_markers_are_mapped_and_invented_ones_removed(pipeline, llm):
+    llm.enqueue(verdict())
+    llm.enqueue("Leave is 27 days [2]; trains via Travelink [1]; rockets [9].")
+    answer = await pipeline.answer(ask("travel booking and annual leave days"))
+    given = re.findall(r'<source n="\d+" title="([^"]+)"', llm.history[1]["messages"][1]["content"])
+    assert answer.text == "Leave is 27 days [1]; trains via Travelink [2]; rockets."
+    assert [s.title for s in answer.sources] == [given[1], given[0]], "renumbered by first use"
+
+
+async def test_a_follow_up_is_rewritten_and_searched_as_rewritten(pipeline, llm):
+    llm.enqueue(
+        verdict(
+            needs_context=True, standalone_question="How many days of annual leave do staff have?"
+        )
+    )
+    llm.enqueue("27 days [1].")
+    recent = [
+        ChatLine(BOB, "Tell me about annual leave"),
+        ChatLine("@bot:example.org", "Sure.", True),
+    ]
+    answer = await pipeline.answer(ask("and how many days?", recent=recent))
+    assert answer.sources[0].document_id == "leave"
+    retrieve = next(step for step in answer.trace if step.name == "retrieve")
+    assert retrieve.details["question"] == "How many days of annual leave do staff have?"
+    prestep_prompt = llm.history[0]["messages"][1]["content"]
+    assert "<conversation>" in prestep_prompt and "Tell me about annual leave" in prestep_prompt
+
+
+DECLINED = {
+    "toxic": (verdict(toxicity=9), strings.TOXIC_DECLINED),
+    "comment": (verdict(kind="comment"), strings.COMMENT_ACK),
+    "out of scope": (verdict(in_scope=False), "That is outside what I can answer"),
+}
+
+
+@pytest.mark.parametrize("reply,expected", DECLINED.values(), ids=DECLINED.keys())
+async def test_declined_messages_get_no_answer_call(pipeline, llm, reply, expected):
+    llm.enqueue(reply)
+    answer = await pipeline.answer(ask("whatever it was"))
+    assert answer.text.startswith(expected) and answer.sources == ()
+    assert len(llm.history) == 1
+
+
+async def test_a_greeting_needs_no_model_at_all(pipeline, llm):
+    answer = await pipeline.answer(ask("Hello!"))
+    assert "Ask me a question" in answer.text and llm.history == []
+
+
+async def test_nothing_found_is_said_instead_of_a_general_answer(pipeline, llm):
+    llm.enqueue(verdict())
+    answer = await pipeline.answer(ask("a recipe for chocolate cake"))
+    assert answer.text == strings.NOTHING_FOUND and len(llm.history) == 1
+
+
+async def test_a_denied_source_never_reaches_the_prompt(pipeline, llm, world):
+    for asker, expected in ((BOB, False), (ALICE, True)):
+        llm.history.clear()
+        llm.enqueue(verdict())
+        llm.enqueue("Band E4 [1].")
+        await pipeline.answer(ask("salary band of travel managers", asker=asker))
+        prompt = llm.history[1]["messages"][1]["content"]
+        assert ("Salary bands" in prompt) is expected and ("E4" in prompt) is expected
+
+
+async def test_an_unreachable_application_is_said_in_the_answer(pipeline, llm, world):
+    world.wiki.mode = "down"
+    llm.enqueue(verdict())
+    llm.enqueue("Trains via Travelink [1].")
+    answer = await pipeline.answer(ask("salary band travel booking", asker=ALICE))
+    assert strings.SOURCES_UNCHECKED in answer.text
+
+
+async def test_invalid_pre_step_json_is_repaired(pipeline, llm):
+    llm.enqueue('{"toxicity": 0, "kind": "comm')
+    llm.enqueue(verdict())
+    llm.enqueue("Trains via Travelink [1].")
+    answer = await pipeline.answer(ask("How do I book trains?"))
+    assert answer.sources and len(llm.history) == 3
+
+
+async def test_a_model_that_is_down_raises_for_the_apology(pipeline, llm):
+    llm.enqueue(status=503)
+    with pytest.raises(LlmUnavailable):
+        await pipeline.answer(ask("How do I book trains?"))
+
+
+async def test_a_predetermined_answer_bypasses_the_model(pipeline, llm):
+    settings = parse_config(
+        '[matrix]\nhomeserver = "http://x"\nuser_id = "@b:x"\npassword = "p"\n'
+        '[[predetermined]]\npatterns = ["emergency"]\nanswer = "Call 112."',
+        origin="t", env={}, base_dir=".",
+    )  # fmt: skip
+    answer = await PredeterminedFirst(pipeline, lambda: settings).answer(ask("Emergency?"))
+    assert answer.text == "Call 112." and llm.history == []
+
+
+async def test_a_room_that_allows_general_answers_gets_one_when_nothing_is_found(pipeline, llm):
+    base = pipeline.settings()
+    general = base.model_copy(
+        update={"room_defaults": base.room_defaults.model_copy(update={"general_answers": True})}
+    )
+    pipeline.settings = lambda: general
+    llm.enqueue(verdict())
+    llm.enqueue("No document covers it, but generally: melt chocolate first [1].")
+    answer = await pipeline.answer(ask("a recipe for chocolate cake"))
+    assert (
+        answer.text == "No document covers it, but generally: melt chocolate first."
+        and answer.sources == ()
+    )
+    assert "This room allows general answers" in llm.history[1]["messages"][1]["content"]
