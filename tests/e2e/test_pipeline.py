@@ -1,0 +1,107 @@
+"""The LLM pipeline in a real room: streamed into one message, cited, badged; or an apology."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.dev.synapse import free_port
+from core import strings
+from tests.e2e.people import replies_to
+from tests.e2e.test_conversation import room_with_bot
+from tests.e2e.test_knowledge import put
+from tests.pipeline.conftest import verdict
+from tests.support.fake_llm import FakeLlm
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+async def llm():
+    server = await FakeLlm().start()
+    yield server
+    await server.close()
+
+
+def edits_of(event_id: str):
+    return lambda e: (
+        e.get("content", {}).get("m.relates_to", {}).get("event_id") == event_id
+        and e["content"]["m.relates_to"].get("rel_type") == "m.replace"
+    )
+
+
+async def test_an_answer_streams_into_one_message_with_links_and_a_badge(people, bot, llm):
+    alice = await people("alice")
+    port = free_port()
+    bot.write_config(
+        f"""
+[llm]
+url = "{llm.url}"
+model = "test-model"
+max_retries = 0
+
+[pipeline]
+stream_edit_seconds = 0.2
+
+[ingest_api]
+enabled = true
+port = {port}
+
+[sources.wiki]
+token = "wiki-token"
+
+[collections.handbook]
+source = "wiki"
+public = true
+""",
+        allowed_users=[alice.user_id],
+        placeholder_after_seconds=0,
+    )
+    await bot.start()
+    room = await room_with_bot(alice, bot)
+    await put(
+        port,
+        "handbook",
+        "travel",
+        {
+            "title": "Travel policy",
+            "url": "https://wiki/travel",
+            "content": "Trains are booked through Travelink two weeks ahead.",
+        },
+    )
+    llm.delay = 0.3
+    llm.enqueue(verdict())
+    llm.enqueue(
+        "Trains are booked through Travelink [1], at least two weeks ahead of the trip, says the policy."
+    )
+    llm.enqueue({"risk": "low"})
+
+    question = await alice.say(room, "how do I book a train?", mentions=[bot.user_id])
+    first = await alice.wait_for(room, replies_to(question), timeout=60)
+    badge = await alice.wait_for(
+        room,
+        lambda e: (
+            edits_of(first["event_id"])(e)
+            and strings.SUPPORT_BADGES["low"] in e["content"]["m.new_content"]["body"]
+        ),
+        timeout=60,
+    )
+    final = badge["content"]["m.new_content"]
+    assert final["body"].startswith("Trains are booked through Travelink [1], at least two weeks")
+    assert '<a href="https://wiki/travel">Travel policy</a>' in final["formatted_body"]
+    assert final["org.knowledgebot.answer_id"]
+    assert len(alice.seen(room, replies_to(question))) == 1, "one message, edited; not a trail"
+
+
+async def test_a_model_that_is_down_gets_an_apology_not_silence(people, bot, llm):
+    alice = await people("alice")
+    bot.write_config(
+        f'[llm]\nurl = "{llm.url}"\nmodel = "test-model"\nmax_retries = 0\n'
+        '[sources.wiki]\ntoken = "t"\n[collections.handbook]\nsource = "wiki"\npublic = true\n',
+        allowed_users=[alice.user_id],
+    )
+    await bot.start()
+    room = await room_with_bot(alice, bot)
+    llm.enqueue(status=503)
+    question = await alice.say(room, "how do I book a train?", mentions=[bot.user_id])
+    notice = (await alice.wait_for(room, replies_to(question), timeout=60))["content"]["body"]
+    assert notice == strings.LLM_FAILED
