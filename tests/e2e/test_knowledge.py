@@ -59,6 +59,7 @@ async def test_a_put_document_is_cited_in_a_room_and_private_ones_are_not(people
     question = await alice.say(room, "how do I book with Travelink?", mentions=[bot.user_id])
     answer = (await alice.wait_for(room, replies_to(question), timeout=60))["content"]
     assert "Trains are booked through Travelink" in answer["body"]
+    assert "search-only mode" in answer["body"], "no [llm] configured: the bot says so"
     assert '<a href="https://wiki.example.org/travel">Travel policy</a>' in answer["formatted_body"]
     assert "org.knowledgebot.answer_id" in answer
     assert "E4" not in answer["body"] and "Salary" not in answer["body"]
