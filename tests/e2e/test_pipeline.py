@@ -8,18 +8,10 @@ from bot.dev.synapse import free_port
 from core import strings
 from tests.e2e.people import replies_to
 from tests.e2e.test_conversation import room_with_bot
-from tests.e2e.test_knowledge import put
+from tests.e2e.test_knowledge import knowledge_config, put
 from tests.pipeline.conftest import verdict
-from tests.support.fake_llm import FakeLlm
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-async def llm():
-    server = await FakeLlm().start()
-    yield server
-    await server.close()
 
 
 def edits_of(event_id: str):
@@ -33,26 +25,9 @@ async def test_an_answer_streams_into_one_message_with_links_and_a_badge(people,
     alice = await people("alice")
     port = free_port()
     bot.write_config(
-        f"""
-[llm]
-url = "{llm.url}"
-model = "test-model"
-max_retries = 0
-
-[pipeline]
-stream_edit_seconds = 0.2
-
-[ingest_api]
-enabled = true
-port = {port}
-
-[sources.wiki]
-token = "wiki-token"
-
-[collections.handbook]
-source = "wiki"
-public = true
-""",
+        knowledge_config(port)
+        + f'[llm]\nurl = "{llm.url}"\nmodel = "test-model"\nmax_retries = 0\n'
+        + "[pipeline]\nstream_edit_seconds = 0.2\n",
         allowed_users=[alice.user_id],
         placeholder_after_seconds=0,
     )

@@ -10,7 +10,6 @@ from core.llm.client import LlmClient
 from core.llm.prompts import load_prompts
 from core.pipeline.answer import AnswerPipeline
 from tests.rights.conftest import cache_seconds, world  # noqa: F401  (fixtures)
-from tests.support.fake_llm import FakeLlm
 
 DOCUMENTS = [
     Document(
@@ -35,13 +34,6 @@ DOCUMENTS = [
         url="https://wiki/secret",
     ),
 ]
-
-
-@pytest.fixture
-async def llm():
-    server = await FakeLlm().start()
-    yield server
-    await server.close()
 
 
 @pytest.fixture
