@@ -42,7 +42,6 @@ CONFIG_REJECTED = (
     NOTICE_PREFIX + "The config edit was not applied; I keep running with the previous config.\n\n"
     "{problems}"
 )
-CONFIG_APPLIED = "The new config is applied."
 CONFIG_NEEDS_RESTART = (
     NOTICE_PREFIX + "These settings cannot change while I run; restart me to apply them: {keys}"
 )

@@ -28,7 +28,6 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class RightsOutcome:
     allowed: list[Hit]
-    denied: int
     unchecked: bool
 
 
@@ -98,7 +97,7 @@ class RightsChecker:
                 decisions.update(source_decisions)
                 unchecked = unchecked or source_unchecked
         allowed = [h for h in hits if h in free or decisions.get(_key(h), False)]
-        return RightsOutcome(allowed, len(hits) - len(allowed), unchecked)
+        return RightsOutcome(allowed, unchecked)
 
     async def _check_source(
         self, name: str, hits: list[Hit], audience: Audience
