@@ -171,7 +171,10 @@ class Catalog:
         self._db.executescript(SCHEMA)
 
     def close(self) -> None:
-        self._db.close()
+        # Under the lock: a search may still run in a worker thread (a cancelled task's
+        # thread runs on), and closing a connection in use crashes the process.
+        with self._lock:
+            self._db.close()
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
         with self._lock:
