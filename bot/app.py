@@ -41,6 +41,7 @@ class BotApp:
         self.env = env
         self.answerer = answerer
         self._llm: LlmClient | None = None
+        self._loaded_prompts: tuple[dict, Prompts] | None = None
         self.handle_signals = handle_signals
         # Validated here, so that a broken config stops the start before any I/O.
         self.settings = SettingsHolder(load_config(config_path, env))
@@ -96,7 +97,11 @@ class BotApp:
         return AnswerPipeline(self._llm, kb.retriever, kb.rights, self._current, self._prompts)
 
     def _prompts(self) -> Prompts:
-        return load_prompts(self.settings.current.prompts.overrides())
+        """The prompts of the running config, read again only when the overrides change."""
+        overrides = self.settings.current.prompts.overrides()
+        if self._loaded_prompts is None or self._loaded_prompts[0] != overrides:
+            self._loaded_prompts = (overrides, load_prompts(overrides))
+        return self._loaded_prompts[1]
 
     def _open_knowledge(self) -> KnowledgeBase | None:
         """The knowledge base, when the config has collections (opened once per process)."""
