@@ -25,7 +25,7 @@ class SigningKey(Strict):
     def _readable(cls, value: Path, info: ValidationInfo) -> Path:
         base = context_of(info).get("base_dir")
         path = value if value.is_absolute() or base is None else Path(base) / value
-        if not context_of(info).get("skip_files") and not path.is_file():
+        if not path.is_file():
             raise ValueError(f"the key file {path} does not exist")
         return path
 

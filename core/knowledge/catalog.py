@@ -146,8 +146,6 @@ def _filter_sql(filters: SearchFilters) -> tuple[str, list[Any]]:
     if filters.sources:
         clauses.append(f"d.source IN ({','.join('?' * len(filters.sources))})")
         params += filters.sources
-    if filters.public_only:
-        clauses.append("d.public = 1")
     rooms = ("", *filters.rooms)
     clauses.append(f"d.room IN ({','.join('?' * len(rooms))})")
     params += rooms

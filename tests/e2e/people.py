@@ -153,3 +153,12 @@ def replies_to(event_id: str) -> Predicate:
 
 def from_user(user_id: str) -> Predicate:
     return lambda event: event.get("sender") == user_id and event.get("type") == "m.room.message"
+
+
+def membership_of(user_id: str, membership: str) -> Predicate:
+    """Matches the member event that gives `user_id` this membership."""
+    return lambda event: (
+        event.get("type") == "m.room.member"
+        and event.get("state_key") == user_id
+        and event.get("content", {}).get("membership") == membership
+    )

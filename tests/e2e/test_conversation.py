@@ -6,21 +6,14 @@ import asyncio
 
 import pytest
 
-from tests.e2e.people import from_user, replies_to
+from tests.e2e.people import from_user, membership_of, replies_to
 
 pytestmark = pytest.mark.e2e
 
 
 async def room_with_bot(person, bot, **room) -> str:
     room_id = await person.create_room([bot.user_id], **room)
-    await person.wait_for(
-        room_id,
-        lambda e: (
-            e.get("type") == "m.room.member"
-            and e.get("state_key") == bot.user_id
-            and e["content"].get("membership") == "join"
-        ),
-    )
+    await person.wait_for(room_id, membership_of(bot.user_id, "join"))
     return room_id
 
 

@@ -13,18 +13,10 @@ import urllib.request
 import pytest
 
 from tests.e2e.conftest import ROOT
-from tests.e2e.people import from_user, replies_to
+from tests.e2e.people import from_user, membership_of, replies_to
 from tests.e2e.test_conversation import room_with_bot
 
 pytestmark = pytest.mark.e2e
-
-
-def membership_of(user_id: str, membership: str):
-    return lambda e: (
-        e.get("type") == "m.room.member"
-        and e.get("state_key") == user_id
-        and e["content"].get("membership") == membership
-    )
 
 
 async def test_invites_from_allowed_users_are_accepted_and_others_refused(people, bot):

@@ -7,7 +7,7 @@ import pytest
 
 from bot.dev.synapse import free_port
 from core.ids import localpart_of
-from tests.e2e.people import replies_to
+from tests.e2e.people import membership_of, replies_to
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import put
 from tests.rights.conftest import SourceApp, keys_toml, serve, write_key
@@ -66,14 +66,8 @@ source = "wiki"
 
     group = await alice.create_room([bot.user_id, bob.user_id])
     await bob.client.join(group)
-    await alice.wait_for(
-        group,
-        lambda e: e.get("state_key") == bob.user_id and e["content"].get("membership") == "join",
-    )
-    await alice.wait_for(
-        group,
-        lambda e: e.get("state_key") == bot.user_id and e["content"].get("membership") == "join",
-    )
+    await alice.wait_for(group, membership_of(bob.user_id, "join"))
+    await alice.wait_for(group, membership_of(bot.user_id, "join"))
     question = await alice.say(group, "what is the travel budget?", mentions=[bot.user_id])
     answer = (await alice.wait_for(group, replies_to(question), timeout=60))["content"]["body"]
     assert "42,000" not in answer and "Budget 2027" not in answer
