@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import (
     Field,
@@ -28,7 +29,9 @@ from core.config.knowledge import (
     SourceSettings,
     check_collections,
 )
+from core.config.guardrails import GuardrailSettings
 from core.config.llm import LlmSettings
+from core.config.memory import MemorySettings
 from core.config.pipeline import PipelineSettings
 from core.config.prompts import PromptSettings
 from core.config.rights import RightsSettings
@@ -130,6 +133,16 @@ class InviteSettings(Strict):
         return tuple(_check_user_id(user) for user in value)
 
 
+def _check_timezone(value: str | None) -> str | None:
+    if value is None:
+        return value
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ValueError(f"{value!r} is not a time zone like Europe/Paris") from exc
+    return value
+
+
 class RoomSettings(Strict):
     """How the bot behaves in one room."""
 
@@ -137,6 +150,10 @@ class RoomSettings(Strict):
     commands_enabled: bool = True
     public_only: bool = False
     general_answers: bool = False
+    history: bool = True
+    timezone: str = "UTC"
+
+    _timezone = field_validator("timezone")(_check_timezone)
 
 
 class RoomOverride(Strict):
@@ -146,6 +163,10 @@ class RoomOverride(Strict):
     commands_enabled: bool | None = None
     public_only: bool | None = None
     general_answers: bool | None = None
+    history: bool | None = None
+    timezone: str | None = None
+
+    _timezone = field_validator("timezone")(_check_timezone)
 
 
 class Settings(Strict):
@@ -162,6 +183,8 @@ class Settings(Strict):
     llm: LlmSettings = Field(default_factory=dict, validate_default=True)
     prompts: PromptSettings = Field(default_factory=dict, validate_default=True)
     pipeline: PipelineSettings = Field(default_factory=dict, validate_default=True)
+    guardrails: GuardrailSettings = Field(default_factory=dict, validate_default=True)
+    memory: MemorySettings = Field(default_factory=dict, validate_default=True)
     predetermined: tuple[PredeterminedAnswer, ...] = ()
     sources: dict[str, SourceSettings] = Field(default_factory=dict)
     collections: dict[str, CollectionSettings] = Field(default_factory=dict)

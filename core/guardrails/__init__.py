@@ -1,0 +1,1 @@
+"""Checks that run before a question reaches search or the model."""

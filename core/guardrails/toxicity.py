@@ -1,0 +1,31 @@
+"""The local tier of the toxicity check: a small classifier that decides the clear cases.
+
+alt-profanity-check (a linear model trained on human-labelled toxic comments) grades in
+well under a millisecond, so the clearly abusive never reach search or the model. It is
+blind to polite bigotry and to claims against scientific consensus: those are left to
+the model's grade.
+"""
+
+from __future__ import annotations
+
+import threading
+
+
+class LocalToxicity:
+    """Loaded on first use (scikit-learn takes a second or two to import)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._predict = None
+
+    def _model(self):
+        with self._lock:
+            if self._predict is None:
+                from profanity_check import predict_prob
+
+                self._predict = predict_prob
+        return self._predict
+
+    def grade(self, text: str) -> int:
+        """0 (harmless) to 10 (certainly abusive); blocking, run it in a thread."""
+        return round(float(self._model()([text])[0]) * 10)

@@ -1,0 +1,1 @@
+"""The memory of conversations: turns, explicit memories and the rooms' history."""

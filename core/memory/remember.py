@@ -1,0 +1,31 @@
+"""Explicit memories: "remember that ..." said to the bot."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+REMEMBER = re.compile(
+    r"^\s*(please\s+)?(remember|memori[sz]e|keep in mind|note down|make a note)"
+    r"(\s+(that|this))?\s*[:,]?\s+(?P<fact>\S.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+ABOUT_THE_SPEAKER = re.compile(r"^(i|i'm|i am|i've|i'd|my|me|mine)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class RememberRequest:
+    scope: Literal["room", "user"]
+    fact: str
+
+
+def parse_remember(text: str) -> RememberRequest | None:
+    """A request to remember something, or None. A fact about the speaker ("I work
+    nights", "my team is Ops") is theirs; anything else belongs to the room."""
+    match = REMEMBER.match(text)
+    if match is None:
+        return None
+    fact = match.group("fact").strip()
+    scope = "user" if ABOUT_THE_SPEAKER.match(fact) else "room"
+    return RememberRequest(scope, fact[0].upper() + fact[1:])
