@@ -18,10 +18,14 @@ from bot.state import StateStore
 from bot.sync import SyncLoop
 from core.answering import Answerer, NoKnowledgeAnswerer, PredeterminedFirst
 from core.config import Settings, load_config
+from core.guardrails.guard import Guarded
 from core.knowledge.base import KnowledgeBase
 from core.knowledge.serve import run_knowledge_services
 from core.llm.client import LlmClient
 from core.llm.prompts import Prompts, load_prompts
+from core.memory.history import HistoryIndex
+from core.memory.memory import ConversationMemory
+from core.memory.store import MemoryStore
 from core.passages import PassagesAnswerer
 from core.pipeline.answer import AnswerPipeline
 
@@ -52,13 +56,18 @@ class BotApp:
         data_dir = self.settings.current.bot.data_dir
         state = StateStore(data_dir / "state.sqlite3")
         kb = self._open_knowledge()
+        memory = self._open_memory(kb)
         matrix: MatrixIO | None = None
         dispatcher: Dispatcher | None = None
         try:
             matrix = await connect(self.settings.current.matrix, data_dir)
             bot = BotIdentity(matrix.user_id, await matrix.display_name())
-            answerer = self.answerer or PredeterminedFirst(self._answerer_for(kb), self._current)
-            dispatcher = Dispatcher(matrix, state, answerer, self.settings, bot)
+            answerer = self.answerer or Guarded(
+                PredeterminedFirst(self._answerer_for(kb, memory), self._current),
+                self._current,
+                memory,
+            )
+            dispatcher = Dispatcher(matrix, state, answerer, self.settings, bot, memory)
             sync = SyncLoop(matrix, state, dispatcher, self.settings)
             watcher = ConfigWatcher(
                 self.config_path, self.env, self.settings, self._admin_reporter(matrix)
@@ -70,6 +79,7 @@ class BotApp:
                 group.create_task(watcher.watch())
                 if kb:
                     group.create_task(run_knowledge_services(kb, self._current))
+                group.create_task(memory.run_flusher())
                 await sync.ready.wait()
                 self.ready.set()
         finally:
@@ -78,6 +88,7 @@ class BotApp:
             if matrix:
                 await matrix.close()
             state.close()
+            memory.store.close()
             if kb:
                 await kb.close_http()
                 kb.close()
@@ -87,14 +98,16 @@ class BotApp:
     def _current(self) -> Settings:
         return self.settings.current
 
-    def _answerer_for(self, kb: KnowledgeBase | None) -> Answerer:
+    def _answerer_for(self, kb: KnowledgeBase | None, memory: ConversationMemory) -> Answerer:
         """The LLM pipeline; search-only passages without an LLM; an echo without documents."""
         if kb is None:
             return NoKnowledgeAnswerer()
         if not self.settings.current.llm.url:
             return PassagesAnswerer(kb.retriever, kb.rights, self._current)
         self._llm = LlmClient(self.settings.current.llm)
-        return AnswerPipeline(self._llm, kb.retriever, kb.rights, self._current, self._prompts)
+        return AnswerPipeline(
+            self._llm, kb.retriever, kb.rights, self._current, self._prompts, memory=memory
+        )
 
     def _prompts(self) -> Prompts:
         """The prompts of the running config, read again only when the overrides change."""
@@ -102,6 +115,13 @@ class BotApp:
         if self._loaded_prompts is None or self._loaded_prompts[0] != overrides:
             self._loaded_prompts = (overrides, load_prompts(overrides))
         return self._loaded_prompts[1]
+
+    def _open_memory(self, kb: KnowledgeBase | None) -> ConversationMemory:
+        """Memories and turns always; the rooms' history needs the embedding model and
+        Chroma of the knowledge base."""
+        store = MemoryStore(self.settings.current.bot.data_dir / "memory.sqlite3")
+        history = HistoryIndex(store, kb.vectors, kb.embedders, self._current) if kb else None
+        return ConversationMemory(store, history, self._current)
 
     def _open_knowledge(self) -> KnowledgeBase | None:
         """The knowledge base, when the config has collections (opened once per process)."""

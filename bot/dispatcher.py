@@ -11,7 +11,9 @@ from collections.abc import AsyncIterator
 from bot.commands import build_command_reply
 from bot.events import IncomingMessage, parse_message
 from bot.feed import Feed
+from bot.links import build_permalink
 from bot.matrix import SEND_ERRORS, MatrixIO
+from bot.memory_commands import build_memory_list, decide_forget
 from bot.mentions import BotIdentity
 from bot.render import build_answer_markdown
 from bot.reply import ReplyWriter
@@ -22,6 +24,7 @@ from core import strings
 from core.answering import Answerer
 from core.ids import EventID, RoomID, UserID
 from core.llm.client import LlmError
+from core.memory.memory import ConversationMemory
 from core.requests import Answer, ChatLine, Request
 
 log = logging.getLogger(__name__)
@@ -37,8 +40,10 @@ class Dispatcher:
         answerer: Answerer,
         settings: SettingsHolder,
         bot: BotIdentity,
+        memory: ConversationMemory | None = None,
     ) -> None:
         self.matrix = matrix
+        self.memory = memory
         self.state = state
         self.answerer = answerer
         self.settings = settings
@@ -79,6 +84,23 @@ class Dispatcher:
         if message.msgtype in ("m.text", "m.emote"):
             line = ChatLine(message.sender, message.body)
             self.feed.add(message.room_id, message.thread_root, message.event_id, line)
+            if self.memory and message.timestamp_ms >= self._facts(message).not_before_ms:
+                self._spawn(self._remember_line(message))
+
+    async def _remember_line(self, message: IncomingMessage) -> None:
+        assert self.memory is not None
+        try:
+            await self.memory.observe(
+                message.room_id,
+                message.event_id,
+                message.sender,
+                message.body,
+                message.timestamp_ms / 1000,
+                build_permalink(message.room_id, message.event_id),
+            )
+        except Exception:
+            # History is a help, never a reason to miss a message: log and go on.
+            log.exception("could not add a line of %s to its history", message.room_id)
 
     def spawn(self, event: PendingEvent) -> None:
         self._spawn(self.handle(event))
@@ -119,6 +141,9 @@ class Dispatcher:
 
     async def _run_command(self, reply: ReplyWriter, action: RunCommand) -> None:
         settings = self.settings.current
+        if action.name in ("memory", "forget") and self.memory is not None:
+            await reply.finish(self._memory_command(reply.message, action))
+            return
         text = build_command_reply(
             action.name,
             action.args,
@@ -128,8 +153,20 @@ class Dispatcher:
         )
         await reply.finish(text)
 
+    def _memory_command(self, message: IncomingMessage, action: RunCommand) -> str:
+        assert self.memory is not None
+        prefix = self.settings.current.bot.command_prefix
+        memories = self.memory.memories_for(message.room_id, message.sender)
+        if action.name == "memory":
+            return build_memory_list(memories, prefix)
+        chosen = decide_forget(action.args, memories, prefix)
+        if isinstance(chosen, str):
+            return chosen
+        return strings.FORGOTTEN.format(count=self.memory.forget(message.room_id, chosen))
+
     def _request(self, message: IncomingMessage, text: str) -> Request:
         members = self.matrix.members(message.room_id)
+        facts = self._facts(message)
         return Request(
             text=text,
             sender=UserID(message.sender),
@@ -144,6 +181,8 @@ class Dispatcher:
             is_direct=self._is_direct(message.room_id),
             members=members,
             shared_rooms=self.matrix.rooms_shared_by((*members, UserID(message.sender))),
+            event=message.event_id,
+            in_bot_conversation=facts.replied_to_bot or facts.thread_has_bot,
         )
 
     async def _answer(self, reply: ReplyWriter, action: AnswerQuestion) -> None:

@@ -25,7 +25,8 @@ class Request:
 
     `members` are the room's joined members other than the bot: everyone who will read
     the answer. `shared_rooms` are the rooms all of them are in (the room itself too):
-    what the bot wrote from those rooms, they may get.
+    what the bot wrote from those rooms, they may get. `in_bot_conversation` is true
+    for a reply to the bot or a message in its thread: a follow-up.
     """
 
     text: str
@@ -36,6 +37,8 @@ class Request:
     is_direct: bool = False
     members: tuple[UserID, ...] = ()
     shared_rooms: tuple[RoomID, ...] = ()
+    event: EventID | None = None
+    in_bot_conversation: bool = False
 
 
 @dataclass(frozen=True)

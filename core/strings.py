@@ -36,6 +36,8 @@ HELP_COMMAND_LINE = "- `{prefix}{name}`: {description}"
 
 COMMAND_DESCRIPTIONS = {
     "help": "show this help",
+    "memory": "list what I remember in this room",
+    "forget": "forget a memory of this room: `forget <number>` or `forget all`",
 }
 
 CONFIG_REJECTED = (
@@ -74,3 +76,31 @@ SUPPORT_BADGES = {
     "medium": "⚠️ _partly supported by its sources_",
     "high": "❗ _poorly supported by its sources: check them_",
 }
+
+TOO_LONG = (
+    "That message is too long for me ({limit} characters at most). Please ask a shorter question."
+)
+RATE_LIMITED = {
+    "user": "You are asking faster than I can keep up with. Please wait a minute and ask again.",
+    "room": "This room is asking faster than I can keep up with. Please wait a minute.",
+}
+INJECTION_DECLINED = (
+    "I can't follow instructions that try to change how I work or reveal my setup. "
+    "Ask me a question about your documents instead."
+)
+REMEMBERED = {
+    "room": "Noted: I'll remember this for this room. (`{prefix}memory` lists what I remember.)",
+    "user": "Noted: I'll remember this about you in this room. (`{prefix}memory` lists it.)",
+}
+MEMORY_HEADER = "**What I remember in this room**"
+MEMORY_LINE = "{number}. {text}{whose}"
+MEMORY_OF_USER = " _(about {user})_"
+MEMORY_EMPTY = "I remember nothing in this room yet. Say “remember that …” to tell me something."
+MEMORY_FOOTER = "Send `{prefix}forget <number>` to remove one, or `{prefix}forget all`."
+FORGOTTEN = "Forgotten: {count} memory(ies) of this room."
+FORGET_USAGE = (
+    NOTICE_PREFIX + "Tell me which memory to forget: `{prefix}forget <number>` "
+    "(see `{prefix}memory`) or `{prefix}forget all`."
+)
+FORGET_UNKNOWN = NOTICE_PREFIX + "There is no memory number {number} here; see `{prefix}memory`."
+HISTORY_TITLE = "Earlier discussion in this room ({when})"

@@ -21,6 +21,7 @@ from pydantic import (
     model_validator,
 )
 
+from core.config.guardrails import GuardrailSettings
 from core.config.knowledge import (
     CollectionSettings,
     IngestApiSettings,
@@ -29,7 +30,6 @@ from core.config.knowledge import (
     SourceSettings,
     check_collections,
 )
-from core.config.guardrails import GuardrailSettings
 from core.config.llm import LlmSettings
 from core.config.memory import MemorySettings
 from core.config.pipeline import PipelineSettings

@@ -21,7 +21,9 @@ SHIPPED_PATTERNS: dict[str, str] = {
         r"|pretend (to be|you are)|roleplay as)\b"
     ),
     "jailbreak mode": r"\b(developer|god|dan|jailbreak|unrestricted|sudo) mode\b",
-    "fake system turn": r"(^|\n)\s*(system|assistant)\s*:|<\|?(system|im_start|im_end)\|?>|\[/?INST\]",
+    "fake system turn": (
+        r"(^|\n)\s*(system|assistant)\s*:|<\|?(system|im_start|im_end)\|?>|\[/?INST\]"
+    ),
     "other rooms": (
         r"\b(messages?|content|documents?|history|conversations?) (from|of|in) "
         r"(another|other|all|every) (rooms?|users?|channels?)\b"

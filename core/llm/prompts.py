@@ -19,7 +19,7 @@ PLACEHOLDERS: dict[tuple[str, str], tuple[frozenset[str], frozenset[str]]] = {
     ("prestep", "user"): (frozenset({"conversation", "question"}), frozenset({"question"})),
     ("answer", "system"): (frozenset({"collections"}), frozenset()),
     ("answer", "user"): (
-        frozenset({"sources", "conversation", "question"}),
+        frozenset({"sources", "memories", "conversation", "question"}),
         frozenset({"sources", "question"}),
     ),
     ("support", "system"): (frozenset(), frozenset()),

@@ -149,6 +149,9 @@ class MemoryStore:
             (room, event_id, sender, text, ts, link),
         )
 
+    def rooms_with_lines(self) -> list[str]:
+        return [row[0] for row in self._run("SELECT DISTINCT room FROM history_lines")]
+
     def lines_from(self, room: str, first_seq: int) -> list[HistoryLine]:
         rows = self._run(
             "SELECT seq, sender, text, ts, link FROM history_lines "

@@ -1,13 +1,14 @@
 """The question pipeline with a language model: from a Request to a grounded, cited Answer.
 
-1. Local checks (a greeting) answer at once. Otherwise one structured pre-step call
-   (toxicity, command or comment, scope, remember, rewrite) runs while the raw question
-   is already being retrieved and rights-checked.
-2. If the rewrite changed the question, retrieve again for it; else use the fast result.
-3. The answer streams from the model, grounded in the numbered sources; markers that
-   point to no given source are removed. Nothing found: the bot says so, unless the
-   room allows general answers.
-4. The support check runs after the answer is shown (Answer.followup).
+1. Local checks (a greeting, "remember that ...") answer at once. The follow-up rules
+   decide whether the recent conversation comes with the question (by default not).
+2. One structured pre-step call (toxicity, injection, command or comment, scope,
+   remember, rephrasing) runs while the raw question is already being retrieved.
+3. The rephrasing is kept only if it keeps the question's meaning; if it is kept, the
+   search runs again for it. Documents (rights-checked) and windows of the room's own
+   history are searched separately; with the room's memories they ground the answer.
+4. The answer streams from the model; markers that point to no given source are removed.
+5. The support check runs after the answer is shown (Answer.followup).
 
 Two sequential model calls sit on the critical path: the pre-step and the answer.
 """
@@ -17,44 +18,32 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict
 
 from core import strings
 from core.citations import build_cited_text
 from core.config import Settings
 from core.knowledge.retrieval import Retriever
-from core.llm.client import LlmClient, LlmError
+from core.llm.client import LlmClient
 from core.llm.prompts import Prompts
+from core.memory.followup import FollowupDecision, decide_followup
+from core.memory.memory import ConversationMemory
+from core.memory.remember import RememberRequest, parse_remember
+from core.memory.rephrase import decide_rephrasing
 from core.pipeline.context import build_conversation, build_sources_block
-from core.pipeline.grounding import Grounding, build_audience, fetch_grounding
-from core.pipeline.prestep import (
-    PrestepVerdict,
-    decide_from_verdict,
-    decide_locally,
-    decide_question,
-)
+from core.pipeline.grounding import build_audience
+from core.pipeline.prestep import PrestepVerdict, decide_from_verdict, decide_locally
+from core.pipeline.recall import build_memories_block
+from core.pipeline.sources import Sources, SourcesFinder
+from core.pipeline.support import build_collections_list, build_support_check
 from core.requests import Answer, Progress, Request, Source, TraceStep
 from core.rights.checker import RightsChecker
+from core.timerange import TimeExpressionFinder
 
 # Only reached in rooms that allow general answers.
 NO_SOURCES_GENERAL = (
     "(No source was found. This room allows general answers: answer from general "
     "knowledge, say first that no document covers it, and cite nothing.)"
 )
-
-
-class SupportVerdict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    risk: Literal["low", "medium", "high"]
-
-
-def build_collections_list(settings: Settings) -> str:
-    return "\n".join(
-        f"- {name}: {collection.description or 'documents'}"
-        for name, collection in settings.collections.items()
-    )
 
 
 class AnswerPipeline:
@@ -65,12 +54,15 @@ class AnswerPipeline:
         rights: RightsChecker,
         settings: Callable[[], Settings],
         prompts: Callable[[], Prompts],
+        *,
+        memory: ConversationMemory | None = None,
+        times: TimeExpressionFinder | None = None,
     ) -> None:
         self.llm = llm
-        self.retriever = retriever
-        self.rights = rights
         self.settings = settings
         self.prompts = prompts
+        self.memory = memory
+        self.finder = SourcesFinder(retriever, rights, memory, times or TimeExpressionFinder())
 
     async def answer(self, request: Request, progress: Progress | None = None) -> Answer:
         settings = self.settings()
@@ -79,43 +71,94 @@ class AnswerPipeline:
             return Answer(
                 text, kind="notice", trace=(TraceStep("local", 0.0, {"decision": "greeting"}),)
             )
+        wish = parse_remember(request.text)
+        if wish is not None and self.memory is not None:
+            return self._remember(request, wish, settings, ())
+        followup = self._followup(request, settings)
+        recent = request.recent if followup.use_previous else ()
         audience = build_audience(request, settings)
-        top_k = settings.retrieval.top_k
-        fast = asyncio.create_task(
-            fetch_grounding(self.retriever, self.rights, request.text, audience, top_k)
-        )
+        fast = asyncio.create_task(self.finder.find(request, request.text, audience, settings))
         try:
-            verdict, prestep = await self._prestep(request, settings)
+            verdict, prestep = await self._prestep(request, recent, settings)
         except BaseException:
             fast.cancel()
             raise
-        trace = [prestep]
+        trace = [TraceStep("followup", 0.0, {"use_previous": followup.use_previous,
+                                              "reason": followup.reason}), prestep]  # fmt: skip
         decision = decide_from_verdict(verdict, settings.pipeline.toxicity_threshold)
         if decision != "answer":
             fast.cancel()
+            self._record(request, request.text, decision)
             return self._declined(decision, settings, tuple(trace))
-        question = decide_question(request.text, verdict)
+        if verdict.remember and self.memory is not None:
+            fast.cancel()
+            fact = parse_remember(verdict.standalone_question) or RememberRequest(
+                "room", verdict.standalone_question or request.text
+            )
+            return self._remember(request, fact, settings, tuple(trace))
+        conversation = build_conversation(recent, settings.pipeline.context_tokens // 4)
+        question, check = decide_rephrasing(
+            request.text,
+            verdict.standalone_question,
+            conversation,
+            settings.memory.rephrase_min_chrf,
+            markers=_marker_words(settings),
+        )
+        rephrasing = {"rephrased": verdict.standalone_question, "accepted": check.accepted,
+                      "reason": check.reason, "chrf": check.chrf}  # fmt: skip
+        trace.append(TraceStep("rephrase", 0.0, rephrasing))
         if question == request.text:
-            grounding = await fast
+            sources = await fast
         else:
             fast.cancel()
-            grounding = await fetch_grounding(
-                self.retriever, self.rights, question, audience, top_k
-            )
-        trace += grounding.trace
+            sources = await self.finder.find(request, question, audience, settings)
+        trace += sources.trace
         general = settings.room(request.room).general_answers
-        if not grounding.hits and not general:
+        if not sources.hits and not sources.memories and not general:
+            self._record(request, question, "nothing_found")
             return Answer(strings.NOTHING_FOUND, kind="refusal", trace=tuple(trace))
-        return await self._grounded_answer(request, question, grounding, settings, trace, progress)
+        answer = await self._grounded_answer(
+            request, question, conversation, sources, settings, trace, progress
+        )
+        self._record(request, question, "answered")
+        return answer
+
+    def _followup(self, request: Request, settings: Settings) -> FollowupDecision:
+        previous = self.memory.previous_turn(request) if self.memory else None
+        return decide_followup(
+            request.text,
+            in_bot_conversation=request.in_bot_conversation,
+            previous=previous,
+            again_words=settings.memory.again_words,
+            amend_words=settings.memory.amend_words,
+        )
+
+    def _record(self, request: Request, question: str, outcome: str) -> None:
+        if self.memory is not None:
+            self.memory.record_turn(request, question, outcome)
+
+    def _remember(
+        self,
+        request: Request,
+        wish: RememberRequest,
+        settings: Settings,
+        trace: tuple[TraceStep, ...],
+    ) -> Answer:
+        assert self.memory is not None
+        memory = self.memory.remember(request, wish)
+        self._record(request, request.text, "remembered")
+        text = strings.REMEMBERED[wish.scope].format(prefix=settings.bot.command_prefix)
+        step = TraceStep("remember", 0.0, {"memory": memory.id, "scope": wish.scope})
+        return Answer(text, kind="notice", trace=(*trace, step))
 
     async def _prestep(
-        self, request: Request, settings: Settings
+        self, request: Request, recent, settings: Settings
     ) -> tuple[PrestepVerdict, TraceStep]:
         started = time.perf_counter()
         messages = self.prompts().messages(
             "prestep",
             collections=build_collections_list(settings),
-            conversation=build_conversation(request.recent, settings.pipeline.context_tokens // 4),
+            conversation=build_conversation(recent, settings.pipeline.context_tokens // 4),
             question=request.text,
         )
         verdict, completion = await self.llm.complete_json(messages, PrestepVerdict, "prestep")
@@ -129,6 +172,8 @@ class AnswerPipeline:
     def _declined(self, decision: str, settings: Settings, trace: tuple[TraceStep, ...]) -> Answer:
         if decision == "toxic":
             return Answer(strings.TOXIC_DECLINED, kind="refusal", trace=trace)
+        if decision == "injection":
+            return Answer(strings.INJECTION_DECLINED, kind="refusal", trace=trace)
         if decision == "comment":
             return Answer(strings.COMMENT_ACK, kind="notice", trace=trace)
         text = strings.OUT_OF_SCOPE.format(collections=build_collections_list(settings))
@@ -138,18 +183,20 @@ class AnswerPipeline:
         self,
         request: Request,
         question: str,
-        grounding: Grounding,
+        conversation: str,
+        sources: Sources,
         settings: Settings,
         trace: list[TraceStep],
         progress: Progress | None,
     ) -> Answer:
         budget = settings.pipeline.context_tokens
-        sources_block, given = build_sources_block(grounding.hits, budget * 3 // 4)
+        sources_block, given = build_sources_block(sources.hits, budget * 3 // 4)
         messages = self.prompts().messages(
             "answer",
             collections=build_collections_list(settings),
             sources=sources_block or NO_SOURCES_GENERAL,
-            conversation=build_conversation(request.recent, budget // 4),
+            memories=build_memories_block(sources.memories, budget // 8),
+            conversation=conversation,
             question=question,
         )
         started = time.perf_counter()
@@ -159,26 +206,22 @@ class AnswerPipeline:
             if progress:
                 await progress(text)
         cited_text, cited = build_cited_text(text, given)
-        if grounding.unchecked:
+        if sources.unchecked:
             cited_text += "\n\n" + strings.SOURCES_UNCHECKED
         trace.append(
             TraceStep("answer", time.perf_counter() - started, {"prompt": messages, "raw": text})
         )
-        sources = tuple(Source(h.title, h.url or None, h.collection, h.document_id) for h in cited)
+        cited_sources = tuple(
+            Source(h.title, h.url or None, h.collection, h.document_id) for h in cited
+        )
         followup = (
-            self._support_check(sources_block, cited_text)
+            build_support_check(self.llm, self.prompts, sources_block, cited_text)
             if settings.pipeline.support_check and given
             else None
         )
-        return Answer(cited_text, sources=sources, trace=tuple(trace), followup=followup)
+        return Answer(cited_text, sources=cited_sources, trace=tuple(trace), followup=followup)
 
-    def _support_check(self, sources_block: str, answer_text: str):
-        async def check() -> str | None:
-            messages = self.prompts().messages("support", sources=sources_block, answer=answer_text)
-            try:
-                verdict, _ = await self.llm.complete_json(messages, SupportVerdict, "support")
-            except LlmError:
-                return None
-            return strings.SUPPORT_BADGES[verdict.risk]
 
-        return check
+def _marker_words(settings: Settings) -> frozenset[str]:
+    words = (*settings.memory.again_words, *settings.memory.amend_words)
+    return frozenset(part for word in words for part in word.lower().split())

@@ -14,7 +14,7 @@ def estimate_tokens(text: str) -> int:
     return len(text) // 4 + 1
 
 
-def _fenced(text: str, tag: str) -> str:
+def fence(text: str, tag: str) -> str:
     # Text that closes the fence itself must not end the data early.
     return text.replace(f"</{tag}", f"</ {tag}")
 
@@ -24,8 +24,9 @@ def build_sources_block(hits: Sequence[Hit], budget: int) -> tuple[str, list[Hit
     blocks, kept, used = [], [], 0
     for hit in hits:
         title = escape(hit.title + (f" > {hit.heading}" if hit.heading else ""), quote=True)
-        body = _fenced(hit.text, "source")
-        block = f'<source n="{len(kept) + 1}" title="{title}">\n{body}\n</source>'
+        body = fence(hit.text, "source")
+        kind = "room history" if hit.source == "history" else "document"
+        block = f'<source n="{len(kept) + 1}" kind="{kind}" title="{title}">\n{body}\n</source>'
         cost = estimate_tokens(block)
         if kept and used + cost > budget:
             break
@@ -41,7 +42,7 @@ def build_conversation(lines: Sequence[ChatLine], budget: int) -> str:
     used = 0
     for line in reversed(lines):
         text = (
-            f"{'assistant' if line.from_bot else line.sender}: {_fenced(line.text, 'conversation')}"
+            f"{'assistant' if line.from_bot else line.sender}: {fence(line.text, 'conversation')}"
         )
         used += estimate_tokens(text)
         if used > budget:

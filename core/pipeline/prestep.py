@@ -20,6 +20,7 @@ class PrestepVerdict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     toxicity: int = Field(ge=0, le=10)
+    injection: bool
     kind: Literal["command", "comment"]
     in_scope: bool
     remember: bool
@@ -27,7 +28,7 @@ class PrestepVerdict(BaseModel):
     standalone_question: str
 
 
-Decision = Literal["greeting", "toxic", "comment", "out_of_scope", "answer"]
+Decision = Literal["greeting", "toxic", "injection", "comment", "out_of_scope", "answer"]
 
 
 def decide_locally(text: str) -> Decision | None:
@@ -36,17 +37,13 @@ def decide_locally(text: str) -> Decision | None:
 
 
 def decide_from_verdict(verdict: PrestepVerdict, toxicity_threshold: int) -> Decision:
-    """Toxic first (never answered), then comments, then scope."""
+    """Toxic first (never answered), then injection, comments, scope."""
     if verdict.toxicity >= toxicity_threshold:
         return "toxic"
+    if verdict.injection:
+        return "injection"
     if verdict.kind == "comment":
         return "comment"
     if not verdict.in_scope:
         return "out_of_scope"
     return "answer"
-
-
-def decide_question(original: str, verdict: PrestepVerdict) -> str:
-    """The question to search with: the stand-alone rewrite when the message needs context."""
-    rewritten = verdict.standalone_question.strip()
-    return rewritten if verdict.needs_context and rewritten else original

@@ -51,6 +51,7 @@ async def pipeline(world, llm):  # noqa: F811
 def verdict(**changes) -> dict:
     base = {
         "toxicity": 0,
+        "injection": False,
         "kind": "command",
         "in_scope": True,
         "remember": False,

@@ -16,9 +16,16 @@ from tests.pipeline.conftest import verdict
 BOB, ALICE = "@bob:example.org", "@alice:example.org"
 
 
-def ask(text, asker=BOB, recent=()):
+def ask(text, asker=BOB, recent=(), in_thread=False):
     return Request(
-        text, asker, "!room", None, recent=tuple(recent), is_direct=True, shared_rooms=("!room",)
+        text,
+        asker,
+        "!room",
+        "$thread" if in_thread else None,
+        recent=tuple(recent),
+        is_direct=True,
+        shared_rooms=("!room",),
+        in_bot_conversation=in_thread,
     )
 
 
@@ -38,19 +45,20 @@ async def test_a_question_is_answered_from_its_sources_in_two_model_calls(pipeli
     assert len(llm.history) == 2, "pre-step and answer only; the check runs after"
     prompt = llm.history[1]["messages"][1]["content"]
     assert (
-        '<source n="1" title="Travel policy">' in prompt
+        '<source n="1" kind="document" title="Travel policy">' in prompt
         and "Question: How do I book trains?" in prompt
     )
     assert await answer.followup() == strings.SUPPORT_BADGES["low"]
     assert llm.history[2]["response_format"]["json_schema"]["name"] == "support"
-    assert [step.name for step in answer.trace] == ["prestep", "retrieve", "rights", "answer"]
+    steps = [step.name for step in answer.trace]
+    assert steps == ["followup", "prestep", "rephrase", "retrieve", "rights", "recall", "answer"]
 
 
 async def test_citation_markers_are_mapped_and_invented_ones_removed(pipeline, llm):
     llm.enqueue(verdict())
     llm.enqueue("Leave is 27 days [2]; trains via Travelink [1]; rockets [9].")
     answer = await pipeline.answer(ask("travel booking and annual leave days"))
-    given = re.findall(r'<source n="\d+" title="([^"]+)"', llm.history[1]["messages"][1]["content"])
+    given = re.findall(r'<source n="\d+" kind="document" title="([^"]+)"', llm.history[1]["messages"][1]["content"])
     assert answer.text == "Leave is 27 days [1]; trains via Travelink [2]; rockets."
     assert [s.title for s in answer.sources] == [given[1], given[0]], "renumbered by first use"
 
@@ -63,10 +71,10 @@ async def test_a_follow_up_is_rewritten_and_searched_as_rewritten(pipeline, llm)
     )
     llm.enqueue("27 days [1].")
     recent = [
-        ChatLine(BOB, "Tell me about annual leave"),
+        ChatLine(BOB, "Tell me about annual leave for staff"),
         ChatLine("@bot:example.org", "Sure.", True),
     ]
-    answer = await pipeline.answer(ask("and how many days?", recent=recent))
+    answer = await pipeline.answer(ask("and how many days?", recent=recent, in_thread=True))
     assert answer.sources[0].document_id == "leave"
     retrieve = next(step for step in answer.trace if step.name == "retrieve")
     assert retrieve.details["question"] == "How many days of annual leave do staff have?"

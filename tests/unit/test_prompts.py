@@ -22,6 +22,7 @@ def test_the_shipped_prompts_load_and_render():
         "answer",
         collections="- handbook",
         sources="<source n=1>x</source>",
+        memories="",
         conversation="",
         question="Why?",
     )
@@ -45,7 +46,7 @@ def test_an_override_replaces_one_part_and_marks_the_version():
 ERRORS = {
     "typo in a placeholder": (
         '[prompts.answer]\nuser = "{sources} {questoin}"',
-        "prompts.answer.user: unknown placeholder {questoin} (known: {conversation}, {question}, {sources})",
+        "prompts.answer.user: unknown placeholder {questoin} (known: {conversation}, {memories}, {question}, {sources})",
     ),
     "required placeholder left out": (
         '[prompts.answer]\nuser = "Just answer: {question}"',

@@ -1,0 +1,125 @@
+"""A room's history: windows of its dialog, embedded into a Chroma collection of that room.
+
+One collection per room, so that a search can only ever return the room's own past.
+The window texts live in the memory store; Chroma holds their vectors.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from core.config import Settings
+from core.knowledge.embedding import Embedders
+from core.knowledge.vectors import VectorStore
+from core.memory.store import HistoryWindow, MemoryStore
+from core.memory.windows import build_window_text, decide_windows
+
+# A room quiet this long has its last lines embedded as a shorter window.
+IDLE_SECONDS = 15 * 60
+
+
+def collection_of(room: str) -> str:
+    # Dots never occur in knowledge collection names, so the names cannot collide.
+    return "room." + hashlib.sha256(room.encode()).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class HistoryHit:
+    window: HistoryWindow
+    distance: float
+
+
+class HistoryIndex:
+    def __init__(
+        self,
+        store: MemoryStore,
+        vectors: VectorStore,
+        embedders: Embedders,
+        settings: Callable[[], Settings],
+    ) -> None:
+        self.store = store
+        self.vectors = vectors
+        self.embedders = embedders
+        self.settings = settings
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    def _model(self) -> str:
+        return self.settings().knowledge.embedding_model
+
+    async def embed_ready_windows(self, room: str, now: float | None = None) -> int:
+        """Embed the room's windows that are complete (or idle); returns how many."""
+        lock = self._locks.setdefault(room, asyncio.Lock())
+        async with lock:
+            memory = self.settings().memory
+            first, carried = self.store.window_mark(room)
+            lines = self.store.lines_from(room, first)
+            plan = decide_windows(
+                lines,
+                memory.window_lines,
+                memory.window_overlap,
+                carried=carried,
+                now=time.time() if now is None else now,
+                idle_seconds=IDLE_SECONDS,
+            )
+            if not plan.windows:
+                return 0
+            windows = [
+                HistoryWindow(
+                    f"{collection_of(room)}-{lines[0].seq}-{lines[-1].seq}",
+                    room,
+                    lines[0].seq,
+                    lines[0].ts,
+                    lines[-1].ts,
+                    build_window_text(lines),
+                    lines[0].link,
+                )
+                for lines in plan.windows
+            ]
+            embedder = await asyncio.to_thread(self.embedders.get, self._model())
+            vectors = await embedder.embed([w.text for w in windows])
+            await asyncio.to_thread(
+                self.vectors.upsert,
+                collection_of(room),
+                self._model(),
+                [w.id for w in windows],
+                vectors,
+                [{"start_ts": w.start_ts, "end_ts": w.end_ts} for w in windows],
+            )
+            self.store.add_windows(room, windows, plan.next_start, plan.carried)
+            return len(windows)
+
+    async def search(
+        self,
+        room: str,
+        query: str,
+        k: int,
+        max_distance: float,
+        between: tuple[float, float] | None = None,
+    ) -> list[HistoryHit]:
+        """The room's windows nearest to `query`, within `max_distance` and, when given,
+        overlapping the time range `between`."""
+        if k == 0:
+            return []
+        name, model = collection_of(room), self._model()
+        count = await asyncio.to_thread(self.vectors.count, name, model)
+        if count == 0:
+            return []
+        embedder = await asyncio.to_thread(self.embedders.get, model)
+        vector = (await embedder.embed([query]))[0]
+        n = min(count, k * 4 if between is None else 200)
+        found = await asyncio.to_thread(self.vectors.query, name, model, vector, n)
+        near = [(wid, d) for wid, d in found if d <= max_distance]
+        windows = self.store.windows(room, [wid for wid, _ in near])
+        hits = []
+        for wid, distance in near:
+            window = windows.get(wid)
+            if window is None:
+                continue
+            if between and not (window.end_ts >= between[0] and window.start_ts <= between[1]):
+                continue
+            hits.append(HistoryHit(window, distance))
+        return hits[:k]

@@ -1,0 +1,75 @@
+"""The conversation memory of one process, as the bot and the pipeline use it."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+
+from core.config import Settings
+from core.memory.history import HistoryIndex
+from core.memory.remember import RememberRequest
+from core.memory.store import Memory, MemoryStore, Turn
+from core.requests import Request
+
+log = logging.getLogger(__name__)
+
+FLUSH_EVERY_SECONDS = 60
+
+
+def conversation_key(request: Request) -> str:
+    """Follow-ups in a thread continue that thread; in the room, the room's last turn."""
+    return request.thread or ""
+
+
+class ConversationMemory:
+    def __init__(
+        self,
+        store: MemoryStore,
+        history: HistoryIndex | None,
+        settings: Callable[[], Settings],
+    ) -> None:
+        self.store = store
+        self.history = history
+        self.settings = settings
+
+    # What the bot sees in rooms.
+    async def observe(
+        self, room: str, event_id: str, sender: str, text: str, ts: float, link: str
+    ) -> None:
+        """Keep a line of a room's dialog; embed the windows it completes."""
+        if self.history is None or not self.settings().room(room).history:
+            return
+        self.store.add_line(room, event_id, sender, text, ts, link)
+        await self.history.embed_ready_windows(room)
+
+    async def run_flusher(self) -> None:
+        """Embed the last lines of rooms that went quiet, once a minute."""
+        while self.history is not None:
+            await asyncio.sleep(FLUSH_EVERY_SECONDS)
+            for room in self.store.rooms_with_lines():
+                await self.history.embed_ready_windows(room)
+
+    # Turns.
+    def previous_turn(self, request: Request) -> Turn | None:
+        return self.store.turn(request.room, conversation_key(request))
+
+    def record_turn(self, request: Request, rephrased: str, outcome: str) -> None:
+        turn = Turn(request.text, rephrased, outcome, time.time())
+        self.store.set_turn(request.room, conversation_key(request), turn)
+        if request.thread is None and request.event:
+            # The answer opens a thread on the question: a follow-up there continues it.
+            self.store.set_turn(request.room, request.event, turn)
+
+    # Explicit memories.
+    def remember(self, request: Request, wish: RememberRequest) -> Memory:
+        user = request.sender if wish.scope == "user" else ""
+        keep = self.settings().memory.max_memories_per_room
+        return self.store.add_memory(request.room, user, wish.fact, request.sender, keep)
+
+    def memories_for(self, room: str, user: str) -> list[Memory]:
+        return self.store.memories(room, user)
+
+    def forget(self, room: str, ids: list[int]) -> int:
+        return self.store.forget(room, ids)

@@ -1,0 +1,52 @@
+"""What the bot recalls of the room besides documents: windows of its earlier discussion
+(searched like documents, in the room's own history only) and explicit memories."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from html import escape
+from zoneinfo import ZoneInfo
+
+from core import strings
+from core.knowledge.documents import Hit
+from core.memory.history import HistoryHit
+from core.memory.store import Memory
+from core.pipeline.context import estimate_tokens, fence
+
+HISTORY = "history"
+
+
+def build_history_hit(found: HistoryHit, timezone: str) -> Hit:
+    """A window of the room's discussion as a source that can be cited and linked."""
+    window = found.window
+    when = datetime.fromtimestamp(window.start_ts, ZoneInfo(timezone))
+    return Hit(
+        chunk_id=window.id,
+        collection=HISTORY,
+        document_id=window.id,
+        source=HISTORY,
+        title=strings.HISTORY_TITLE.format(when=when.strftime("%d %b %Y, %H:%M")),
+        url=window.link,
+        heading="",
+        text=window.text,
+        position=0,
+        public=False,
+        score=0.0,
+        room=window.room,
+        distance=found.distance,
+    )
+
+
+def build_memories_block(memories: Sequence[Memory], budget: int) -> str:
+    """The newest memories that fit, oldest first, each with whom it is about."""
+    lines: list[str] = []
+    used = 0
+    for memory in reversed(memories):
+        about = f' about="{escape(memory.user, quote=True)}"' if memory.user else ""
+        line = f"<memory{about}>{fence(memory.text, 'memory')}</memory>"
+        used += estimate_tokens(line)
+        if used > budget:
+            break
+        lines.insert(0, line)
+    return "\n".join(lines)
