@@ -20,13 +20,22 @@ SHIPPED_PATTERNS: dict[str, str] = {
         r"\b(you are now|from now on,? you|act as (an? )?(unrestricted|unfiltered|jailbroken|dan)"
         r"|pretend (to be|you are)|roleplay as)\b"
     ),
-    "jailbreak mode": r"\b(developer|god|dan|jailbreak|unrestricted|sudo) mode\b",
+    "jailbreak mode": (
+        r"\b(enable|activate|enter|switch to|turn on|in)\s+(developer|god|dan|jailbreak"
+        r"|unrestricted|sudo)\s+mode\b"
+    ),
+    "instructions as text": (
+        r"\b(translate|summari[sz]e|rewrite|paraphrase|encode|spell out)\s+(all\s+)?your\s+"
+        r"(system\s+)?(instructions|prompts?|rules|guidelines)\b"
+    ),
     "fake system turn": (
         r"(^|\n)\s*(system|assistant)\s*:|<\|?(system|im_start|im_end)\|?>|\[/?INST\]"
     ),
     "other rooms": (
         r"\b(messages?|content|documents?|history|conversations?) (from|of|in) "
         r"(another|other|all|every) (rooms?|users?|channels?)\b"
+        r"|\b(other|another) (users?|people|rooms?) (asked|said|wrote|told)\b"
+        r"|\bwhat did (the )?(other|another) (users?|people|rooms?)\b"
     ),
 }
 

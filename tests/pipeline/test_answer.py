@@ -58,7 +58,9 @@ async def test_citation_markers_are_mapped_and_invented_ones_removed(pipeline, l
     llm.enqueue(verdict())
     llm.enqueue("Leave is 27 days [2]; trains via Travelink [1]; rockets [9].")
     answer = await pipeline.answer(ask("travel booking and annual leave days"))
-    given = re.findall(r'<source n="\d+" kind="document" title="([^"]+)"', llm.history[1]["messages"][1]["content"])
+    given = re.findall(
+        r'<source n="\d+" kind="document" title="([^"]+)"', llm.history[1]["messages"][1]["content"]
+    )
     assert answer.text == "Leave is 27 days [1]; trains via Travelink [2]; rockets."
     assert [s.title for s in answer.sources] == [given[1], given[0]], "renumbered by first use"
 
