@@ -50,8 +50,11 @@ class HistoryIndex:
     def _model(self) -> str:
         return self.settings().knowledge.embedding_model
 
-    async def embed_ready_windows(self, room: str, now: float | None = None) -> int:
-        """Embed the room's windows that are complete (or idle); returns how many."""
+    async def embed_ready_windows(
+        self, room: str, now: float | None = None, *, idle_too: bool = True
+    ) -> int:
+        """Embed the room's complete windows, and with `idle_too` the last lines of a
+        room that went quiet; returns how many windows."""
         lock = self._locks.setdefault(room, asyncio.Lock())
         async with lock:
             memory = self.settings().memory
@@ -63,7 +66,7 @@ class HistoryIndex:
                 memory.window_overlap,
                 carried=carried,
                 now=time.time() if now is None else now,
-                idle_seconds=IDLE_SECONDS,
+                idle_seconds=IDLE_SECONDS if idle_too else float("inf"),
             )
             if not plan.windows:
                 return 0

@@ -38,11 +38,13 @@ class ConversationMemory:
     async def observe(
         self, room: str, event_id: str, sender: str, text: str, ts: float, link: str
     ) -> None:
-        """Keep a line of a room's dialog; embed the windows it completes."""
+        """Keep a line of a room's dialog; embed the windows it completes. (Quiet rooms
+        are the flusher's: lines that arrive in a burst after a restart are old, yet the
+        room is not quiet.)"""
         if self.history is None or not self.settings().room(room).history:
             return
         self.store.add_line(room, event_id, sender, text, ts, link)
-        await self.history.embed_ready_windows(room)
+        await self.history.embed_ready_windows(room, idle_too=False)
 
     async def run_flusher(self) -> None:
         """Embed the last lines of rooms that went quiet, once a minute."""
