@@ -80,6 +80,8 @@ class BotApp:
                 if kb:
                     group.create_task(run_knowledge_services(kb, self._current))
                 group.create_task(memory.run_flusher())
+                if kb:
+                    group.create_task(self._warm_up(kb))
                 await sync.ready.wait()
                 self.ready.set()
         finally:
@@ -115,6 +117,14 @@ class BotApp:
         if self._loaded_prompts is None or self._loaded_prompts[0] != overrides:
             self._loaded_prompts = (overrides, load_prompts(overrides))
         return self._loaded_prompts[1]
+
+    async def _warm_up(self, kb: KnowledgeBase) -> None:
+        """Load the embedding model before the first question or history window needs it
+        (a fresh process takes seconds to import torch)."""
+        model = self.settings.current.knowledge.embedding_model
+        embedder = await asyncio.to_thread(kb.embedders.get, model)
+        await embedder.embed(["warm-up"])
+        log.info("the embedding model %s is loaded", model)
 
     def _open_memory(self, kb: KnowledgeBase | None) -> ConversationMemory:
         """Memories and turns always; the rooms' history needs the embedding model and

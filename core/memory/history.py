@@ -47,6 +47,9 @@ class HistoryIndex:
         self.settings = settings
         self._locks: dict[str, asyncio.Lock] = {}
 
+    def _lock(self, room: str) -> asyncio.Lock:
+        return self._locks.setdefault(room, asyncio.Lock())
+
     def _model(self) -> str:
         return self.settings().knowledge.embedding_model
 
@@ -55,8 +58,7 @@ class HistoryIndex:
     ) -> int:
         """Embed the room's complete windows, and with `idle_too` the last lines of a
         room that went quiet; returns how many windows."""
-        lock = self._locks.setdefault(room, asyncio.Lock())
-        async with lock:
+        async with self._lock(room):
             memory = self.settings().memory
             first, carried = self.store.window_mark(room)
             lines = self.store.lines_from(room, first)
@@ -108,7 +110,8 @@ class HistoryIndex:
         if k == 0:
             return []
         name, model = collection_of(room), self._model()
-        count = await asyncio.to_thread(self.vectors.count, name, model)
+        async with self._lock(room):  # a window being embedded is part of the history
+            count = await asyncio.to_thread(self.vectors.count, name, model)
         if count == 0:
             return []
         embedder = await asyncio.to_thread(self.embedders.get, model)

@@ -44,6 +44,10 @@ NO_SOURCES_GENERAL = (
     "(No source was found. This room allows general answers: answer from general "
     "knowledge, say first that no document covers it, and cite nothing.)"
 )
+NO_SOURCES_MEMORIES = (
+    "(No source was found. Answer only from the memories below; if they do not answer "
+    "the question, say that you do not know. Cite nothing.)"
+)
 
 
 class AnswerPipeline:
@@ -194,7 +198,12 @@ class AnswerPipeline:
         messages = self.prompts().messages(
             "answer",
             collections=build_collections_list(settings),
-            sources=sources_block or NO_SOURCES_GENERAL,
+            sources=sources_block
+            or (
+                NO_SOURCES_GENERAL
+                if settings.room(request.room).general_answers
+                else NO_SOURCES_MEMORIES
+            ),
             memories=build_memories_block(sources.memories, budget // 8),
             conversation=conversation,
             question=question,

@@ -5,10 +5,12 @@
     llm.enqueue({"toxicity": 0})               # JSON, for a response_format request
     llm.enqueue("{not json")                   # something broken, on purpose
     llm.enqueue(status=500) / enqueue("x", delay=2)
+    llm.respond = lambda body: ...             # replies when nothing is enqueued
     ... llm.history[0]["messages"] ...
 
 Streams with server-sent events when asked (`stream: true`), in small pieces, like vLLM.
-An unscripted request gets a 500, so a test never passes on a reply it did not expect.
+An unscripted request (nothing enqueued and no `respond`) gets a 500, so a test never
+passes on a reply it did not expect.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import asyncio
 import json
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +41,8 @@ class FakeLlm:
     replies: deque[Reply] = field(default_factory=deque)
     server: TestServer | None = None
     delay: float = 0.0
+    # A scripted model for long conversations: the request body in, the reply out.
+    respond: Callable[[dict[str, Any]], str | dict] | None = None
 
     @property
     def url(self) -> str:
@@ -69,7 +74,12 @@ class FakeLlm:
     async def _complete(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
         self.history.append(body)
-        reply = self.replies.popleft() if self.replies else Reply("unscripted request", status=500)
+        if self.replies:
+            reply = self.replies.popleft()
+        elif self.respond is not None:
+            reply = Reply(self.respond(body))
+        else:
+            reply = Reply("unscripted request", status=500)
         await asyncio.sleep(reply.delay or self.delay)
         if reply.status != 200:
             return web.json_response(
