@@ -23,6 +23,7 @@ from core.knowledge.base import KnowledgeBase
 from core.knowledge.serve import run_knowledge_services
 from core.llm.client import LlmClient
 from core.llm.prompts import Prompts, load_prompts
+from core.memory.answerer import MemoryFirst
 from core.memory.history import HistoryIndex
 from core.memory.memory import ConversationMemory
 from core.memory.store import MemoryStore
@@ -63,7 +64,11 @@ class BotApp:
             matrix = await connect(self.settings.current.matrix, data_dir)
             bot = BotIdentity(matrix.user_id, await matrix.display_name())
             answerer = self.answerer or Guarded(
-                PredeterminedFirst(self._answerer_for(kb, memory), self._current),
+                MemoryFirst(
+                    PredeterminedFirst(self._answerer_for(kb, memory), self._current),
+                    memory,
+                    self._current,
+                ),
                 self._current,
                 memory,
             )

@@ -1,7 +1,7 @@
 """The local tier of the toxicity check: a small classifier that decides the clear cases.
 
 alt-profanity-check (a linear model trained on human-labelled toxic comments) grades in
-well under a millisecond, so the clearly abusive never reach search or the model. It is
+about 6 ms on 2 cores, so the clearly abusive never reach search or the model. It is
 blind to polite bigotry and to claims against scientific consensus: those are left to
 the model's grade.
 """
@@ -13,6 +13,8 @@ import threading
 
 class LocalToxicity:
     """Loaded on first use (scikit-learn takes a second or two to import)."""
+
+    # Mild swearing ("crap", "hell") grades high too: see tests/bench/bench_guardrails.py.
 
     def __init__(self) -> None:
         self._lock = threading.Lock()

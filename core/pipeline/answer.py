@@ -1,6 +1,7 @@
 """The question pipeline with a language model: from a Request to a grounded, cited Answer.
 
-1. Local checks (a greeting, "remember that ...") answer at once. The follow-up rules
+1. A greeting is answered at once ("remember that ..." was kept before: MemoryFirst).
+   The follow-up rules
    decide whether the recent conversation comes with the question (by default not).
 2. One structured pre-step call (toxicity, injection, command or comment, scope,
    remember, rephrasing) runs while the raw question is already being retrieved.
@@ -18,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from core import strings
 from core.citations import build_cited_text
@@ -25,6 +27,7 @@ from core.config import Settings
 from core.knowledge.retrieval import Retriever
 from core.llm.client import LlmClient
 from core.llm.prompts import Prompts
+from core.memory.answerer import store_memory
 from core.memory.followup import FollowupDecision, decide_followup
 from core.memory.memory import ConversationMemory
 from core.memory.remember import RememberRequest, parse_remember
@@ -75,9 +78,6 @@ class AnswerPipeline:
             return Answer(
                 text, kind="notice", trace=(TraceStep("local", 0.0, {"decision": "greeting"}),)
             )
-        wish = parse_remember(request.text)
-        if wish is not None and self.memory is not None:
-            return self._remember(request, wish, settings, ())
         followup = self._followup(request, settings)
         recent = request.recent if followup.use_previous else ()
         audience = build_audience(request, settings)
@@ -99,7 +99,8 @@ class AnswerPipeline:
             fact = parse_remember(verdict.standalone_question) or RememberRequest(
                 "room", verdict.standalone_question or request.text
             )
-            return self._remember(request, fact, settings, tuple(trace))
+            stored = store_memory(self.memory, request, fact, settings)
+            return replace(stored, trace=(*trace, *stored.trace))
         conversation = build_conversation(recent, settings.pipeline.context_tokens // 4)
         question, check = decide_rephrasing(
             request.text,
@@ -140,20 +141,6 @@ class AnswerPipeline:
     def _record(self, request: Request, question: str, outcome: str) -> None:
         if self.memory is not None:
             self.memory.record_turn(request, question, outcome)
-
-    def _remember(
-        self,
-        request: Request,
-        wish: RememberRequest,
-        settings: Settings,
-        trace: tuple[TraceStep, ...],
-    ) -> Answer:
-        assert self.memory is not None
-        memory = self.memory.remember(request, wish)
-        self._record(request, request.text, "remembered")
-        text = strings.REMEMBERED[wish.scope].format(prefix=settings.bot.command_prefix)
-        step = TraceStep("remember", 0.0, {"memory": memory.id, "scope": wish.scope})
-        return Answer(text, kind="notice", trace=(*trace, step))
 
     async def _prestep(
         self, request: Request, recent, settings: Settings

@@ -12,6 +12,7 @@ from core.config.llm import LlmSettings
 from core.guardrails.guard import Guarded
 from core.llm.client import LlmClient
 from core.llm.prompts import load_prompts
+from core.memory.answerer import MemoryFirst
 from core.memory.history import HistoryIndex
 from core.memory.memory import ConversationMemory
 from core.memory.store import MemoryStore
@@ -58,7 +59,8 @@ async def bot(world, llm, tmp_path):  # noqa: F811
     pipeline = AnswerPipeline(
         client, world.kb.retriever, world.kb.rights, lambda: settings, load_prompts, memory=memory
     )
-    yield Bot(Guarded(pipeline, lambda: settings, memory), memory, llm)
+    answerer = Guarded(MemoryFirst(pipeline, memory, lambda: settings), lambda: settings, memory)
+    yield Bot(answerer, memory, llm)
     await client.close()
     store.close()
 
