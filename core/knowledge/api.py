@@ -15,11 +15,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from aiohttp import web
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from core.config import Settings
 from core.knowledge.base import KnowledgeBase
-from core.knowledge.documents import Document
+from core.knowledge.documents import Document, parse_document_dates
 from core.knowledge.openapi import build_openapi
 
 log = logging.getLogger(__name__)
@@ -40,6 +40,19 @@ class DocumentBody(BaseModel):
     url: str = Field(default="", max_length=4000)
     language: str = Field(default="", max_length=35)
     version: str = Field(default="", max_length=200, description="version or update time")
+    date: str = Field(
+        default="",
+        max_length=40,
+        description="ISO 8601 date or time the content is about (a meeting's day, the start "
+        "of the period a summary covers); questions that name a time keep it only when "
+        "its range meets theirs",
+    )
+    date_end: str = Field(default="", max_length=40, description="the end of that period")
+
+    @model_validator(mode="after")
+    def _dates_read(self) -> DocumentBody:
+        parse_document_dates(self.date, self.date_end)
+        return self
 
 
 def error(status: int, code: str, message: str) -> web.Response:

@@ -38,6 +38,10 @@ CREATE TABLE IF NOT EXISTS chunks (
     title TEXT NOT NULL, heading TEXT NOT NULL, text TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_of_document ON chunks (collection, doc_id);
+CREATE TABLE IF NOT EXISTS document_dates (
+    collection TEXT NOT NULL, doc_id TEXT NOT NULL, date_from REAL NOT NULL,
+    date_to REAL NOT NULL, PRIMARY KEY (collection, doc_id)
+);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(
     title, heading, text, content='chunks', content_rowid='rowid',
     tokenize='unicode61 remove_diacritics 2'
@@ -155,6 +159,12 @@ def _filter_sql(filters: SearchFilters) -> tuple[str, list[Any]]:
     if filters.updated_before is not None:
         clauses.append("d.updated_at <= ?")
         params.append(filters.updated_before)
+    if filters.dated_between is not None:
+        clauses.append(
+            "NOT EXISTS (SELECT 1 FROM document_dates dd WHERE dd.collection = d.collection"
+            " AND dd.doc_id = d.doc_id AND (dd.date_to <= ? OR dd.date_from >= ?))"
+        )
+        params += filters.dated_between
     return " AND ".join(clauses), params
 
 
@@ -184,8 +194,13 @@ class Catalog:
         )
         return DocumentRecord(*rows[0]) if rows else None
 
-    def replace_document(self, record: DocumentRecord, chunks: Iterable[ChunkRow]) -> None:
-        """Swap in a document's new version and chunks, all at once."""
+    def replace_document(
+        self,
+        record: DocumentRecord,
+        chunks: Iterable[ChunkRow],
+        dates: tuple[float, float] | None = None,
+    ) -> None:
+        """Swap in a document's new version, chunks and dates, all at once."""
         with self._lock, self._db:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute(
@@ -225,12 +240,25 @@ class Catalog:
                     record.updated_at,
                 ),
             )
+            self._db.execute(
+                "DELETE FROM document_dates WHERE collection = ? AND doc_id = ?",
+                (record.collection, record.doc_id),
+            )
+            if dates is not None:
+                self._db.execute(
+                    "INSERT INTO document_dates VALUES (?, ?, ?, ?)",
+                    (record.collection, record.doc_id, *dates),
+                )
 
     def delete_document(self, collection: str, doc_id: str) -> bool:
         with self._lock, self._db:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute(
                 "DELETE FROM chunks WHERE collection = ? AND doc_id = ?", (collection, doc_id)
+            )
+            self._db.execute(
+                "DELETE FROM document_dates WHERE collection = ? AND doc_id = ?",
+                (collection, doc_id),
             )
             deleted = self._db.execute(
                 "DELETE FROM documents WHERE collection = ? AND doc_id = ?", (collection, doc_id)

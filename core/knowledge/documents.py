@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass
+from datetime import UTC, date, datetime, timedelta
 from typing import Literal
 
 DocumentFormat = Literal["markdown", "text", "html"]
@@ -22,6 +23,14 @@ class Document:
     language: str = ""
     version: str = ""
     room: str = ""
+    # What the content is about in time (ISO 8601), such as a meeting's day or the period
+    # a summary covers: a question with a time expression keeps dated documents only
+    # when their range meets its range. Undated documents are never left out.
+    date: str = ""
+    date_end: str = ""
+
+    def dates(self) -> tuple[float, float] | None:
+        return parse_document_dates(self.date, self.date_end)
 
     def content_hash(self) -> str:
         """Changes whenever anything stored with the chunks would change."""
@@ -29,6 +38,27 @@ class Document:
         fields.pop("collection")
         fields.pop("id")
         return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def _moment(text: str, end: bool) -> float:
+    """A timestamp from ISO 8601; a bare day means all of it (UTC when no zone is given)."""
+    if len(text) == 10:
+        day = datetime.combine(date.fromisoformat(text), datetime.min.time(), UTC)
+        return (day + timedelta(days=1) if end else day).timestamp()
+    moment = datetime.fromisoformat(text)
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+
+
+def parse_document_dates(start: str, end: str = "") -> tuple[float, float] | None:
+    """The range a document's `date` and `date_end` span; ValueError when unreadable."""
+    if not start:
+        if end:
+            raise ValueError("date_end needs a date")
+        return None
+    first, last = _moment(start, end=False), _moment(end or start, end=True)
+    if last < first:
+        raise ValueError("date_end is before date")
+    return first, last
 
 
 @dataclass(frozen=True)
@@ -75,3 +105,6 @@ class SearchFilters:
     rooms: tuple[str, ...] = ()
     updated_after: float | None = None
     updated_before: float | None = None
+    # Dated documents must meet this range (timestamps, the end excluded, as a document's
+    # own end is); undated ones always pass.
+    dated_between: tuple[float, float] | None = None

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from core.knowledge.documents import FORMATS, Document
+from core.knowledge.documents import FORMATS, Document, parse_document_dates
 
 SUFFIXES = {
     ".md": "markdown",
@@ -44,6 +44,7 @@ def _from_jsonl(path: Path, collection: str) -> Iterator[Document | FileProblem]
             fmt = item.get("format", "markdown")
             if fmt not in FORMATS:
                 raise ValueError(f"format must be one of {', '.join(FORMATS)}")
+            parse_document_dates(str(item.get("date", "")), str(item.get("date_end", "")))
             yield Document(
                 collection=collection,
                 id=str(item["id"]),
@@ -53,6 +54,8 @@ def _from_jsonl(path: Path, collection: str) -> Iterator[Document | FileProblem]
                 url=str(item.get("url", "")),
                 language=str(item.get("language", "")),
                 version=str(item.get("version", "")),
+                date=str(item.get("date", "")),
+                date_end=str(item.get("date_end", "")),
             )
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             yield FileProblem(f"{path}:{number}: {type(exc).__name__}: {exc}")

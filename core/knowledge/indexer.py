@@ -153,7 +153,7 @@ class Indexer:
             ChunkRow(i, c.position, c.heading, c.text)
             for i, c in zip(ids, item.chunks, strict=True)
         ]
-        await asyncio.to_thread(self.catalog.replace_document, record, rows)
+        await asyncio.to_thread(self.catalog.replace_document, record, rows, document.dates())
         self.on_change(document.collection, document.id)
         await asyncio.to_thread(
             self.vectors.delete_document, document.collection, model, document.id, content_hash

@@ -24,10 +24,18 @@ class Grounding:
 
 
 async def fetch_grounding(
-    retriever: Retriever, rights: RightsChecker, question: str, audience: Audience, k: int
+    retriever: Retriever,
+    rights: RightsChecker,
+    question: str,
+    audience: Audience,
+    k: int,
+    between: tuple[float, float] | None = None,
 ) -> Grounding:
+    """The best passages every reader may see; dated documents must meet `between`."""
     started = time.perf_counter()
-    filters = SearchFilters(public_only=audience.public_only, rooms=audience.rooms)
+    filters = SearchFilters(
+        public_only=audience.public_only, rooms=audience.rooms, dated_between=between
+    )
     hits = await retriever.search(question, filters, k=k, overfetch=OVERFETCH)
     retrieved = time.perf_counter()
     outcome = await rights.filter(hits, audience)

@@ -53,7 +53,12 @@ class SourcesFinder:
         between = await asyncio.to_thread(self.times.find_range, question, now)
         grounding, history = await asyncio.gather(
             fetch_grounding(
-                self.retriever, self.rights, question, audience, settings.retrieval.top_k
+                self.retriever,
+                self.rights,
+                question,
+                audience,
+                settings.retrieval.top_k,
+                between.as_timestamps() if between else None,
             ),
             self._history(request, question, settings, between),
         )

@@ -141,6 +141,20 @@ REFUSALS = {
         400,
         "invalid_document",
     ),
+    "a date that is not ISO 8601": (
+        "PUT",
+        "/collections/handbook/documents/a",
+        {"json": {**DOC, "date": "next Tuesday"}, "headers": WIKI},
+        400,
+        "invalid_document",
+    ),
+    "a period that ends before it starts": (
+        "PUT",
+        "/collections/handbook/documents/a",
+        {"json": {**DOC, "date": "2026-11-03", "date_end": "2026-11-01"}, "headers": WIKI},
+        400,
+        "invalid_document",
+    ),
     "over the size limit": (
         "PUT",
         "/collections/handbook/documents/a",

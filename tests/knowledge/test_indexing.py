@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import pytest
 
 from core.knowledge.base import KnowledgeBase
 from core.knowledge.catalog import Catalog
-from core.knowledge.documents import Document, SearchFilters
+from core.knowledge.documents import Document, SearchFilters, parse_document_dates
 from core.knowledge.vectors import ModelMismatch
 
 TRAVEL = Document(
@@ -120,6 +121,26 @@ async def test_filters_on_collection_source_public_and_rooms(kb):
     assert "summary-1" in ids(in_room)
     future = SearchFilters(updated_after=4_000_000_000)
     assert await kb.retriever.search("vacation", future, k=10) == []
+
+
+async def test_a_time_range_keeps_dated_documents_that_meet_it_and_all_undated_ones(kb):
+    notes = [
+        Document("handbook", "nov", "Ops meeting 3 Nov", "Decision: the VPN moves to vpn2.",
+                 date="2026-11-03"),
+        Document("handbook", "oct", "Ops meeting October", "Decision: the VPN stays on vpn1.",
+                 date="2026-10-01", date_end="2026-10-31"),
+        Document("handbook", "policy", "VPN policy", "The VPN is required off-site."),
+    ]  # fmt: skip
+    await kb.indexer.put_many(notes)
+    november = SearchFilters(dated_between=parse_document_dates("2026-11-01", "2026-11-30"))
+    found = {h.document_id for h in await kb.retriever.search("VPN decision", november, k=10)}
+    assert found == {"nov", "policy"}
+    later = SearchFilters(dated_between=parse_document_dates("2026-10-31T12:00:00+00:00"))
+    found = {h.document_id for h in await kb.retriever.search("VPN decision", later, k=10)}
+    assert found == {"oct", "policy"}, "the October period ends at the end of the 31st"
+    await kb.indexer.put_many([replace(notes[0], date="")])
+    found = {h.document_id for h in await kb.retriever.search("VPN decision", november, k=10)}
+    assert "nov" in found and "oct" not in found
 
 
 async def test_overfetch_returns_more_than_k(kb):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -10,6 +11,7 @@ from core import strings
 from core.config.guardrails import GuardrailSettings
 from core.config.llm import LlmSettings
 from core.guardrails.guard import Guarded
+from core.knowledge.documents import Document
 from core.llm.client import LlmClient
 from core.llm.prompts import load_prompts
 from core.memory.answerer import MemoryFirst
@@ -165,3 +167,22 @@ async def test_an_earlier_discussion_of_the_room_is_a_cited_source(bot, llm):
     llm.enqueue(verdict())
     elsewhere = await bot.ask("Where did the VPN gateway move?", room="!other")
     assert elsewhere.text == strings.NOTHING_FOUND, "room A's history never answers in room B"
+
+
+async def test_a_time_expression_keeps_dated_documents_of_that_time(bot, llm, world):  # noqa: F811
+    today = datetime.now(UTC).date()
+    last_week = today - timedelta(days=today.weekday() + 4)
+    two_months_ago = today - timedelta(days=60)
+    await world.kb.indexer.put_many([
+        Document("handbook", "ops-recent", "Ops meeting notes", "Decision: the VPN moves to vpn2.",
+                 date=last_week.isoformat()),
+        Document("handbook", "ops-old", "Ops meeting notes", "Decision: the VPN stays on vpn1.",
+                 date=two_months_ago.isoformat()),
+    ])  # fmt: skip
+    llm.enqueue(verdict())
+    llm.enqueue("The VPN moves to vpn2 [1].")
+    answer = await bot.ask("What did we decide last week about the VPN?")
+    assert "vpn2" in bot.prompt(1) and "vpn1" not in bot.prompt(1)
+    assert [s.document_id for s in answer.sources] == ["ops-recent"]
+    recall = next(step for step in answer.trace if step.name == "recall")
+    assert recall.details["time_range"][0] == "last week"
