@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from html import escape
 
@@ -14,9 +15,14 @@ def estimate_tokens(text: str) -> int:
     return len(text) // 4 + 1
 
 
-def fence(text: str, tag: str) -> str:
-    # Text that closes the fence itself must not end the data early.
-    return text.replace(f"</{tag}", f"</ {tag}")
+# The tags the prompts use to fence data (core/llm/prompts.toml).
+FENCE_TAGS = re.compile(r"<(/?)(?=(sources?|memor(?:y|ies)|conversation|answer)\b)", re.IGNORECASE)
+
+
+def fence(text: str) -> str:
+    """Data as it may go between fence tags: it can neither close a fence early nor open
+    one of its own (`</source>` becomes `</ source>`)."""
+    return FENCE_TAGS.sub(lambda m: f"<{m.group(1)} ", text)
 
 
 def build_sources_block(hits: Sequence[Hit], budget: int) -> tuple[str, list[Hit]]:
@@ -24,7 +30,7 @@ def build_sources_block(hits: Sequence[Hit], budget: int) -> tuple[str, list[Hit
     blocks, kept, used = [], [], 0
     for hit in hits:
         title = escape(hit.title + (f" > {hit.heading}" if hit.heading else ""), quote=True)
-        body = fence(hit.text, "source")
+        body = fence(hit.text)
         kind = "room history" if hit.source == "history" else "document"
         block = f'<source n="{len(kept) + 1}" kind="{kind}" title="{title}">\n{body}\n</source>'
         cost = estimate_tokens(block)
@@ -41,9 +47,7 @@ def build_conversation(lines: Sequence[ChatLine], budget: int) -> str:
     picked: list[str] = []
     used = 0
     for line in reversed(lines):
-        text = (
-            f"{'assistant' if line.from_bot else line.sender}: {fence(line.text, 'conversation')}"
-        )
+        text = f"{'assistant' if line.from_bot else line.sender}: {fence(line.text)}"
         used += estimate_tokens(text)
         if used > budget:
             break

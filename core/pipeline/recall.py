@@ -44,7 +44,7 @@ def build_memories_block(memories: Sequence[Memory], budget: int) -> str:
     used = 0
     for memory in reversed(memories):
         about = f' about="{escape(memory.user, quote=True)}"' if memory.user else ""
-        line = f"<memory{about}>{fence(memory.text, 'memory')}</memory>"
+        line = f"<memory{about}>{fence(memory.text)}</memory>"
         used += estimate_tokens(line)
         if used > budget:
             break

@@ -11,6 +11,7 @@ from core import strings
 from core.config import Settings
 from core.llm.client import LlmClient, LlmError
 from core.llm.prompts import Prompts
+from core.pipeline.context import fence
 
 
 class SupportVerdict(BaseModel):
@@ -31,7 +32,7 @@ def build_support_check(
     """The check to run after the answer is shown: a badge line, or None."""
 
     async def check() -> str | None:
-        messages = prompts().messages("support", sources=sources_block, answer=answer_text)
+        messages = prompts().messages("support", sources=sources_block, answer=fence(answer_text))
         try:
             verdict, _ = await llm.complete_json(messages, SupportVerdict, "support")
         except LlmError:
