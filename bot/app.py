@@ -85,8 +85,7 @@ class BotApp:
                 if kb:
                     group.create_task(run_knowledge_services(kb, self._current))
                 group.create_task(memory.run_flusher())
-                if kb:
-                    group.create_task(self._warm_up(kb))
+                group.create_task(self._warm_up(kb, answerer))
                 await sync.ready.wait()
                 self.ready.set()
         finally:
@@ -123,13 +122,16 @@ class BotApp:
             self._loaded_prompts = (overrides, load_prompts(overrides))
         return self._loaded_prompts[1]
 
-    async def _warm_up(self, kb: KnowledgeBase) -> None:
-        """Load the embedding model before the first question or history window needs it
-        (a fresh process takes seconds to import torch)."""
-        model = self.settings.current.knowledge.embedding_model
-        embedder = await asyncio.to_thread(kb.embedders.get, model)
-        await embedder.embed(["warm-up"])
-        log.info("the embedding model %s is loaded", model)
+    async def _warm_up(self, kb: KnowledgeBase | None, answerer: Answerer) -> None:
+        """Load the models before the first question or history window needs them (a fresh
+        process takes seconds to import torch and scikit-learn)."""
+        if isinstance(answerer, Guarded):
+            await asyncio.to_thread(answerer.toxicity.grade, "warm-up")
+        if kb is not None:
+            model = self.settings.current.knowledge.embedding_model
+            embedder = await asyncio.to_thread(kb.embedders.get, model)
+            await embedder.embed(["warm-up"])
+        log.info("models loaded")
 
     def _open_memory(self, kb: KnowledgeBase | None) -> ConversationMemory:
         """Memories and turns always; the rooms' history needs the embedding model and
