@@ -10,6 +10,7 @@ from pathlib import Path
 
 from bot.config_watch import ConfigWatcher
 from bot.dispatcher import Dispatcher
+from bot.feedback import FeedbackDesk
 from bot.matrix import SEND_ERRORS, MatrixIO, connect
 from bot.mentions import BotIdentity
 from bot.render import build_room_notice
@@ -18,6 +19,8 @@ from bot.state import StateStore
 from bot.sync import SyncLoop
 from core.answering import Answerer, NoKnowledgeAnswerer, PredeterminedFirst
 from core.config import Settings, load_config
+from core.feedback.ranking import FeedbackRanking
+from core.feedback.store import FeedbackStore
 from core.guardrails.guard import Guarded
 from core.knowledge.base import KnowledgeBase
 from core.knowledge.serve import run_knowledge_services
@@ -58,6 +61,9 @@ class BotApp:
         state = StateStore(data_dir / "state.sqlite3")
         kb = self._open_knowledge()
         memory = self._open_memory(kb)
+        feedback_store = FeedbackStore(data_dir / "feedback.sqlite3")
+        if kb:
+            kb.retriever.adjustments = FeedbackRanking(feedback_store, self._current).factors
         matrix: MatrixIO | None = None
         dispatcher: Dispatcher | None = None
         try:
@@ -72,7 +78,8 @@ class BotApp:
                 self._current,
                 memory,
             )
-            dispatcher = Dispatcher(matrix, state, answerer, self.settings, bot, memory)
+            feedback = FeedbackDesk(matrix, state, feedback_store, self.settings)
+            dispatcher = Dispatcher(matrix, state, answerer, self.settings, bot, memory, feedback)
             sync = SyncLoop(matrix, state, dispatcher, self.settings)
             watcher = ConfigWatcher(
                 self.config_path, self.env, self.settings, self._admin_reporter(matrix)
@@ -95,6 +102,7 @@ class BotApp:
                 await matrix.close()
             state.close()
             memory.store.close()
+            feedback_store.close()
             if kb:
                 await kb.close_http()
                 kb.close()

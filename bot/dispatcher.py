@@ -11,13 +11,22 @@ from collections.abc import AsyncIterator
 from bot.commands import build_command_reply
 from bot.events import IncomingMessage, parse_message
 from bot.feed import Feed
+from bot.feedback import FeedbackDesk
 from bot.links import build_permalink
 from bot.matrix import SEND_ERRORS, MatrixIO
 from bot.memory_commands import build_memory_list, decide_forget
 from bot.mentions import BotIdentity
 from bot.render import build_answer_markdown
 from bot.reply import ReplyWriter
-from bot.routing import Action, AnswerQuestion, Ignore, RoutingFacts, RunCommand, decide_action
+from bot.routing import (
+    Action,
+    AnswerQuestion,
+    Ignore,
+    KeepFeedback,
+    RoutingFacts,
+    RunCommand,
+    decide_action,
+)
 from bot.settings_holder import SettingsHolder
 from bot.state import PendingEvent, StateStore
 from core import strings
@@ -41,9 +50,11 @@ class Dispatcher:
         settings: SettingsHolder,
         bot: BotIdentity,
         memory: ConversationMemory | None = None,
+        feedback: FeedbackDesk | None = None,
     ) -> None:
         self.matrix = matrix
         self.memory = memory
+        self.feedback = feedback
         self.state = state
         self.answerer = answerer
         self.settings = settings
@@ -70,6 +81,8 @@ class Dispatcher:
             is_direct=self._is_direct(message.room_id),
             ignored_users=frozenset(bot_settings.ignore_users),
             command_prefix=bot_settings.command_prefix,
+            feedback_asked=bool(self.feedback)
+            and self.feedback.asked(message.room_id, message.thread_root, message.sender),
         )
 
     def _is_direct(self, room_id: str) -> bool:
@@ -114,6 +127,8 @@ class Dispatcher:
     async def handle(self, event: PendingEvent) -> None:
         """Answer one stored message; the single catch-all for message handling."""
         message, action = self.route(event)
+        if message is None and self.feedback is not None:
+            await self._feedback_event(event)
         if message is None or isinstance(action, Ignore):
             self.state.mark_done(event.source.get("event_id", ""))
             return
@@ -122,6 +137,9 @@ class Dispatcher:
         try:
             if isinstance(action, RunCommand):
                 await self._run_command(reply, action)
+            elif isinstance(action, KeepFeedback):
+                assert self.feedback is not None
+                await self.feedback.keep_comment(reply, action)
             else:
                 await self._answer(reply, action)
         except LlmError as exc:
@@ -133,6 +151,14 @@ class Dispatcher:
             await self._tell_failure(reply, strings.ANSWER_FAILED.format(reference=reference))
         self.state.mark_done(message.event_id)
 
+    async def _feedback_event(self, event: PendingEvent) -> None:
+        """A vote or its removal; the catch-all of this entry point."""
+        assert self.feedback is not None
+        try:
+            await self.feedback.handle(event.room_id, event.source)
+        except Exception:
+            log.exception("feedback event %s was not recorded", event.source.get("event_id"))
+
     async def _tell_failure(self, reply: ReplyWriter, text: str) -> None:
         try:
             await reply.finish(text)
@@ -143,6 +169,9 @@ class Dispatcher:
         settings = self.settings.current
         if action.name in ("memory", "forget") and self.memory is not None:
             await reply.finish(self._memory_command(reply.message, action))
+            return
+        if action.name == "feedback" and self.feedback is not None:
+            await self.feedback.command(reply, action)
             return
         text = build_command_reply(
             action.name,
@@ -200,6 +229,8 @@ class Dispatcher:
             answer = await work
         text = build_answer_markdown(answer)
         event_id = await reply.finish(text, answer_id=answer.id)
+        if self.feedback is not None:
+            self.feedback.record(request, answer, event_id, text)
         line = ChatLine(UserID(self.bot.user_id), text, from_bot=True)
         self.feed.add(message.room_id, action.thread_root, answer.id, line)
         if answer.followup:

@@ -79,3 +79,50 @@ def parse_message(source: Mapping[str, Any], room_id: RoomID) -> IncomingMessage
         else None,
         is_edit=relation.get("rel_type") == "m.replace",
     )
+
+
+@dataclass(frozen=True)
+class Reaction:
+    event_id: EventID
+    sender: UserID
+    target: EventID
+    key: str
+    timestamp_ms: int
+
+
+@dataclass(frozen=True)
+class Redaction:
+    event_id: EventID
+    sender: UserID
+    redacts: EventID
+
+
+def parse_reaction(source: Mapping[str, Any]) -> Reaction | None:
+    """An `m.reaction` annotation; None for anything else."""
+    if source.get("type") != "m.reaction":
+        return None
+    relation = _mapping(_mapping(source.get("content")).get("m.relates_to"))
+    target, key = relation.get("event_id"), relation.get("key")
+    if relation.get("rel_type") != "m.annotation" or not isinstance(target, str):
+        return None
+    return Reaction(
+        EventID(str(source.get("event_id", ""))),
+        UserID(str(source.get("sender", ""))),
+        EventID(target),
+        key if isinstance(key, str) else "",
+        int(source.get("origin_server_ts") or 0),
+    )
+
+
+def parse_redaction(source: Mapping[str, Any]) -> Redaction | None:
+    """An `m.room.redaction`; the redacted event is at the top level before room version
+    11 and in the content since."""
+    if source.get("type") != "m.room.redaction":
+        return None
+    redacts = source.get("redacts") or _mapping(source.get("content")).get("redacts")
+    if not isinstance(redacts, str):
+        return None
+    return Redaction(
+        EventID(str(source.get("event_id", ""))), UserID(str(source.get("sender", ""))),
+        EventID(redacts),
+    )  # fmt: skip

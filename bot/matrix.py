@@ -17,6 +17,7 @@ from nio import (
     LoginResponse,
     ProfileGetDisplayNameResponse,
     RoomSendResponse,
+    UploadResponse,
     WhoamiResponse,
 )
 
@@ -53,6 +54,24 @@ class MatrixIO:
         if not isinstance(response, RoomSendResponse):
             raise MatrixError(f"sending to {room_id} failed: {response}")
         return response.event_id
+
+    async def send_file(self, room_id: str, name: str, data: bytes, mimetype: str) -> str:
+        """Upload a file (encrypted in encrypted rooms) and post it; returns the event id."""
+        room = self.client.rooms.get(room_id)
+        encrypted = bool(room and room.encrypted)
+        response, keys = await self.client.upload(
+            lambda *_: data, content_type=mimetype, filename=name, encrypt=encrypted,
+            filesize=len(data),
+        )  # fmt: skip
+        if not isinstance(response, UploadResponse):
+            raise MatrixError(f"uploading {name} failed: {response}")
+        content: dict[str, Any] = {"msgtype": "m.file", "body": name,
+                                   "info": {"mimetype": mimetype, "size": len(data)}}  # fmt: skip
+        if encrypted and keys:
+            content["file"] = {**keys, "url": response.content_uri}
+        else:
+            content["url"] = response.content_uri
+        return await self.send(room_id, content)
 
     def members(self, room_id: str) -> tuple[UserID, ...]:
         """Joined members other than the bot, as the last sync told."""

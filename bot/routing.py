@@ -27,6 +27,8 @@ class RoutingFacts:
     is_direct: bool = False
     ignored_users: frozenset[str] = frozenset()
     command_prefix: str = "!"
+    # The bot asked this person in this thread what was wrong with an answer they rated 👎.
+    feedback_asked: bool = False
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,15 @@ class AnswerQuestion:
     thread_root: EventID
 
 
-Action = Ignore | RunCommand | AnswerQuestion
+@dataclass(frozen=True)
+class KeepFeedback:
+    """The reply to "what was wrong?": kept with the 👎, not answered as a question."""
+
+    text: str
+    thread_root: EventID
+
+
+Action = Ignore | RunCommand | AnswerQuestion | KeepFeedback
 
 
 def _parse_command(text: str, prefix: str) -> tuple[str, str] | None:
@@ -95,6 +105,8 @@ def decide_action(
     thread_root = message.thread_root or message.event_id
 
     command = _parse_command(text, facts.command_prefix)
+    if facts.feedback_asked and message.thread_root and not command and text:
+        return KeepFeedback(text, thread_root)
     if command:
         name, args = command
         known = name in COMMANDS

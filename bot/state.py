@@ -112,6 +112,12 @@ class StateStore:
         query = "SELECT 1 FROM bot_messages WHERE event_id = ?"
         return self._db.execute(query, (event_id,)).fetchone() is not None
 
+    def thread_of(self, event_id: str) -> str | None:
+        """The thread one of the bot's messages is in."""
+        query = "SELECT thread_root FROM bot_messages WHERE event_id = ?"
+        row = self._db.execute(query, (event_id,)).fetchone()
+        return row[0] if row else None
+
     def bot_in_thread(self, room_id: str, thread_root: str) -> bool:
         return (
             self._db.execute(

@@ -76,6 +76,10 @@ class SyncLoop:
                     self._report_undecryptable(room_id, event)
                     continue
                 candidate = PendingEvent(room_id, event.source)
+                feedback = self.dispatcher.feedback
+                if feedback is not None and feedback.wants(event.source):
+                    pending.append(candidate)
+                    continue
                 message, action = self.dispatcher.route(candidate)
                 if message is None:
                     continue

@@ -31,7 +31,9 @@ def build_passages_answer(hits: list[Hit]) -> tuple[str, tuple[Source, ...]]:
         key = (hit.collection, hit.document_id)
         if key not in numbers:
             numbers[key] = len(sources) + 1
-            sources.append(Source(hit.title, hit.url or None, hit.collection, hit.document_id))
+            sources.append(
+                Source(hit.title, hit.url or None, hit.collection, hit.document_id, hit.score)
+            )
         parts.append(f"> {build_snippet(hit.text)} [{numbers[key]}]")
     return "\n\n".join(parts), tuple(sources)
 

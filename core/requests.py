@@ -49,6 +49,7 @@ class Source:
     url: str | None = None
     collection: str | None = None
     document_id: str | None = None
+    score: float | None = None  # the retrieval score it was found with
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,8 @@ COMMAND_DESCRIPTIONS = {
     "help": "show this help",
     "memory": "list what I remember in this room",
     "forget": "forget a memory of this room: `forget <number>` or `forget all`",
+    "feedback": "for administrators, in the admin room: votes on answers, the worst ones, "
+    "and an export",
 }
 
 CONFIG_REJECTED = (
@@ -104,3 +106,21 @@ FORGET_USAGE = (
 )
 FORGET_UNKNOWN = NOTICE_PREFIX + "There is no memory number {number} here; see `{prefix}memory`."
 HISTORY_TITLE = "Earlier discussion in this room ({when})"
+
+FEEDBACK_ASK = (
+    "Thanks for rating this answer. What was wrong with it? Reply here in this thread and "
+    "I'll pass it on with your 👎."
+)
+FEEDBACK_THANKS = "Thank you, I've noted that with your rating."
+FEEDBACK_REFUSED = (
+    NOTICE_PREFIX + "`feedback` is for the bot's administrators, in the admin room only."
+)
+FEEDBACK_USAGE = (
+    NOTICE_PREFIX + "Use `{prefix}feedback` (votes per room and the worst answers), "
+    "`{prefix}feedback worst [how many]`, or `{prefix}feedback export [days]`."
+)
+FEEDBACK_HEADER = "**Feedback on answers**"
+FEEDBACK_NONE = "No votes in the last 30 days."
+FEEDBACK_WORST_HEADER = "**Worst-rated answers** (votes of the last {days} days)"
+FEEDBACK_NO_WORST = "No answer got a 👎."
+FEEDBACK_EXPORTED = "Exported {count} rated answers as JSON lines: `{name}`."

@@ -8,7 +8,6 @@ validation context, never from globals.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -21,6 +20,7 @@ from pydantic import (
     model_validator,
 )
 
+from core.config.feedback import FeedbackSettings
 from core.config.guardrails import GuardrailSettings
 from core.config.knowledge import (
     CollectionSettings,
@@ -37,15 +37,8 @@ from core.config.prompts import PromptSettings
 from core.config.rights import RightsSettings
 from core.config.secrets import context_of, env_var_checker, resolve_one_secret
 from core.config.strict import Strict
+from core.config.users import check_user_id, check_user_ids
 from core.predetermined import PredeterminedAnswer
-
-USER_ID_PATTERN = re.compile(r"^@[^:\s]+:[^\s]+$")
-
-
-def _check_user_id(value: str) -> str:
-    if not USER_ID_PATTERN.match(value):
-        raise ValueError(f"{value!r} is not a Matrix user id like @name:example.org")
-    return value
 
 
 class MatrixSettings(Strict):
@@ -74,7 +67,7 @@ class MatrixSettings(Strict):
     @field_validator("user_id")
     @classmethod
     def _user_id_shape(cls, value: str) -> str:
-        return _check_user_id(value)
+        return check_user_id(value)
 
     _check_env = field_validator("password_env", "access_token_env")(env_var_checker("matrix"))
 
@@ -118,7 +111,7 @@ class BotSettings(Strict):
     @field_validator("ignore_users")
     @classmethod
     def _user_ids(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        return tuple(_check_user_id(user) for user in value)
+        return check_user_ids(value)
 
 
 class InviteSettings(Strict):
@@ -130,7 +123,7 @@ class InviteSettings(Strict):
     @field_validator("allowed_users")
     @classmethod
     def _user_ids(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        return tuple(_check_user_id(user) for user in value)
+        return check_user_ids(value)
 
 
 def _check_timezone(value: str | None) -> str | None:
@@ -185,6 +178,7 @@ class Settings(Strict):
     pipeline: PipelineSettings = Field(default_factory=dict, validate_default=True)
     guardrails: GuardrailSettings = Field(default_factory=dict, validate_default=True)
     memory: MemorySettings = Field(default_factory=dict, validate_default=True)
+    feedback: FeedbackSettings = Field(default_factory=dict, validate_default=True)
     predetermined: tuple[PredeterminedAnswer, ...] = ()
     sources: dict[str, SourceSettings] = Field(default_factory=dict)
     collections: dict[str, CollectionSettings] = Field(default_factory=dict)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from core.config import Settings
@@ -14,6 +14,8 @@ from core.knowledge.vectors import VectorStore
 
 Ranking = tuple[Sequence[str], float]
 NO_FILTERS = SearchFilters()
+# (collection, document id) -> a factor for its chunks' scores (feedback on answers).
+Adjustments = Callable[[], Mapping[tuple[str, str], float]]
 
 
 def fuse_by_rank(rankings: Sequence[Ranking], k: int) -> list[tuple[str, float]]:
@@ -36,11 +38,13 @@ class Retriever:
         vectors: VectorStore,
         embedders: Embedders,
         settings: Callable[[], Settings],
+        adjustments: Adjustments | None = None,
     ) -> None:
         self.catalog = catalog
         self.vectors = vectors
         self.embedders = embedders
         self.settings = settings
+        self.adjustments = adjustments
 
     def _collections(self, filters: SearchFilters) -> dict[str, str]:
         """The searched collections and their models. A collection has one source, so the
@@ -108,6 +112,7 @@ class Retriever:
         rows = await asyncio.to_thread(
             self.catalog.current_chunks, [chunk_id for chunk_id, _ in fused], filters
         )
+        factors = self.adjustments() if self.adjustments else {}
         vector_rank = {chunk_id: rank for rank, chunk_id in enumerate(vector_ids, start=1)}
         keyword_rank = {chunk_id: rank for rank, chunk_id in enumerate(keyword_ids, start=1)}
         hits = []
@@ -120,6 +125,7 @@ class Retriever:
                 continue
             _, collection, doc_id, source, title, url, heading, text, position, _, room = row
             public = self.settings().collections[collection].public
+            score *= factors.get((collection, doc_id), 1.0)
             ranks = {
                 "vector_rank": vector_rank.get(chunk_id),
                 "keyword_rank": keyword_rank.get(chunk_id),
@@ -129,6 +135,4 @@ class Retriever:
                 Hit(chunk_id, collection, doc_id, source, title, url, heading, text, position,
                     public, score, room=room, **ranks)
             )  # fmt: skip
-            if len(hits) == want:
-                break
-        return hits
+        return sorted(hits, key=lambda hit: hit.score, reverse=True)[:want]

@@ -109,7 +109,8 @@ class AnswerPipeline:
             settings.memory.rephrase_min_chrf,
             markers=_marker_words(settings),
         )
-        rephrasing = {"rephrased": verdict.standalone_question, "accepted": check.accepted,
+        rephrasing = {"question": question, "rephrased": verdict.standalone_question,
+                      "accepted": check.accepted,
                       "reason": check.reason, "chrf": check.chrf}  # fmt: skip
         trace.append(TraceStep("rephrase", 0.0, rephrasing))
         if question == request.text:
@@ -204,11 +205,11 @@ class AnswerPipeline:
         cited_text, cited = build_cited_text(text, given)
         if sources.unchecked:
             cited_text += "\n\n" + strings.SOURCES_UNCHECKED
-        trace.append(
-            TraceStep("answer", time.perf_counter() - started, {"prompt": messages, "raw": text})
-        )
+        details = {"prompt": messages, "raw": text, "model": self.llm.model,
+                   "prompt_version": self.prompts().version}  # fmt: skip
+        trace.append(TraceStep("answer", time.perf_counter() - started, details))
         cited_sources = tuple(
-            Source(h.title, h.url or None, h.collection, h.document_id) for h in cited
+            Source(h.title, h.url or None, h.collection, h.document_id, h.score) for h in cited
         )
         followup = (
             build_support_check(self.llm, self.prompts, sources_block, cited_text)

@@ -8,7 +8,14 @@ import pytest
 
 from bot.events import IncomingMessage, Mentions
 from bot.mentions import BotIdentity
-from bot.routing import AnswerQuestion, Ignore, RoutingFacts, RunCommand, decide_action
+from bot.routing import (
+    AnswerQuestion,
+    Ignore,
+    KeepFeedback,
+    RoutingFacts,
+    RunCommand,
+    decide_action,
+)
 from core.config import RoomSettings
 
 BOT = BotIdentity("@bot:example.org", "Knowledge Bot")
@@ -64,6 +71,18 @@ CASES = {
         ROOM,
         replace(FACTS, thread_has_bot=True),
         AnswerQuestion("what is the travel policy?", "$root"),
+    ),
+    "the reply to what was wrong is kept, not answered": (
+        replace(BASE, body="the link is dead", thread_root="$root"),
+        ROOM,
+        replace(FACTS, thread_has_bot=True, feedback_asked=True),
+        KeepFeedback("the link is dead", "$root"),
+    ),
+    "a command there is still a command": (
+        replace(BASE, body="!help", thread_root="$root"),
+        ROOM,
+        replace(FACTS, thread_has_bot=True, feedback_asked=True),
+        RunCommand("help", "", "$root"),
     ),
     "thread without the bot": (
         replace(BASE, thread_root="$root"),

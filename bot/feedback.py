@@ -1,0 +1,122 @@
+"""👍/👎 on the bot's answers: the I/O of votes, the question after a 👎 and its reply,
+and the admins' !feedback reports."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from bot.events import parse_reaction, parse_redaction
+from bot.feedback_commands import build_feedback_reply, decide_feedback_request
+from bot.matrix import MatrixIO
+from bot.render import build_notice
+from bot.reply import ReplyWriter
+from bot.routing import KeepFeedback, RunCommand
+from bot.settings_holder import SettingsHolder
+from bot.state import StateStore
+from core import strings
+from core.feedback.records import build_answer_record
+from core.feedback.store import FeedbackStore
+from core.feedback.votes import parse_vote
+from core.requests import Answer, Request
+
+log = logging.getLogger(__name__)
+DAY = 86_400
+
+
+class FeedbackDesk:
+    def __init__(
+        self,
+        matrix: MatrixIO,
+        state: StateStore,
+        store: FeedbackStore,
+        settings: SettingsHolder,
+    ) -> None:
+        self.matrix = matrix
+        self.state = state
+        self.store = store
+        self.settings = settings
+
+    def wants(self, source: Mapping[str, Any]) -> bool:
+        """A vote on one of the bot's answers, or the removal of a vote: kept in the inbox
+        with the sync position, so that a crash loses none."""
+        reaction = parse_reaction(source)
+        if reaction is not None:
+            return (
+                reaction.sender != self.matrix.user_id
+                and parse_vote(reaction.key) is not None
+                and self.store.answer_of_event(reaction.target) is not None
+            )
+        redaction = parse_redaction(source)
+        return redaction is not None and self.store.is_reaction(redaction.redacts)
+
+    async def handle(self, room_id: str, source: Mapping[str, Any]) -> None:
+        redaction = parse_redaction(source)
+        if redaction is not None:
+            self.store.redact(redaction.redacts)
+            return
+        reaction = parse_reaction(source)
+        vote = parse_vote(reaction.key) if reaction else None
+        answer_id = self.store.answer_of_event(reaction.target) if reaction else None
+        if reaction is None or vote is None or answer_id is None:
+            return
+        self.store.add_reaction(
+            reaction.event_id, answer_id, reaction.sender, vote, reaction.timestamp_ms / 1000
+        )
+        if vote == "down" and self.settings.current.feedback.ask_after_downvote:
+            await self._ask_what_was_wrong(room_id, reaction.target, reaction.sender, answer_id)
+
+    async def _ask_what_was_wrong(self, room_id: str, answer_event: str, user: str, answer_id: str):
+        thread = self.state.thread_of(answer_event) or answer_event
+        if self.store.pending_ask(room_id, thread, user) == answer_id:
+            return
+        content = build_notice(
+            strings.FEEDBACK_ASK, thread_root=thread, reply_to=answer_event, notify=user
+        )
+        event_id = await self.matrix.send(room_id, content)
+        self.state.record_bot_message(event_id, room_id, thread)
+        self.store.ask(room_id, thread, user, answer_id)
+
+    def asked(self, room_id: str, thread_root: str | None, user: str) -> bool:
+        return bool(thread_root) and self.store.pending_ask(room_id, thread_root, user) is not None
+
+    async def keep_comment(self, reply: ReplyWriter, action: KeepFeedback) -> None:
+        message = reply.message
+        self.store.add_comment(message.room_id, action.thread_root, message.sender, action.text)
+        await reply.finish(strings.FEEDBACK_THANKS)
+
+    def record(self, request: Request, answer: Answer, event_id: str, text: str) -> None:
+        self.store.store_answer(build_answer_record(request, answer, event_id, text))
+
+    async def command(self, reply: ReplyWriter, action: RunCommand) -> None:
+        """!feedback: for the configured admins, in the admin room only."""
+        settings = self.settings.current
+        message = reply.message
+        wanted = decide_feedback_request(
+            action.args,
+            sender=message.sender,
+            room=message.room_id,
+            admins=settings.feedback.admins,
+            admin_room=settings.bot.admin_room,
+            prefix=settings.bot.command_prefix,
+        )
+        if isinstance(wanted, str):
+            await reply.finish(wanted)
+            return
+        since = time.time() - wanted.days * DAY
+        if wanted.kind == "export":
+            lines = [json.dumps(record, default=str) for record in self.store.export(since)]
+            name = f"feedback-last-{wanted.days}-days.jsonl"
+            data = ("\n".join(lines) + "\n").encode() if lines else b""
+            await self.matrix.send_file(message.room_id, name, data, "application/x-ndjson")
+            await reply.finish(strings.FEEDBACK_EXPORTED.format(count=len(lines), name=name))
+            return
+        text = build_feedback_reply(
+            wanted,
+            counts={days: self.store.room_counts(time.time() - days * DAY) for days in (7, 30)},
+            worst=self.store.worst(since, wanted.limit),
+        )
+        await reply.finish(text)

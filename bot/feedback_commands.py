@@ -1,0 +1,84 @@
+"""`!feedback`: who may use it, what was asked, and the report's text (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from core import strings
+from core.feedback.store import RoomCounts
+
+
+@dataclass(frozen=True)
+class FeedbackRequest:
+    kind: Literal["summary", "worst", "export"]
+    days: int = 30
+    limit: int = 5
+
+
+def decide_feedback_request(
+    args: str,
+    *,
+    sender: str,
+    room: str,
+    admins: Sequence[str],
+    admin_room: str | None,
+    prefix: str,
+) -> FeedbackRequest | str:
+    """`!feedback [worst [n] | export [days]]`; the reply text when it cannot run here."""
+    if sender not in admins or not admin_room or room != admin_room:
+        return strings.FEEDBACK_REFUSED
+    words = args.lower().split()
+    kind = words.pop(0) if words and words[0] in ("summary", "worst", "export") else "summary"
+    if len(words) > 1 or (words and not (words[0].isdigit() and 0 < int(words[0]) <= 3650)):
+        return strings.FEEDBACK_USAGE.format(prefix=prefix)
+    number = int(words[0]) if words else None
+    if kind == "worst":
+        return FeedbackRequest("worst", limit=min(number or 5, 50))
+    return FeedbackRequest(kind, days=number or 30)  # type: ignore[arg-type]
+
+
+def _room_lines(counts: Mapping[int, Sequence[RoomCounts]]) -> list[str]:
+    rooms = sorted({c.room for per_period in counts.values() for c in per_period})
+    by_period = {days: {c.room: c for c in per} for days, per in counts.items()}
+    lines = ["| room | last 7 days 👍 / 👎 | last 30 days 👍 / 👎 |", "| --- | --- | --- |"]
+    for room in rooms:
+        cells = []
+        for days in (7, 30):
+            found = by_period.get(days, {}).get(room)
+            cells.append(f"{found.up} / {found.down}" if found else "0 / 0")
+        lines.append(f"| {room} | {cells[0]} | {cells[1]} |")
+    return lines
+
+
+def _worst_lines(worst: Sequence[Mapping[str, Any]]) -> list[str]:
+    lines = []
+    for number, item in enumerate(worst, start=1):
+        sources = "; ".join(
+            f"{s['title']} ({s['collection']}/{s['document_id']}"
+            + (f", score {s['score']:.3f})" if s["score"] is not None else ")")
+            for s in item["sources"]
+        )
+        lines.append(
+            f"{number}. 👎 {item['down']} · 👍 {item['up']}: “{item['question']}” in "
+            f"{item['room']}. Sources: {sources or 'none'}."
+        )
+        lines += [f"   - said: “{comment}”" for comment in item["comments"]]
+    return lines
+
+
+def build_feedback_reply(
+    request: FeedbackRequest,
+    *,
+    counts: Mapping[int, Sequence[RoomCounts]],
+    worst: Sequence[Mapping[str, Any]],
+) -> str:
+    """The report: votes per room for the last 7 and 30 days, then the worst answers."""
+    lines = [strings.FEEDBACK_HEADER]
+    if request.kind == "summary":
+        lines += _room_lines(counts) if any(counts.values()) else [strings.FEEDBACK_NONE]
+        lines.append("")
+    lines.append(strings.FEEDBACK_WORST_HEADER.format(days=request.days))
+    lines += _worst_lines(worst) or [strings.FEEDBACK_NO_WORST]
+    return "\n".join(lines)

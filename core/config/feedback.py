@@ -1,0 +1,23 @@
+"""Settings of feedback: the question after a 👎, who reads the reports, ranking bounds."""
+
+from __future__ import annotations
+
+from pydantic import Field, field_validator
+
+from core.config.strict import Strict
+from core.config.users import check_user_ids
+
+
+class FeedbackSettings(Strict):
+    # After a 👎, ask in the thread what was wrong; the reply is kept with the vote.
+    ask_after_downvote: bool = True
+    # Who may use !feedback (in bot.admin_room only).
+    admins: tuple[str, ...] = ()
+    # How votes move a cited document in later rankings: its score is multiplied by
+    # 1 + up_step per 👍 - down_step per 👎, within [1 - max_down, 1 + max_up].
+    up_step: float = Field(default=0.02, ge=0, le=1)
+    down_step: float = Field(default=0.1, ge=0, le=1)
+    max_up: float = Field(default=0.1, ge=0, le=1)
+    max_down: float = Field(default=0.5, ge=0, le=0.95)
+
+    _admins = field_validator("admins")(check_user_ids)

@@ -1,0 +1,1 @@
+"""Feedback on answers: votes, the answers' traces, and what retrieval learns from them."""

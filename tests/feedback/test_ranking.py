@@ -1,0 +1,49 @@
+"""Votes move the documents an answer cited, within the configured bounds."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.feedback.ranking import FeedbackRanking
+from core.feedback.store import AnswerRecord, FeedbackStore, SourceRecord
+from core.knowledge.documents import Document
+from tests.knowledge.conftest import chroma_server, kb  # noqa: F401  (fixtures)
+
+DOCS = [
+    Document("handbook", "trains-a", "Booking trains", "Book train tickets on Travelink."),
+    Document("handbook", "trains-b", "Train bookings", "Train tickets are booked on Travelink."),
+]
+
+
+def answer(answer_id: str, doc_id: str) -> AnswerRecord:
+    source = SourceRecord("handbook", doc_id, doc_id, "", 0.03)
+    return AnswerRecord(answer_id, f"$e{answer_id}", "!r", "@a:x", "q", "q", "a", "answer",
+                        "m", "v", [], (source,), 1.0)  # fmt: skip
+
+
+async def test_downvoted_documents_rank_lower_and_upvoted_ones_higher(kb, tmp_path):  # noqa: F811
+    await kb.indexer.put_many(DOCS)
+    store = FeedbackStore(tmp_path / "feedback.sqlite3")
+    kb.retriever.adjustments = FeedbackRanking(store, kb.indexer.settings).factors
+
+    async def ranking() -> dict[str, float]:
+        hits = await kb.retriever.search("book train tickets", k=2)
+        return {hit.document_id: hit.score for hit in hits}
+
+    base = await ranking()
+    top, other = base
+    store.store_answer(answer("a1", top))
+    for n, user in enumerate(["@a:x", "@b:x", "@c:x"]):
+        store.add_reaction(f"$r{n}", "a1", user, "down", float(n))
+    sunk = await ranking()
+    assert list(sunk) == [other, top], "three 👎 on answers citing it sink the first document"
+    assert sunk[top] == pytest.approx(base[top] * 0.7), "down_step 0.1 per 👎"
+
+    for n in range(3):
+        store.redact(f"$r{n}")
+    store.store_answer(answer("a2", top))
+    for n in range(20):
+        store.add_reaction(f"$up{n}", "a2", f"@u{n}:x", "up", 10.0 + n)
+    lifted = await ranking()
+    assert lifted[top] == pytest.approx(base[top] * 1.1), "capped at max_up"
+    store.close()

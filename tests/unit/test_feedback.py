@@ -1,0 +1,87 @@
+"""Votes from reactions, ranking factors, and the !feedback command: tables of cases."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.feedback_commands import FeedbackRequest, build_feedback_reply, decide_feedback_request
+from core import strings
+from core.feedback.store import RoomCounts
+from core.feedback.votes import decide_adjustments, parse_vote
+
+VOTES = {
+    "thumbs up": ("\U0001f44d", "up"),
+    "thumbs up, dark skin tone": ("\U0001f44d\U0001f3ff", "up"),
+    "thumbs up, light skin tone": ("\U0001f44d\U0001f3fb", "up"),
+    "thumbs up with the emoji variation selector": ("\U0001f44d\ufe0f", "up"),
+    "thumbs down": ("\U0001f44e", "down"),
+    "thumbs down, medium skin tone": ("\U0001f44e\U0001f3fd", "down"),
+    "the :+1: shortcode": (":+1:", "up"),
+    "the :thumbsdown: shortcode": (":thumbsdown:", "down"),
+    "a heart is not a vote": ("\u2764\ufe0f", None),
+    "a tick is not a vote": ("\u2705", None),
+    "text is not a vote": ("agree", None),
+}
+
+
+@pytest.mark.parametrize("key,expected", VOTES.values(), ids=VOTES.keys())
+def test_parse_vote(key, expected):
+    assert parse_vote(key) == expected
+
+
+def test_adjustments_stay_within_their_bounds():
+    factors = decide_adjustments(
+        {("h", "liked"): (3, 0), ("h", "loved"): (50, 0), ("h", "hated"): (0, 50),
+         ("h", "mixed"): (5, 1)},
+        up_step=0.02, down_step=0.1, max_up=0.1, max_down=0.5,
+    )  # fmt: skip
+    assert factors[("h", "liked")] == pytest.approx(1.06)
+    assert factors[("h", "loved")] == pytest.approx(1.1)
+    assert factors[("h", "hated")] == pytest.approx(0.5)
+    assert factors[("h", "mixed")] == pytest.approx(1.0)
+
+
+ADMIN, ROOM = "@admin:x", "!admins"
+REQUESTS = {
+    "the summary": ("", ADMIN, ROOM, FeedbackRequest("summary")),
+    "the worst five": ("worst", ADMIN, ROOM, FeedbackRequest("worst", limit=5)),
+    "the worst twelve": ("worst 12", ADMIN, ROOM, FeedbackRequest("worst", limit=12)),
+    "an export of a week": ("export 7", ADMIN, ROOM, FeedbackRequest("export", days=7)),
+    "not an admin": ("", "@bob:x", ROOM, strings.FEEDBACK_REFUSED),
+    "an admin elsewhere": ("", ADMIN, "!team", strings.FEEDBACK_REFUSED),
+    "a word that is not a number": ("export soon", ADMIN, ROOM, strings.FEEDBACK_USAGE),
+    "too many words": ("worst 3 4", ADMIN, ROOM, strings.FEEDBACK_USAGE),
+}
+
+
+@pytest.mark.parametrize("args,sender,room,expected", REQUESTS.values(), ids=REQUESTS.keys())
+def test_decide_feedback_request(args, sender, room, expected):
+    found = decide_feedback_request(
+        args, sender=sender, room=room, admins=(ADMIN,), admin_room=ROOM, prefix="!"
+    )
+    assert found == (expected.format(prefix="!") if isinstance(expected, str) else expected)
+
+
+def test_no_admin_room_means_nobody():
+    found = decide_feedback_request("", sender=ADMIN, room=ROOM, admins=(ADMIN,),
+                                    admin_room=None, prefix="!")  # fmt: skip
+    assert found == strings.FEEDBACK_REFUSED
+
+
+def test_the_report_shows_rooms_periods_and_the_worst_answers_with_sources():
+    worst = [{
+        "answer_id": "a1", "room": "!team", "question": "How do I book trains?", "up": 0,
+        "down": 2, "comments": ["the link is dead"],
+        "sources": [{"title": "Travel", "collection": "handbook", "document_id": "travel",
+                     "url": "", "score": 0.0312}],
+    }]  # fmt: skip
+    text = build_feedback_reply(
+        FeedbackRequest("summary"),
+        counts={7: [RoomCounts("!team", 1, 2)], 30: [RoomCounts("!team", 4, 2)]},
+        worst=worst,
+    )
+    assert "| !team | 1 / 2 | 4 / 2 |" in text
+    assert "👎 2 · 👍 0: “How do I book trains?” in !team" in text
+    assert "Travel (handbook/travel, score 0.031)" in text and "the link is dead" in text
+    empty = build_feedback_reply(FeedbackRequest("summary"), counts={7: [], 30: []}, worst=[])
+    assert strings.FEEDBACK_NONE in empty and strings.FEEDBACK_NO_WORST in empty
