@@ -15,6 +15,7 @@ from nio import (
     Event,
     LoginResponse,
     RoomCreateResponse,
+    RoomRedactResponse,
     RoomSendResponse,
 )
 
@@ -118,6 +119,18 @@ class Person:
         elif reply_to:
             content["m.relates_to"] = {"m.in_reply_to": {"event_id": reply_to}}
         return await self.send(room_id, content)
+
+    async def react(self, room_id: str, event_id: str, key: str) -> str:
+        content = {"m.relates_to": {"rel_type": "m.annotation", "event_id": event_id, "key": key}}
+        response = await self.client.room_send(
+            room_id, "m.reaction", content, ignore_unverified_devices=True
+        )
+        assert isinstance(response, RoomSendResponse), response
+        return response.event_id
+
+    async def redact(self, room_id: str, event_id: str) -> None:
+        response = await self.client.room_redact(room_id, event_id)
+        assert isinstance(response, RoomRedactResponse), response
 
     def seen(self, room_id: str, predicate: Predicate) -> list[dict[str, Any]]:
         return [e for e in self.events if e.get("room_id") == room_id and predicate(e)]
