@@ -16,9 +16,11 @@ from bot.mentions import BotIdentity
 from bot.render import build_room_notice
 from bot.settings_holder import SettingsHolder
 from bot.state import StateStore
+from bot.summaries import SummaryDesk
 from bot.sync import SyncLoop
 from core.answering import Answerer, NoKnowledgeAnswerer, PredeterminedFirst
 from core.config import Settings, load_config
+from core.config.summaries import parse_schedule
 from core.feedback.ranking import FeedbackRanking
 from core.feedback.store import FeedbackStore
 from core.guardrails.guard import Guarded
@@ -32,8 +34,13 @@ from core.memory.memory import ConversationMemory
 from core.memory.store import MemoryStore
 from core.passages import PassagesAnswerer
 from core.pipeline.answer import AnswerPipeline
+from core.summaries.schedule import SummaryScheduler
+from core.summaries.store import SummaryMarks
+from core.summaries.summarizer import Summarizer
+from core.timerange import TimeExpressionFinder
 
 log = logging.getLogger(__name__)
+SCHEDULE_CHECK_SECONDS = 30
 
 
 class BotApp:
@@ -64,6 +71,10 @@ class BotApp:
         feedback_store = FeedbackStore(data_dir / "feedback.sqlite3")
         if kb:
             kb.retriever.adjustments = FeedbackRanking(feedback_store, self._current).factors
+        if self.settings.current.llm.url:
+            self._llm = LlmClient(self.settings.current.llm)
+        marks = SummaryMarks(self._job_store_url())
+        scheduler: SummaryScheduler | None = None
         matrix: MatrixIO | None = None
         dispatcher: Dispatcher | None = None
         try:
@@ -79,7 +90,10 @@ class BotApp:
                 memory,
             )
             feedback = FeedbackDesk(matrix, state, feedback_store, self.settings)
-            dispatcher = Dispatcher(matrix, state, answerer, self.settings, bot, memory, feedback)
+            summaries = self._summary_desk(matrix, kb, marks)
+            dispatcher = Dispatcher(
+                matrix, state, answerer, self.settings, bot, memory, feedback, summaries
+            )
             sync = SyncLoop(matrix, state, dispatcher, self.settings)
             watcher = ConfigWatcher(
                 self.config_path, self.env, self.settings, self._admin_reporter(matrix)
@@ -94,8 +108,16 @@ class BotApp:
                 group.create_task(memory.run_flusher())
                 group.create_task(self._warm_up(kb, answerer))
                 await sync.ready.wait()
+                scheduler = SummaryScheduler(
+                    self._job_store_url(), str(data_dir.resolve()), summaries.run_scheduled
+                )
+                scheduler.start()
+                group.create_task(self._keep_summary_jobs(scheduler, matrix))
                 self.ready.set()
         finally:
+            if scheduler:
+                scheduler.stop()
+            marks.close()
             if dispatcher:
                 await dispatcher.drain()
             if matrix:
@@ -116,12 +138,41 @@ class BotApp:
         """The LLM pipeline; search-only passages without an LLM; an echo without documents."""
         if kb is None:
             return NoKnowledgeAnswerer()
-        if not self.settings.current.llm.url:
+        if self._llm is None:
             return PassagesAnswerer(kb.retriever, kb.rights, self._current)
-        self._llm = LlmClient(self.settings.current.llm)
         return AnswerPipeline(
             self._llm, kb.retriever, kb.rights, self._current, self._prompts, memory=memory
         )
+
+    def _job_store_url(self) -> str:
+        configured = self.settings.current.summaries.job_store
+        return configured or f"sqlite:///{self.settings.current.bot.data_dir / 'scheduler.sqlite3'}"
+
+    def _summary_desk(
+        self, matrix: MatrixIO, kb: KnowledgeBase | None, marks: SummaryMarks
+    ) -> SummaryDesk:
+        summarizer = Summarizer(
+            self._llm,
+            self._prompts,
+            kb.embedders if kb else None,
+            lambda: self.settings.current.knowledge.embedding_model,
+        )
+        indexer = kb.indexer if kb else None
+        return SummaryDesk(
+            matrix, summarizer, marks, self.settings, indexer, TimeExpressionFinder()
+        )
+
+    async def _keep_summary_jobs(self, scheduler: SummaryScheduler, matrix: MatrixIO) -> None:
+        """The jobs follow the config and the rooms the bot is in."""
+        while True:
+            settings = self.settings.current
+            wanted = {}
+            for room in matrix.client.rooms:
+                schedule = parse_schedule(settings.room(room).summary_schedule)
+                if schedule and settings.summaries.collection:
+                    wanted[room] = schedule
+            scheduler.apply(wanted)
+            await asyncio.sleep(SCHEDULE_CHECK_SECONDS)
 
     def _prompts(self) -> Prompts:
         """The prompts of the running config, read again only when the overrides change."""

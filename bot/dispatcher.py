@@ -29,6 +29,7 @@ from bot.routing import (
 )
 from bot.settings_holder import SettingsHolder
 from bot.state import PendingEvent, StateStore
+from bot.summaries import SummaryDesk
 from core import strings
 from core.answering import Answerer
 from core.ids import EventID, RoomID, UserID
@@ -51,10 +52,12 @@ class Dispatcher:
         bot: BotIdentity,
         memory: ConversationMemory | None = None,
         feedback: FeedbackDesk | None = None,
+        summaries: SummaryDesk | None = None,
     ) -> None:
         self.matrix = matrix
         self.memory = memory
         self.feedback = feedback
+        self.summaries = summaries
         self.state = state
         self.answerer = answerer
         self.settings = settings
@@ -172,6 +175,9 @@ class Dispatcher:
             return
         if action.name == "feedback" and self.feedback is not None:
             await self.feedback.command(reply, action)
+            return
+        if action.name == "summarize" and self.summaries is not None:
+            await self.summaries.command(reply, action)
             return
         text = build_command_reply(
             action.name,

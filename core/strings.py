@@ -36,6 +36,8 @@ HELP_COMMAND_LINE = "- `{prefix}{name}`: {description}"
 
 COMMAND_DESCRIPTIONS = {
     "help": "show this help",
+    "summarize": "summarise this room since my last summary (or a thread, in the thread); "
+    "`summarize last 3 days`, `summarize since Monday`",
     "memory": "list what I remember in this room",
     "forget": "forget a memory of this room: `forget <number>` or `forget all`",
     "feedback": "for administrators, in the admin room: votes on answers, the worst ones, "
@@ -124,3 +126,26 @@ FEEDBACK_NONE = "No votes in the last 30 days."
 FEEDBACK_WORST_HEADER = "**Worst-rated answers** (votes of the last {days} days)"
 FEEDBACK_NO_WORST = "No answer got a 👎."
 FEEDBACK_EXPORTED = "Exported {count} rated answers as JSON lines: `{name}`."
+
+SUMMARY_HEADING = "**Summary of {what}, {start} – {end}** ({count} messages)"
+SUMMARY_THIS_ROOM = "this room"
+SUMMARY_THIS_THREAD = "this thread"
+SUMMARY_TLDR = "TL;DR"
+SUMMARY_DECISIONS = "Decisions"
+SUMMARY_ACTIONS = "Action items"
+SUMMARY_QUESTIONS = "Open questions"
+SUMMARY_NO_DECISION = "No decision."
+SUMMARY_NO_ACTION = "No action item."
+SUMMARY_NO_QUESTION = "No open question."
+SUMMARY_OWNER = "{owner}"
+SUMMARY_DUE = "by {due}"
+SUMMARY_EXTRACTIVE = (
+    "_No language model is connected: these are the messages that best represent the discussion._"
+)
+SUMMARY_NOTHING = "There is nothing to summarise {what} between {start} and {end}."
+SUMMARY_RANGE_UNREADABLE = (
+    NOTICE_PREFIX + "I could not read “{args}” as a time. Try `{prefix}summarize`, "
+    "`{prefix}summarize today`, `{prefix}summarize last 3 days` or "
+    "`{prefix}summarize since Monday`."
+)
+SUMMARY_PROGRESS = "⏳ Summarising {count} messages in {parts} parts…"

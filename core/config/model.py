@@ -37,6 +37,7 @@ from core.config.prompts import PromptSettings
 from core.config.rights import RightsSettings
 from core.config.secrets import context_of, env_var_checker, resolve_one_secret
 from core.config.strict import Strict
+from core.config.summaries import SummarySettings, check_schedule
 from core.config.users import check_user_id, check_user_ids
 from core.predetermined import PredeterminedAnswer
 
@@ -145,8 +146,11 @@ class RoomSettings(Strict):
     general_answers: bool = False
     history: bool = True
     timezone: str = "UTC"
+    # Summaries on a schedule: "" (off), "every 1d", or "cron: 0 18 * * 1-5".
+    summary_schedule: str = ""
 
     _timezone = field_validator("timezone")(_check_timezone)
+    _schedule = field_validator("summary_schedule")(check_schedule)
 
 
 class RoomOverride(Strict):
@@ -158,8 +162,10 @@ class RoomOverride(Strict):
     general_answers: bool | None = None
     history: bool | None = None
     timezone: str | None = None
+    summary_schedule: str | None = None
 
     _timezone = field_validator("timezone")(_check_timezone)
+    _schedule = field_validator("summary_schedule")(check_schedule)
 
 
 class Settings(Strict):
@@ -179,6 +185,7 @@ class Settings(Strict):
     guardrails: GuardrailSettings = Field(default_factory=dict, validate_default=True)
     memory: MemorySettings = Field(default_factory=dict, validate_default=True)
     feedback: FeedbackSettings = Field(default_factory=dict, validate_default=True)
+    summaries: SummarySettings = Field(default_factory=dict, validate_default=True)
     predetermined: tuple[PredeterminedAnswer, ...] = ()
     sources: dict[str, SourceSettings] = Field(default_factory=dict)
     collections: dict[str, CollectionSettings] = Field(default_factory=dict)
@@ -189,6 +196,18 @@ class Settings(Strict):
         cls, value: dict[str, CollectionSettings], info: ValidationInfo
     ) -> dict[str, CollectionSettings]:
         return check_collections(value, info.data.get("sources", {}))
+
+    @model_validator(mode="after")
+    def _summaries_have_a_collection(self) -> Settings:
+        scheduled = self.room_defaults.summary_schedule or any(
+            room.summary_schedule for room in self.rooms.values()
+        )
+        collection = self.summaries.collection
+        if collection is not None and collection not in self.collections:
+            raise ValueError(f"summaries.collection: {collection!r} is not a [collections] entry")
+        if scheduled and collection is None:
+            raise ValueError("summaries.collection: scheduled summaries need a collection")
+        return self
 
     def embedding_model_of(self, collection: str) -> str:
         """The model of a collection: its own, or the default of [knowledge]."""
@@ -203,4 +222,4 @@ class Settings(Strict):
 
 
 RESTART_ONLY_SECTIONS = ("matrix", "knowledge", "ingest_api", "llm")
-RESTART_ONLY_KEYS = (("bot", "data_dir"),)
+RESTART_ONLY_KEYS = (("bot", "data_dir"), ("summaries", "job_store"))

@@ -33,13 +33,23 @@ class SupportPrompt(PromptOverride):
     name: ClassVar[str] = "support"
 
 
+class SummaryPrompt(PromptOverride):
+    name: ClassVar[str] = "summary"
+
+
+class SummaryMergePrompt(PromptOverride):
+    name: ClassVar[str] = "summary_merge"
+
+
 class PromptSettings(Strict):
     prestep: PrestepPrompt = Field(default_factory=PrestepPrompt)
     answer: AnswerPrompt = Field(default_factory=AnswerPrompt)
     support: SupportPrompt = Field(default_factory=SupportPrompt)
+    summary: SummaryPrompt = Field(default_factory=SummaryPrompt)
+    summary_merge: SummaryMergePrompt = Field(default_factory=SummaryMergePrompt)
 
     def overrides(self) -> dict[str, dict[str, str]]:
         return {
             name: {part: text for part, text in getattr(self, name).model_dump().items() if text}
-            for name in ("prestep", "answer", "support")
+            for name in type(self).model_fields
         }

@@ -22,6 +22,10 @@ PLACEHOLDERS: dict[tuple[str, str], tuple[frozenset[str], frozenset[str]]] = {
         frozenset({"sources", "memories", "conversation", "question"}),
         frozenset({"sources", "question"}),
     ),
+    ("summary", "system"): (frozenset(), frozenset()),
+    ("summary", "user"): (frozenset({"messages"}), frozenset({"messages"})),
+    ("summary_merge", "system"): (frozenset(), frozenset()),
+    ("summary_merge", "user"): (frozenset({"summaries"}), frozenset({"summaries"})),
     ("support", "system"): (frozenset(), frozenset()),
     ("support", "user"): (frozenset({"sources", "answer"}), frozenset({"sources", "answer"})),
 }

@@ -1,0 +1,65 @@
+"""Reading a room's or a thread's messages back from the homeserver, page by page
+(matrix-nio decrypts those of encrypted rooms it has keys for)."""
+
+from __future__ import annotations
+
+from nio import MessageDirection, RoomMessagesResponse
+
+from bot.events import parse_message
+from bot.links import build_permalink
+from bot.matrix import MatrixError, MatrixIO
+from bot.mentions import strip_reply_fallback
+from core.ids import RoomID
+from core.summaries.draft import SummaryLine
+
+PAGE = 100
+TEXT = ("m.text", "m.emote")
+
+
+async def fetch_lines(
+    matrix: MatrixIO,
+    room_id: str,
+    start: float,
+    end: float,
+    *,
+    thread_root: str | None = None,
+    command_prefix: str = "!",
+    max_messages: int = 20_000,
+) -> list[SummaryLine]:
+    """People's messages between `start` and `end` (timestamps), oldest first: not the
+    bot's (its answers and earlier summaries), not notices, edits or commands."""
+    token = matrix.client.next_batch
+    found = []
+    while token and len(found) < max_messages:
+        response = await matrix.client.room_messages(
+            room_id, start=token, direction=MessageDirection.back, limit=PAGE
+        )
+        if not isinstance(response, RoomMessagesResponse):
+            raise MatrixError(f"reading the history of {room_id} failed: {response}")
+        for event in response.chunk:
+            message = parse_message(event.source, RoomID(room_id))
+            if message is None or message.timestamp_ms / 1000 > end:
+                continue
+            if message.timestamp_ms / 1000 < start:
+                token = None
+                break
+            in_thread = thread_root in (message.thread_root, message.event_id)
+            text = strip_reply_fallback(message.body).strip()
+            if (
+                message.sender == matrix.user_id
+                or message.msgtype not in TEXT
+                or message.is_edit
+                or not text
+                or text.startswith(command_prefix)
+                or (thread_root is not None and not in_thread)
+            ):
+                continue
+            found.append((message, text))
+        else:
+            token = response.end if response.chunk and response.end != token else None
+    found.reverse()
+    return [
+        SummaryLine(number, message.sender, text, message.timestamp_ms / 1000,
+                    build_permalink(room_id, message.event_id))
+        for number, (message, text) in enumerate(found[:max_messages], start=1)
+    ]  # fmt: skip

@@ -1,0 +1,153 @@
+"""Room summaries: `!summarize` on demand, and the scheduled runs that write summaries
+into the knowledge collection."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from bot.history import fetch_lines
+from bot.matrix import MatrixIO
+from bot.render import build_room_notice
+from bot.reply import ReplyWriter
+from bot.routing import RunCommand
+from bot.settings_holder import SettingsHolder
+from core import strings
+from core.knowledge.indexer import Indexer
+from core.summaries.draft import SummaryLine
+from core.summaries.ranges import (
+    SummaryRange,
+    build_heading,
+    build_summary_document,
+    decide_summary_range,
+)
+from core.summaries.store import SummaryMarks
+from core.summaries.summarizer import Summarizer, SummaryResult
+from core.timerange import TimeExpressionFinder, resolve_range
+
+log = logging.getLogger(__name__)
+
+
+class SummaryDesk:
+    def __init__(
+        self,
+        matrix: MatrixIO,
+        summarizer: Summarizer,
+        marks: SummaryMarks,
+        settings: SettingsHolder,
+        indexer: Indexer | None,
+        times: TimeExpressionFinder,
+    ) -> None:
+        self.matrix = matrix
+        self.summarizer = summarizer
+        self.marks = marks
+        self.settings = settings
+        self.indexer = indexer
+        self.times = times
+
+    async def command(self, reply: ReplyWriter, action: RunCommand) -> None:
+        """!summarize [time]: this room since the last summary, or this thread."""
+        settings = self.settings.current
+        message = reply.message
+        timezone = settings.room(message.room_id).timezone
+        now = datetime.now(ZoneInfo(timezone))
+        found = await asyncio.to_thread(self._read_time, action.args, now)
+        thread = message.thread_root
+        covered = decide_summary_range(
+            action.args,
+            now=now,
+            found=found,
+            last_summary=self.marks.last_summary(message.room_id),
+            default_hours=settings.summaries.default_hours,
+            in_thread=thread is not None,
+        )
+        if covered is None:
+            text = strings.SUMMARY_RANGE_UNREADABLE.format(
+                args=action.args, prefix=settings.bot.command_prefix
+            )
+            await reply.finish(text)
+            return
+
+        async def notice(count: int, parts: int) -> None:
+            await reply.finish(strings.SUMMARY_PROGRESS.format(count=count, parts=parts))
+
+        made = await self._summarize(message.room_id, covered, thread, notice)
+        if made is None:
+            await reply.finish(self._nothing(covered, timezone, thread is not None))
+            return
+        await reply.finish(made[0].markdown)
+        if thread is None:
+            self.marks.note_summary(message.room_id, covered.end)
+
+    def _read_time(self, args: str, now: datetime):
+        if not args.strip():
+            return None
+        found = self.times.find(args)
+        return resolve_range(found[1], now, found[0]) if found else resolve_range(args, now)
+
+    def _nothing(self, covered: SummaryRange, timezone: str, thread: bool) -> str:
+        zone = ZoneInfo(timezone)
+        what = strings.SUMMARY_THIS_THREAD if thread else strings.SUMMARY_THIS_ROOM
+        start = datetime.fromtimestamp(covered.start, zone)
+        end = datetime.fromtimestamp(covered.end, zone)
+        return strings.SUMMARY_NOTHING.format(
+            what=f"in {what}", start=f"{start:%d %b %H:%M}", end=f"{end:%d %b %H:%M}"
+        )
+
+    async def _summarize(
+        self, room_id: str, covered: SummaryRange, thread: str | None, notice=None
+    ) -> tuple[SummaryResult, list[SummaryLine]] | None:
+        settings = self.settings.current
+        lines = await fetch_lines(
+            self.matrix, room_id, covered.start, covered.end, thread_root=thread,
+            command_prefix=settings.bot.command_prefix,
+            max_messages=settings.summaries.max_messages,
+        )  # fmt: skip
+        if not lines:
+            return None
+        timezone = settings.room(room_id).timezone
+        heading = build_heading(lines[0].ts, lines[-1].ts, len(lines), timezone,
+                                thread=thread is not None)  # fmt: skip
+        started = time.perf_counter()
+        result = await self.summarizer.summarize(
+            lines, heading, timezone=timezone,
+            part_tokens=settings.summaries.part_tokens, notice=notice,
+        )  # fmt: skip
+        log.info("summarised %d messages of %s in %d model calls (%.1f s)", len(lines), room_id,
+                 result.calls, time.perf_counter() - started)  # fmt: skip
+        return result, lines
+
+    async def run_scheduled(self, room_id: str) -> None:
+        """One scheduled run: what is new since the last run, into the knowledge
+        collection (and the room, if configured); nothing new, nothing written."""
+        settings = self.settings.current
+        if self.indexer is None or settings.summaries.collection is None:
+            return
+        old = self.marks.last_scheduled(room_id) or 0.0
+        now = time.time()
+        if not self.marks.claim(room_id, old, now):
+            log.info("the summary of %s is being made by another run", room_id)
+            return
+        start = old or now - settings.summaries.default_hours * 3600
+        covered = SummaryRange(start, now)
+        try:
+            made = await self._summarize(room_id, covered, None)
+            if made is None:
+                return
+            result, lines = made
+            room = self.matrix.client.rooms.get(room_id)
+            document = build_summary_document(
+                settings.summaries.collection, room_id,
+                room.display_name if room else room_id, covered, result.markdown,
+                first_link=lines[0].link,
+            )  # fmt: skip
+            await self.indexer.put_many([document])
+            self.marks.note_summary(room_id, now)
+            if settings.summaries.post_in_room:
+                await self.matrix.send(room_id, build_room_notice(result.markdown))
+        except BaseException:
+            self.marks.claim(room_id, now, old)  # give the range back to the next run
+            raise

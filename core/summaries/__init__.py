@@ -1,0 +1,1 @@
+"""Summaries of rooms and threads: on demand, and written back as knowledge."""

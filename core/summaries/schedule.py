@@ -1,0 +1,80 @@
+"""The summary jobs: one APScheduler job per room, kept in a SQLAlchemy job store so
+that they survive restarts; missed runs are coalesced into one.
+
+APScheduler stores a job's function by its import path, so the job calls the module
+function `fire`, which finds the running scheduler by its key (the data folder): the
+one place this process keeps a registry.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import ClassVar
+
+from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
+
+from core.config.summaries import Schedule
+
+log = logging.getLogger(__name__)
+JOB_PREFIX = "summary:"
+
+
+class SummaryScheduler:
+    running: ClassVar[dict[str, SummaryScheduler]] = {}
+
+    def __init__(self, url: str, key: str, run: Callable[[str], Awaitable[None]]) -> None:
+        self.key = key
+        self.run = run
+        self.scheduler = AsyncIOScheduler(
+            jobstores={"default": SQLAlchemyJobStore(url=url, tablename="summary_jobs")},
+            job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None},
+        )
+
+    def start(self) -> None:
+        SummaryScheduler.running[self.key] = self
+        self.scheduler.start()
+
+    def stop(self) -> None:
+        SummaryScheduler.running.pop(self.key, None)
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=False)
+
+    def apply(self, wanted: Mapping[str, Schedule]) -> None:
+        """Make the jobs match the config: one per scheduled room. A job whose schedule
+        did not change keeps its next run time."""
+        jobs = {job.id: job for job in self.scheduler.get_jobs()}
+        for room, schedule in wanted.items():
+            trigger = _trigger(schedule)
+            job = jobs.pop(JOB_PREFIX + room, None)
+            if job is not None and str(job.trigger) == str(trigger):
+                continue
+            self.scheduler.add_job(
+                "core.summaries.schedule:fire",
+                trigger,
+                args=[self.key, room],
+                id=JOB_PREFIX + room,
+                replace_existing=True,
+            )
+            log.info("summaries of %s scheduled: %s", room, trigger)
+        for job_id in jobs:
+            if job_id.startswith(JOB_PREFIX):
+                self.scheduler.remove_job(job_id)
+
+
+def _trigger(schedule: Schedule) -> IntervalTrigger | CronTrigger:
+    if schedule.crontab:
+        return CronTrigger.from_crontab(schedule.crontab)
+    return IntervalTrigger(seconds=schedule.seconds or 86_400)
+
+
+async def fire(key: str, room: str) -> None:
+    """The job's function: run the room's summary in the scheduler of this process."""
+    scheduler = SummaryScheduler.running.get(key)
+    if scheduler is None:
+        log.warning("a summary job for %s fired with no scheduler running", room)
+        return
+    await scheduler.run(room)

@@ -1,0 +1,140 @@
+"""Summarising lines of a chat: in parts that fit the model's budget, then merged; or,
+without a model, the most representative messages."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.knowledge.embedding import Embedders
+from core.llm.client import LlmClient
+from core.llm.prompts import Prompts
+from core.pipeline.context import estimate_tokens, fence
+from core.summaries.draft import (
+    SummaryDraft,
+    SummaryLine,
+    build_extractive_markdown,
+    build_messages_block,
+    build_summary_markdown,
+)
+
+# Called with (messages, parts) before a summary that needs several model calls.
+PartsNotice = Callable[[int, int], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class SummaryResult:
+    markdown: str
+    calls: int = 0
+    prompt_tokens: int = 0
+    parts: int = 1
+
+
+def split_parts(items: Sequence, cost: Callable[[object], int], budget: int) -> list[list]:
+    """Consecutive groups of items whose costs add up to at most `budget` (an item that
+    alone is over the budget gets a group of its own)."""
+    parts: list[list] = [[]]
+    used = 0
+    for item in items:
+        price = cost(item)
+        if parts[-1] and used + price > budget:
+            parts.append([])
+            used = 0
+        parts[-1].append(item)
+        used += price
+    return [part for part in parts if part]
+
+
+def decide_representatives(vectors: np.ndarray, k: int, diversity: float = 0.5) -> list[int]:
+    """Maximal marginal relevance: near the centre of the discussion, far from each other."""
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    centre = unit.mean(axis=0)
+    relevance = unit @ centre
+    picked: list[int] = []
+    while len(picked) < min(k, len(unit)):
+        redundancy = (unit @ unit[picked].T).max(axis=1) if picked else np.zeros(len(unit))
+        score = (1 - diversity) * relevance - diversity * redundancy
+        score[picked] = -np.inf
+        picked.append(int(score.argmax()))
+    return sorted(picked)
+
+
+def _draft_tokens(draft: object) -> int:
+    assert isinstance(draft, SummaryDraft)
+    return estimate_tokens(draft.model_dump_json())
+
+
+class Summarizer:
+    def __init__(
+        self,
+        llm: LlmClient | None,
+        prompts: Callable[[], Prompts],
+        embedders: Embedders | None,
+        embedding_model: Callable[[], str],
+    ) -> None:
+        self.llm = llm
+        self.prompts = prompts
+        self.embedders = embedders
+        self.embedding_model = embedding_model
+
+    async def summarize(
+        self,
+        lines: Sequence[SummaryLine],
+        heading: str,
+        *,
+        timezone: str,
+        part_tokens: int,
+        notice: PartsNotice | None = None,
+    ) -> SummaryResult:
+        if self.llm is None:
+            return await self._extractive(lines, heading)
+        parts = split_parts(
+            lines, lambda line: estimate_tokens(line.text) + 12, part_tokens
+        )  # the number, sender and time of a line cost about 12 tokens
+        if len(parts) > 1 and notice is not None:
+            await notice(len(lines), len(parts))
+        results = await asyncio.gather(*(self._draft(part, timezone) for part in parts))
+        drafts = [draft for draft, _ in results]
+        tokens = sum(used for _, used in results)
+        calls = len(parts)
+        while len(drafts) > 1:
+            groups = split_parts(
+                drafts, lambda d: estimate_tokens(d.model_dump_json()), part_tokens
+            )
+            if len(groups) == len(drafts):  # each alone fills the budget: merge pairs
+                groups = [drafts[i : i + 2] for i in range(0, len(drafts), 2)]
+            merged = await asyncio.gather(*(self._merge(group) for group in groups))
+            drafts = [draft for draft, _ in merged]
+            tokens += sum(used for _, used in merged)
+            calls += len(groups)
+        markdown = build_summary_markdown(drafts[0], lines, heading)
+        return SummaryResult(markdown, calls, tokens, len(parts))
+
+    async def _draft(self, lines: Sequence[SummaryLine], timezone: str) -> tuple[SummaryDraft, int]:
+        assert self.llm is not None
+        block = fence(build_messages_block(lines, timezone))
+        messages = self.prompts().messages("summary", messages=block)
+        draft, completion = await self.llm.complete_json(messages, SummaryDraft, "summary")
+        return draft, completion.prompt_tokens
+
+    async def _merge(self, drafts: Sequence[SummaryDraft]) -> tuple[SummaryDraft, int]:
+        assert self.llm is not None
+        summaries = fence("\n".join(draft.model_dump_json() for draft in drafts))
+        messages = self.prompts().messages("summary_merge", summaries=summaries)
+        draft, completion = await self.llm.complete_json(messages, SummaryDraft, "summary")
+        return draft, completion.prompt_tokens
+
+    async def _extractive(self, lines: Sequence[SummaryLine], heading: str) -> SummaryResult:
+        k = min(len(lines), max(3, min(8, len(lines) // 15)))
+        if self.embedders is None or len(lines) <= k:
+            picked = (
+                list(lines) if len(lines) <= k else [lines[i * len(lines) // k] for i in range(k)]
+            )
+            return SummaryResult(build_extractive_markdown(picked, heading))
+        embedder = await asyncio.to_thread(self.embedders.get, self.embedding_model())
+        vectors = np.array(await embedder.embed([line.text for line in lines]))
+        picked = [lines[i] for i in decide_representatives(vectors, k)]
+        return SummaryResult(build_extractive_markdown(picked, heading))
