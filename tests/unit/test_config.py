@@ -157,6 +157,10 @@ def test_the_example_config_is_valid_and_documents_every_key():
             "llm",
             "rights",
             "pipeline",
+            "guardrails",
+            "memory",
+            "feedback",
+            "summaries",
         )
     ]
     models += [SourceSettings, CollectionSettings, RightsSettings, SigningKey, ReaderMapping]
