@@ -21,6 +21,7 @@ from core.summaries.draft import (
     build_summary_markdown,
 )
 
+MIN_WORDS = 4
 # Called with (messages, parts) before a summary that needs several model calls.
 PartsNotice = Callable[[int, int], Awaitable[None]]
 
@@ -48,7 +49,7 @@ def split_parts(items: Sequence, cost: Callable[[object], int], budget: int) -> 
     return [part for part in parts if part]
 
 
-def decide_representatives(vectors: np.ndarray, k: int, diversity: float = 0.5) -> list[int]:
+def decide_representatives(vectors: np.ndarray, k: int, diversity: float = 0.3) -> list[int]:
     """Maximal marginal relevance: near the centre of the discussion, far from each other."""
     unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
     centre = unit.mean(axis=0)
@@ -128,13 +129,14 @@ class Summarizer:
         return draft, completion.prompt_tokens
 
     async def _extractive(self, lines: Sequence[SummaryLine], heading: str) -> SummaryResult:
-        k = min(len(lines), max(3, min(8, len(lines) // 15)))
-        if self.embedders is None or len(lines) <= k:
-            picked = (
-                list(lines) if len(lines) <= k else [lines[i * len(lines) // k] for i in range(k)]
-            )
+        # Acknowledgements ("ok", "thanks") say nothing on their own.
+        candidates = [line for line in lines if len(line.text.split()) >= MIN_WORDS] or list(lines)
+        k = min(len(candidates), max(3, min(8, round(len(candidates) ** 0.5))))
+        if self.embedders is None or len(candidates) <= k:
+            step = len(candidates) / k
+            picked = [candidates[int(i * step)] for i in range(k)]
             return SummaryResult(build_extractive_markdown(picked, heading))
         embedder = await asyncio.to_thread(self.embedders.get, self.embedding_model())
-        vectors = np.array(await embedder.embed([line.text for line in lines]))
-        picked = [lines[i] for i in decide_representatives(vectors, k)]
+        vectors = np.array(await embedder.embed([line.text for line in candidates]))
+        picked = [candidates[i] for i in decide_representatives(vectors, k)]
         return SummaryResult(build_extractive_markdown(picked, heading))
