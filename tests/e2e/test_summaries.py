@@ -1,0 +1,143 @@
+"""Summaries in real rooms: !summarize with links to real events and ranges in words; a
+scheduled summary that becomes knowledge of its room only, and no duplicate on restart."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+
+from bot.dev.synapse import free_port
+from bot.links import build_permalink
+from core import strings
+from tests.e2e.people import from_user, replies_to
+from tests.e2e.test_conversation import room_with_bot
+from tests.e2e.test_knowledge import knowledge_config
+from tests.e2e.test_memory import ask, reading_model
+
+pytestmark = pytest.mark.e2e
+LINE = re.compile(r"^\[(\d+)\] (\S+) \([^)]*\): (.*)$", re.M)
+
+
+def chat_model(body: dict) -> str | dict:
+    """Summarises by reading its messages: "Decision:" lines are decisions, "I will"
+    lines action items of their sender, questions open questions."""
+    schema = body.get("response_format", {}).get("json_schema", {}).get("name")
+    user = body["messages"][1]["content"]
+    if schema != "summary":
+        return reading_model(body)
+    found = LINE.findall(user)
+    return {
+        "tldr": f"{len(found)} messages.",
+        "decisions": [{"text": t.removeprefix("Decision: "), "messages": [int(n)]}
+                      for n, _, t in found if t.startswith("Decision:")],
+        "action_items": [{"text": t, "owner": s, "due": "Friday" if "Friday" in t else "",
+                          "messages": [int(n)]} for n, s, t in found if t.startswith("I will")],
+        "open_questions": [{"text": t, "messages": [int(n)]} for n, _, t in found if t.endswith("?")],
+    }  # fmt: skip
+
+
+def config(llm, port: int, extra: str = "") -> str:
+    return (
+        knowledge_config(port)
+        + f'[llm]\nurl = "{llm.url}"\nmodel = "test-model"\nmax_retries = 0\n'
+        + "[pipeline]\nsupport_check = false\n"
+        + extra
+    )
+
+
+async def test_summarize_links_real_messages_and_reads_ranges_and_threads(people, bot, llm):
+    alice = await people("alice")
+    llm.respond = chat_model
+    bot.write_config(config(llm, free_port()), allowed_users=[alice.user_id])
+    await bot.start()
+    room = await room_with_bot(alice, bot)
+    said = [
+        await alice.say(room, "Decision: we ship Atlas on 14 December"),
+        await alice.say(room, "I will write the release notes by Friday"),
+        await alice.say(room, "who updates the status page?"),
+    ]
+    first = await ask(alice, room, "!summarize", bot)
+    assert "we ship Atlas on 14 December" in first["body"]
+    assert (
+        "I will write the release notes by Friday (" in first["body"]
+        and "by Friday)" in first["body"]
+    )
+    assert "who updates the status page?" in first["body"]
+    for event_id in said:
+        assert build_permalink(room, event_id) in first["formatted_body"]
+    assert strings.SUMMARY_NO_DECISION not in first["body"]
+
+    later = await alice.say(room, "Decision: the freeze starts on 10 December")
+    second = await ask(alice, room, "!summarize", bot)
+    assert build_permalink(room, later) in second["formatted_body"]
+    assert build_permalink(room, said[0]) not in second["formatted_body"], "since the last one"
+    today = await ask(alice, room, "!summarize today", bot)
+    assert all(build_permalink(room, e) in today["formatted_body"] for e in [*said, later])
+    nothing = await ask(alice, room, "!summarize in 2025", bot)
+    assert nothing["body"].startswith("There is nothing to summarise in this room")
+    unreadable = await ask(alice, room, "!summarize the release", bot)
+    assert unreadable["body"] == strings.SUMMARY_RANGE_UNREADABLE.format(
+        args="the release", prefix="!"
+    )
+
+    root = await alice.say(room, "Thread: which CI runner do we keep?")
+    inside = await alice.say(room, "Decision: we keep the ARM runners", thread=root)
+    command = await alice.say(room, "!summarize", thread=root, mentions=[bot.user_id])
+    thread_summary = (await alice.wait_for(room, replies_to(command), timeout=60))["content"]
+    assert build_permalink(room, inside) in thread_summary["formatted_body"]
+    assert build_permalink(room, root) in thread_summary["formatted_body"]
+    assert build_permalink(room, later) not in thread_summary["formatted_body"]
+
+
+async def test_a_scheduled_summary_is_knowledge_of_its_room_only_and_not_repeated(people, bot, llm):
+    alice, bob = await people("alice"), await people("bob")
+    llm.respond = chat_model
+    extra = (
+        '[sources.matrix]\ntoken = "matrix-token"\n'
+        '[collections.room-summaries]\nsource = "matrix"\n'
+        '[summaries]\ncollection = "room-summaries"\npost_in_room = true\n'
+    )
+    bot.write_config(
+        config(llm, free_port(), extra),
+        allowed_users=[alice.user_id, bob.user_id],
+    )
+    text = bot.config_path.read_text().replace(
+        "[invites]", '[room_defaults]\nsummary_schedule = "every 10s"\n\n[invites]'
+    )
+    bot.config_path.write_text(text)
+    await bot.start()
+    room = await room_with_bot(alice, bot)
+    elsewhere = await room_with_bot(bob, bot)
+    await alice.say(room, "Decision: the Atlas launch moves to 14 December")
+    await alice.say(room, "I will tell the customers by Friday")
+
+    def posted(event: dict) -> bool:
+        body = event.get("content", {}).get("body", "")
+        return from_user(bot.user_id)(event) and body.startswith("**Summary of this room")
+
+    summary = await alice.wait_for(room, posted, timeout=90)
+    assert "the Atlas launch moves to 14 December" in summary["content"]["body"]
+
+    answer = await ask(alice, room, "when does the Atlas launch move to?", bot)
+    assert "14 December" in answer["body"] and "Summary of" in answer["body"]
+    outside = await ask(bob, elsewhere, "when does the Atlas launch move to?", bot)
+    assert outside["body"] == strings.NOTHING_FOUND
+
+    await bot.stop()
+    await bot.start()
+    await alice.say(room, "Decision: the launch party stays small")
+
+    def bodies(where: str, person) -> list[str]:
+        return [event["content"]["body"] for event in person.seen(where, posted)]
+
+    await alice.wait_until(
+        lambda: any("the launch party stays small" in body for body in bodies(room, alice)),
+        timeout=90,
+    )
+    await asyncio.sleep(15)  # another run or more, with nothing new
+    decided = [b for b in bodies(room, alice) if "the Atlas launch moves to 14 December" in b]
+    assert len(decided) == 1, "each run summarises only what is new since the last one"
+    assert len([b for b in bodies(room, alice) if "stays small" in b]) == 1
+    assert len(bodies(elsewhere, bob)) <= 1, "bob's one question, summarised once at most"
