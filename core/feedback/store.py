@@ -9,8 +9,6 @@ twice counts once and removing a reaction withdraws it (or brings back the earli
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from core.feedback.votes import Vote
+from core.sqlite_store import SqliteStore
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (
@@ -86,22 +85,10 @@ class RoomCounts:
     down: int
 
 
-class FeedbackStore:
+class FeedbackStore(SqliteStore):
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(SCHEMA)
-        self._lock = threading.Lock()
+        super().__init__(path, SCHEMA)
         self.version = 0  # grows with every change of votes, for caches
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
-
-    def _run(self, sql: str, params: tuple = ()) -> list[tuple]:
-        with self._lock:
-            return self._db.execute(sql, params).fetchall()
 
     def store_answer(self, record: AnswerRecord) -> None:
         with self._lock, self._db:

@@ -6,11 +6,11 @@ Everything is keyed by room, and no method reads across rooms: memories never cr
 
 from __future__ import annotations
 
-import sqlite3
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from core.sqlite_store import SqliteStore
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS memories (
@@ -78,21 +78,9 @@ class HistoryWindow:
     link: str
 
 
-class MemoryStore:
+class MemoryStore(SqliteStore):
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(SCHEMA)
-        self._lock = threading.Lock()
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
-
-    def _run(self, sql: str, params: tuple = ()) -> list[tuple]:
-        with self._lock:
-            return self._db.execute(sql, params).fetchall()
+        super().__init__(path, SCHEMA)
 
     # Explicit memories.
     def add_memory(self, room: str, user: str, text: str, author: str, keep: int) -> Memory:

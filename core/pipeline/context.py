@@ -42,14 +42,20 @@ def build_sources_block(hits: Sequence[Hit], budget: int) -> tuple[str, list[Hit
     return "\n".join(blocks), kept
 
 
-def build_conversation(lines: Sequence[ChatLine], budget: int) -> str:
-    """The most recent lines that fit, oldest first; the bot's lines are marked as its own."""
+def build_newest_within(texts: Sequence[str], budget: int) -> str:
+    """The newest texts (the last ones) that fit in `budget` tokens, oldest first."""
     picked: list[str] = []
     used = 0
-    for line in reversed(lines):
-        text = f"{'assistant' if line.from_bot else line.sender}: {fence(line.text)}"
+    for text in reversed(texts):
         used += estimate_tokens(text)
         if used > budget:
             break
         picked.insert(0, text)
     return "\n".join(picked)
+
+
+def build_conversation(lines: Sequence[ChatLine], budget: int) -> str:
+    """The most recent lines that fit, oldest first; the bot's lines are marked as its own."""
+    texts = [f"{'assistant' if line.from_bot else line.sender}: {fence(line.text)}"
+             for line in lines]  # fmt: skip
+    return build_newest_within(texts, budget)

@@ -12,7 +12,7 @@ from core import strings
 from core.knowledge.documents import Hit
 from core.memory.history import HistoryHit
 from core.memory.store import Memory
-from core.pipeline.context import estimate_tokens, fence
+from core.pipeline.context import build_newest_within, fence
 
 HISTORY = "history"
 
@@ -40,13 +40,8 @@ def build_history_hit(found: HistoryHit, timezone: str) -> Hit:
 
 def build_memories_block(memories: Sequence[Memory], budget: int) -> str:
     """The newest memories that fit, oldest first, each with whom it is about."""
-    lines: list[str] = []
-    used = 0
-    for memory in reversed(memories):
+    lines = []
+    for memory in memories:
         about = f' about="{escape(memory.user, quote=True)}"' if memory.user else ""
-        line = f"<memory{about}>{fence(memory.text)}</memory>"
-        used += estimate_tokens(line)
-        if used > budget:
-            break
-        lines.insert(0, line)
-    return "\n".join(lines)
+        lines.append(f"<memory{about}>{fence(memory.text)}</memory>")
+    return build_newest_within(lines, budget)
