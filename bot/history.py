@@ -12,7 +12,7 @@ from bot.mentions import strip_reply_fallback
 from core.ids import RoomID
 from core.summaries.draft import SummaryLine
 
-PAGE = 100
+PAGE = 1000  # Synapse caps a page at 1000 events; fewer, larger pages read faster
 TEXT = ("m.text", "m.emote")
 
 
