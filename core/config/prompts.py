@@ -41,12 +41,17 @@ class SummaryMergePrompt(PromptOverride):
     name: ClassVar[str] = "summary_merge"
 
 
+class JudgePrompt(PromptOverride):
+    name: ClassVar[str] = "judge"
+
+
 class PromptSettings(Strict):
     prestep: PrestepPrompt = Field(default_factory=PrestepPrompt)
     answer: AnswerPrompt = Field(default_factory=AnswerPrompt)
     support: SupportPrompt = Field(default_factory=SupportPrompt)
     summary: SummaryPrompt = Field(default_factory=SummaryPrompt)
     summary_merge: SummaryMergePrompt = Field(default_factory=SummaryMergePrompt)
+    judge: JudgePrompt = Field(default_factory=JudgePrompt)
 
     def overrides(self) -> dict[str, dict[str, str]]:
         return {

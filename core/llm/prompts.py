@@ -26,6 +26,11 @@ PLACEHOLDERS: dict[tuple[str, str], tuple[frozenset[str], frozenset[str]]] = {
     ("summary", "user"): (frozenset({"messages"}), frozenset({"messages"})),
     ("summary_merge", "system"): (frozenset(), frozenset()),
     ("summary_merge", "user"): (frozenset({"summaries"}), frozenset({"summaries"})),
+    ("judge", "system"): (frozenset(), frozenset()),
+    ("judge", "user"): (
+        frozenset({"question", "expected", "sources", "answer"}),
+        frozenset({"question", "sources", "answer"}),
+    ),
     ("support", "system"): (frozenset(), frozenset()),
     ("support", "user"): (frozenset({"sources", "answer"}), frozenset({"sources", "answer"})),
 }

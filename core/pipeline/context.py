@@ -16,7 +16,10 @@ def estimate_tokens(text: str) -> int:
 
 
 # The tags the prompts use to fence data (core/llm/prompts.toml).
-FENCE_TAGS = re.compile(r"<(/?)(?=(sources?|memor(?:y|ies)|conversation|answer)\b)", re.IGNORECASE)
+FENCE_TAGS = re.compile(
+    r"<(/?)(?=(sources?|memor(?:y|ies)|conversation|answer|messages|summaries|expected)\b)",
+    re.IGNORECASE,
+)
 
 
 def fence(text: str) -> str:

@@ -1,0 +1,149 @@
+"""`knowledge-eval`: evaluate the pipeline on a corpus and a question set, and compare runs.
+
+    knowledge-eval run --config config.toml --collection eval --corpus docs/ \\
+        --questions questions.jsonl [--label "chunks of 200"] [--index-dir DIR]
+    knowledge-eval compare 3 4 [--plot scores.png]
+    knowledge-eval list
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+from core.config import ConfigError, Settings, load_config
+from core.evaluation.compare import build_comparison, write_plot
+from core.evaluation.questions import QuestionSetError, read_questions
+from core.evaluation.runner import Evaluation
+from core.evaluation.scores import average
+from core.evaluation.store import RunStore
+from core.knowledge.base import KnowledgeBase
+from core.knowledge.cli import ingest
+from core.knowledge.files import FileProblem, read_documents
+from core.llm.client import LlmClient
+from core.llm.prompts import load_prompts
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="knowledge-eval", description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--config", type=Path, default=Path(os.environ.get("BOT_CONFIG", "config.toml"))
+    )
+    parser.add_argument("--db", type=Path, help="the runs database (default: in bot.data_dir)")
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="index a corpus and run a question set")
+    run.add_argument("--collection", required=True, help="a collection from the config")
+    run.add_argument("--corpus", type=Path, nargs="+", required=True, help="files or folders")
+    run.add_argument("--questions", type=Path, required=True, help="JSON lines")
+    run.add_argument("--label", default="", help="a name for the run")
+    run.add_argument(
+        "--index-dir", type=Path,
+        help="keep the index here and reuse it next time (default: a fresh one per run)",
+    )  # fmt: skip
+    compare = commands.add_parser("compare", help="two runs side by side")
+    compare.add_argument("runs", type=int, nargs=2)
+    compare.add_argument("--plot", type=Path, help="write the score distributions as a PNG")
+    commands.add_parser("list", help="the stored runs")
+    return parser.parse_args(argv)
+
+
+def _with_index_dir(settings: Settings, folder: Path) -> Settings:
+    # A fresh index lives in its own folder with embedded Chroma, never in a shared server.
+    return settings.model_copy(
+        update={
+            "bot": settings.bot.model_copy(update={"data_dir": folder}),
+            "knowledge": settings.knowledge.model_copy(update={"chroma_url": None}),
+        }
+    )
+
+
+async def _run(settings: Settings, args: argparse.Namespace, documents: list) -> tuple[dict, list]:
+    kb = KnowledgeBase(lambda: settings)
+    llm = LlmClient(settings.llm) if settings.llm.url else None
+    try:
+        await ingest(kb, documents, dry_run=False)
+        prompts = load_prompts(settings.prompts.overrides())
+        evaluation = Evaluation(kb, lambda: settings, lambda: prompts, llm)
+        results = [await evaluation.ask(q) for q in read_questions(args.questions)]
+    finally:
+        await kb.close_http()
+        kb.close()
+        if llm:
+            await llm.close()
+    totals = average([r.scores for r in results])
+    for step in sorted({s for r in results for s in r.seconds}):
+        times = [r.seconds[step] for r in results if step in r.seconds]
+        totals[f"p50_seconds_{step}"] = statistics.median(times)
+    return totals, [r.as_record() for r in results]
+
+
+def run(settings: Settings, args: argparse.Namespace, store: RunStore) -> int:
+    if args.collection not in settings.collections:
+        print(f"There is no collection {args.collection!r} in the config.", file=sys.stderr)
+        return 2
+    try:
+        read_questions(args.questions)
+    except (QuestionSetError, OSError) as exc:
+        print(f"The question set cannot be used: {exc}", file=sys.stderr)
+        return 2
+    documents = []
+    for item in read_documents(args.corpus, args.collection):
+        if isinstance(item, FileProblem):
+            print(f"The corpus cannot be used: {item}", file=sys.stderr)
+            return 2
+        documents.append(item)
+    with tempfile.TemporaryDirectory(prefix="evaluation-") as fresh:
+        indexed = _with_index_dir(settings, args.index_dir or Path(fresh))
+        totals, records = asyncio.run(_run(indexed, args, documents))
+    run_id = store.add(
+        label=args.label,
+        config=json.dumps(settings.model_dump(mode="json"), default=str),
+        corpus=" ".join(map(str, args.corpus)),
+        questions=str(args.questions),
+        totals=totals,
+        records=records,
+    )
+    print(f"run {run_id}: {len(records)} questions")
+    for key, value in totals.items():
+        print(f"  {key:<28}{value:.3f}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        settings = load_config(args.config, os.environ, skip_secrets=frozenset({"matrix"}))
+    except ConfigError as exc:
+        print(f"The config is not valid:\n{exc}", file=sys.stderr)
+        return 2
+    store = RunStore(args.db or settings.bot.data_dir / "evaluations.sqlite3")
+    try:
+        if args.command == "run":
+            return run(settings, args, store)
+        if args.command == "list":
+            for stored in store.runs():
+                print(f"run {stored.id}  {stored.label or '-'}  {stored.questions}  "
+                      f"hit@3 {stored.totals.get('hit@3', float('nan')):.2f}")  # fmt: skip
+            return 0
+        first, second = (store.run(n) for n in args.runs)
+        if first is None or second is None:
+            print(f"No such run; stored: {[r.id for r in store.runs()]}", file=sys.stderr)
+            return 2
+        records = [store.records(first.id), store.records(second.id)]
+        print(build_comparison(first, second, *records))
+        if args.plot:
+            write_plot([(first, records[0]), (second, records[1])], args.plot)
+            print(f"plot written to {args.plot}")
+        return 0
+    finally:
+        store.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
