@@ -8,7 +8,8 @@ import os
 import sys
 from pathlib import Path
 
-from bot.app import BotApp, run_until_signalled, setup_logging
+from bot.app import BotApp, run_until_signalled
+from bot.logs import setup_logging
 from bot.matrix import MatrixError
 from core.config import ConfigError
 
@@ -32,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"The config is not valid; the bot did not start.\n{exc}", file=sys.stderr)
         return 2
-    setup_logging(app.settings.current.bot.log_level)
+    setup_logging(app.settings.current.bot.log_level, app.settings.current.bot.log_format)
     try:
         asyncio.run(run_until_signalled(app))
     except MatrixError as exc:

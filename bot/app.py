@@ -13,6 +13,7 @@ from bot.dispatcher import Dispatcher
 from bot.feedback import FeedbackDesk
 from bot.matrix import SEND_ERRORS, MatrixIO, connect
 from bot.mentions import BotIdentity
+from bot.ops import OpsServer
 from bot.render import build_room_notice
 from bot.settings_holder import SettingsHolder
 from bot.state import StateStore
@@ -32,6 +33,7 @@ from core.memory.answerer import MemoryFirst
 from core.memory.history import HistoryIndex
 from core.memory.memory import ConversationMemory
 from core.memory.store import MemoryStore
+from core.metrics import Metrics
 from core.passages import PassagesAnswerer
 from core.pipeline.answer import AnswerPipeline
 from core.summaries.schedule import SummaryScheduler
@@ -69,7 +71,9 @@ class BotApp:
         kb = self._open_knowledge()
         memory = self._open_memory(kb)
         feedback_store = FeedbackStore(data_dir / "feedback.sqlite3")
+        metrics = Metrics()
         if kb:
+            metrics.watch_queue(kb.catalog.queue_depth)
             kb.retriever.adjustments = FeedbackRanking(feedback_store, self._current).factors
         if self.settings.current.llm.url:
             self._llm = LlmClient(self.settings.current.llm)
@@ -89,10 +93,10 @@ class BotApp:
                 self._current,
                 memory,
             )
-            feedback = FeedbackDesk(matrix, state, feedback_store, self.settings)
-            summaries = self._summary_desk(matrix, kb, marks)
+            feedback = FeedbackDesk(matrix, state, feedback_store, self.settings, metrics)
+            summaries = self._summary_desk(matrix, kb, marks, metrics)
             dispatcher = Dispatcher(
-                matrix, state, answerer, self.settings, bot, memory, feedback, summaries
+                matrix, state, answerer, self.settings, bot, memory, feedback, summaries, metrics
             )
             sync = SyncLoop(matrix, state, dispatcher, self.settings)
             watcher = ConfigWatcher(
@@ -107,6 +111,9 @@ class BotApp:
                     group.create_task(run_knowledge_services(kb, self._current))
                 group.create_task(memory.run_flusher())
                 group.create_task(self._warm_up(kb, answerer))
+                if self.settings.current.ops.enabled:
+                    ops = OpsServer(self._current, metrics, lambda: sync.last_sync, kb)
+                    group.create_task(ops.run())
                 await sync.ready.wait()
                 scheduler = SummaryScheduler(
                     self._job_store_url(), str(data_dir.resolve()), summaries.run_scheduled
@@ -119,7 +126,7 @@ class BotApp:
                 scheduler.stop()
             marks.close()
             if dispatcher:
-                await dispatcher.drain()
+                await dispatcher.drain(self.settings.current.bot.shutdown_grace_seconds)
             if matrix:
                 await matrix.close()
             state.close()
@@ -149,7 +156,7 @@ class BotApp:
         return configured or f"sqlite:///{self.settings.current.bot.data_dir / 'scheduler.sqlite3'}"
 
     def _summary_desk(
-        self, matrix: MatrixIO, kb: KnowledgeBase | None, marks: SummaryMarks
+        self, matrix: MatrixIO, kb: KnowledgeBase | None, marks: SummaryMarks, metrics: Metrics
     ) -> SummaryDesk:
         summarizer = Summarizer(
             self._llm,
@@ -159,7 +166,7 @@ class BotApp:
         )
         indexer = kb.indexer if kb else None
         return SummaryDesk(
-            matrix, summarizer, marks, self.settings, indexer, TimeExpressionFinder()
+            matrix, summarizer, marks, self.settings, indexer, TimeExpressionFinder(), metrics
         )
 
     async def _keep_summary_jobs(self, scheduler: SummaryScheduler, matrix: MatrixIO) -> None:
@@ -214,13 +221,6 @@ class BotApp:
                 log.warning("could not report to the admin room %s: %s", room, exc)
 
         return report
-
-
-def setup_logging(level: str = "INFO") -> None:
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger().setLevel(level)
-    # nio logs every sync request at INFO; keep the bot's own lines readable.
-    logging.getLogger("nio").setLevel(logging.WARNING)
 
 
 async def run_until_signalled(app: BotApp) -> None:

@@ -7,12 +7,14 @@ import contextlib
 import logging
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 from bot.commands import build_command_reply
 from bot.events import IncomingMessage, parse_message
 from bot.feed import Feed
 from bot.feedback import FeedbackDesk
 from bot.links import build_permalink
+from bot.logs import ANSWER_ID
 from bot.matrix import SEND_ERRORS, MatrixIO
 from bot.memory_commands import build_memory_list, decide_forget
 from bot.mentions import BotIdentity
@@ -35,6 +37,7 @@ from core.answering import Answerer
 from core.ids import EventID, RoomID, UserID
 from core.llm.client import LlmError
 from core.memory.memory import ConversationMemory
+from core.metrics import Metrics
 from core.requests import Answer, ChatLine, Request
 
 log = logging.getLogger(__name__)
@@ -53,11 +56,13 @@ class Dispatcher:
         memory: ConversationMemory | None = None,
         feedback: FeedbackDesk | None = None,
         summaries: SummaryDesk | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.matrix = matrix
         self.memory = memory
         self.feedback = feedback
         self.summaries = summaries
+        self.metrics = metrics
         self.state = state
         self.answerer = answerer
         self.settings = settings
@@ -121,8 +126,11 @@ class Dispatcher:
     def spawn(self, event: PendingEvent) -> None:
         self._spawn(self.handle(event))
 
-    async def drain(self) -> None:
-        """Cancel answers in flight; they stay pending and are answered after a restart."""
+    async def drain(self, grace_seconds: float = 0.0) -> None:
+        """On shutdown: answers in flight get `grace_seconds` to finish; the rest are
+        cancelled with a notice, and stay pending, so they are answered after a restart."""
+        if self._tasks and grace_seconds > 0:
+            await asyncio.wait(list(self._tasks), timeout=grace_seconds)
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -137,6 +145,7 @@ class Dispatcher:
             return
         edit_seconds = self.settings.current.pipeline.stream_edit_seconds
         reply = ReplyWriter(self.matrix, self.state, message, action.thread_root, edit_seconds)
+        ANSWER_ID.set(uuid.uuid4().hex)
         try:
             if isinstance(action, RunCommand):
                 await self._run_command(reply, action)
@@ -145,14 +154,24 @@ class Dispatcher:
                 await self.feedback.keep_comment(reply, action)
             else:
                 await self._answer(reply, action)
+        except asyncio.CancelledError:
+            # Shutting down: say so; the message stays pending for after the restart.
+            await self._tell_failure(reply, strings.INTERRUPTED)
+            raise
         except LlmError as exc:
             log.warning("the language model failed for %s: %s", message.event_id, exc)
+            self._count_failure("llm")
             await self._tell_failure(reply, strings.LLM_FAILED)
         except Exception:
             reference = uuid.uuid4().hex[:8]
             log.exception("answering %s failed (reference %s)", message.event_id, reference)
+            self._count_failure("error")
             await self._tell_failure(reply, strings.ANSWER_FAILED.format(reference=reference))
         self.state.mark_done(message.event_id)
+
+    def _count_failure(self, cause: str) -> None:
+        if self.metrics is not None:
+            self.metrics.failures.labels(cause).inc()
 
     async def _feedback_event(self, event: PendingEvent) -> None:
         """A vote or its removal; the catch-all of this entry point."""
@@ -232,7 +251,9 @@ class Dispatcher:
                 )
             except TimeoutError:
                 await reply.placeholder()
-            answer = await work
+            answer = replace(await work, id=ANSWER_ID.get())
+        if self.metrics is not None:
+            self.metrics.observe_answer(answer)
         text = build_answer_markdown(answer)
         event_id = await reply.finish(text, answer_id=answer.id)
         if self.feedback is not None:

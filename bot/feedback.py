@@ -21,6 +21,7 @@ from core import strings
 from core.feedback.records import build_answer_record
 from core.feedback.store import FeedbackStore
 from core.feedback.votes import parse_vote
+from core.metrics import Metrics
 from core.requests import Answer, Request
 
 log = logging.getLogger(__name__)
@@ -34,11 +35,13 @@ class FeedbackDesk:
         state: StateStore,
         store: FeedbackStore,
         settings: SettingsHolder,
+        metrics: Metrics | None = None,
     ) -> None:
         self.matrix = matrix
         self.state = state
         self.store = store
         self.settings = settings
+        self.metrics = metrics
 
     def wants(self, source: Mapping[str, Any]) -> bool:
         """A vote on one of the bot's answers, or the removal of a vote: kept in the inbox
@@ -66,6 +69,8 @@ class FeedbackDesk:
         self.store.add_reaction(
             reaction.event_id, answer_id, reaction.sender, vote, reaction.timestamp_ms / 1000
         )
+        if self.metrics is not None:
+            self.metrics.feedback.labels(vote).inc()
         if vote == "down" and self.settings.current.feedback.ask_after_downvote:
             await self._ask_what_was_wrong(room_id, reaction.target, reaction.sender, answer_id)
 

@@ -17,6 +17,7 @@ from bot.routing import RunCommand
 from bot.settings_holder import SettingsHolder
 from core import strings
 from core.knowledge.indexer import Indexer
+from core.metrics import Metrics
 from core.summaries.draft import SummaryLine
 from core.summaries.ranges import (
     SummaryRange,
@@ -40,6 +41,7 @@ class SummaryDesk:
         settings: SettingsHolder,
         indexer: Indexer | None,
         times: TimeExpressionFinder,
+        metrics: Metrics | None = None,
     ) -> None:
         self.matrix = matrix
         self.summarizer = summarizer
@@ -47,6 +49,7 @@ class SummaryDesk:
         self.settings = settings
         self.indexer = indexer
         self.times = times
+        self.metrics = metrics
 
     async def command(self, reply: ReplyWriter, action: RunCommand) -> None:
         """!summarize [time]: this room since the last summary, or this thread."""
@@ -79,8 +82,13 @@ class SummaryDesk:
             await reply.finish(self._nothing(covered, timezone, thread is not None))
             return
         await reply.finish(made[0].markdown)
+        self._count("on_demand")
         if thread is None:
             self.marks.note_summary(message.room_id, covered.end)
+
+    def _count(self, trigger: str) -> None:
+        if self.metrics is not None:
+            self.metrics.summaries.labels(trigger).inc()
 
     def _read_time(self, args: str, now: datetime):
         if not args.strip():
@@ -145,6 +153,7 @@ class SummaryDesk:
                 first_link=lines[0].link,
             )  # fmt: skip
             await self.indexer.put_many([document])
+            self._count("scheduled")
             self.marks.note_summary(room_id, now)
             if settings.summaries.post_in_room:
                 await self.matrix.send(room_id, build_room_notice(result.markdown))

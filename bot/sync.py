@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
 from nio import InviteMemberEvent, MegolmEvent, SyncError, SyncResponse
 
@@ -35,6 +36,7 @@ class SyncLoop:
         self.dispatcher = dispatcher
         self.settings = settings
         self.ready = asyncio.Event()
+        self.last_sync: float | None = None  # time.monotonic() of the last good sync
         self._undecryptable_sessions: set[str] = set()
         self._key_requests: set[asyncio.Task] = set()
 
@@ -56,6 +58,7 @@ class SyncLoop:
                 await asyncio.sleep(delay)
                 continue
             failures = 0
+            self.last_sync = time.monotonic()
             await self._handle_invites(response)
             fresh = self.state.store_batch(response.next_batch, self._addressed(response))
             token = response.next_batch

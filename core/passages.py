@@ -58,4 +58,5 @@ class PassagesAnswerer:
         if grounding.unchecked:
             text += "\n\n" + strings.SOURCES_UNCHECKED
         kind = "answer" if grounding.hits else "refusal"
-        return Answer(text=text, kind=kind, sources=sources, trace=grounding.trace)
+        reason = "" if grounding.hits else "nothing_found"
+        return Answer(text, kind, sources, grounding.trace, reason=reason)

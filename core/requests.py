@@ -71,6 +71,8 @@ class Answer:
     sources: tuple[Source, ...] = ()
     trace: tuple[TraceStep, ...] = ()
     id: AnswerID = field(default_factory=lambda: AnswerID(uuid.uuid4().hex))
+    # Why a refusal or notice was given ("toxic", "rate_limited", "nothing_found", ...).
+    reason: str = ""
     # Work to do after the answer is shown, without delaying it: it returns a line to add
     # to the answer (the support badge), or None.
     followup: Callable[[], Awaitable[str | None]] | None = field(default=None, compare=False)

@@ -149,3 +149,8 @@ SUMMARY_RANGE_UNREADABLE = (
     "`{prefix}summarize since Monday`."
 )
 SUMMARY_PROGRESS = "⏳ Summarising {count} messages in {parts} parts…"
+
+INTERRUPTED = (
+    NOTICE_PREFIX + "I'm restarting and could not finish this answer. I'll answer it as "
+    "soon as I'm back."
+)

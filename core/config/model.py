@@ -32,6 +32,7 @@ from core.config.knowledge import (
 )
 from core.config.llm import LlmSettings
 from core.config.memory import MemorySettings
+from core.config.ops import OpsSettings
 from core.config.pipeline import PipelineSettings
 from core.config.prompts import PromptSettings
 from core.config.rights import RightsSettings
@@ -102,6 +103,11 @@ class BotSettings(Strict):
     recent_messages: int = Field(default=20, ge=0, le=200)
     admin_room: str | None = None
     log_level: str = Field(default="INFO", pattern=r"^(DEBUG|INFO|WARNING|ERROR)$")
+    # "text", or "json" for one JSON object per line (for log collectors).
+    log_format: str = Field(default="text", pattern=r"^(text|json)$")
+    # On shutdown, answers in flight get this long to finish; the rest get a notice and
+    # are answered after the restart.
+    shutdown_grace_seconds: float = Field(default=10.0, ge=0, le=600)
 
     @field_validator("data_dir")
     @classmethod
@@ -186,6 +192,7 @@ class Settings(Strict):
     memory: MemorySettings = Field(default_factory=dict, validate_default=True)
     feedback: FeedbackSettings = Field(default_factory=dict, validate_default=True)
     summaries: SummarySettings = Field(default_factory=dict, validate_default=True)
+    ops: OpsSettings = Field(default_factory=dict, validate_default=True)
     predetermined: tuple[PredeterminedAnswer, ...] = ()
     sources: dict[str, SourceSettings] = Field(default_factory=dict)
     collections: dict[str, CollectionSettings] = Field(default_factory=dict)
@@ -221,5 +228,5 @@ class Settings(Strict):
         return self.room_defaults.model_copy(update=override.model_dump(exclude_none=True))
 
 
-RESTART_ONLY_SECTIONS = ("matrix", "knowledge", "ingest_api", "llm")
+RESTART_ONLY_SECTIONS = ("matrix", "knowledge", "ingest_api", "llm", "ops")
 RESTART_ONLY_KEYS = (("bot", "data_dir"), ("summaries", "job_store"))

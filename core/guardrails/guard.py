@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from core import strings
 from core.answering import Answerer
@@ -94,8 +94,7 @@ class Guarded:
         )
         if refusal is None:
             answer = await self.inner.answer(request, progress)
-            return Answer(answer.text, answer.kind, answer.sources, (step, *answer.trace),
-                          answer.id, answer.followup)  # fmt: skip
+            return replace(answer, trace=(step, *answer.trace))
         if self.memory is not None and refusal.outcome != "rate_limited":
             self.memory.record_turn(request, request.text, refusal.outcome)
-        return Answer(refusal.text, kind="refusal", trace=(step,))
+        return Answer(refusal.text, kind="refusal", trace=(step,), reason=refusal.outcome)

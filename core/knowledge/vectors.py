@@ -86,5 +86,9 @@ class VectorStore:
         result = collection.query(query_embeddings=[vector], n_results=n, include=["distances"])
         return list(zip(result["ids"][0], result["distances"][0], strict=True))
 
+    def heartbeat(self) -> None:
+        """Raises when Chroma does not answer."""
+        self._client.heartbeat()
+
     def count(self, name: str, model: str) -> int:
         return self._collection(name, model).count()

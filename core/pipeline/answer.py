@@ -122,7 +122,9 @@ class AnswerPipeline:
         general = settings.room(request.room).general_answers
         if not sources.hits and not sources.memories and not general:
             self._record(request, question, "nothing_found")
-            return Answer(strings.NOTHING_FOUND, kind="refusal", trace=tuple(trace))
+            return Answer(
+                strings.NOTHING_FOUND, kind="refusal", trace=tuple(trace), reason="nothing_found"
+            )
         answer = await self._grounded_answer(
             request, question, conversation, sources, settings, trace, progress
         )
@@ -163,13 +165,13 @@ class AnswerPipeline:
 
     def _declined(self, decision: str, settings: Settings, trace: tuple[TraceStep, ...]) -> Answer:
         if decision == "toxic":
-            return Answer(strings.TOXIC_DECLINED, kind="refusal", trace=trace)
+            return Answer(strings.TOXIC_DECLINED, "refusal", trace=trace, reason=decision)
         if decision == "injection":
-            return Answer(strings.INJECTION_DECLINED, kind="refusal", trace=trace)
+            return Answer(strings.INJECTION_DECLINED, "refusal", trace=trace, reason=decision)
         if decision == "comment":
-            return Answer(strings.COMMENT_ACK, kind="notice", trace=trace)
+            return Answer(strings.COMMENT_ACK, "notice", trace=trace, reason=decision)
         text = strings.OUT_OF_SCOPE.format(collections=build_collections_list(settings))
-        return Answer(text, kind="refusal", trace=trace)
+        return Answer(text, "refusal", trace=trace, reason=decision)
 
     async def _grounded_answer(
         self,

@@ -59,8 +59,16 @@ class BotHarness:
         self._task: asyncio.Task | None = None
 
     def write_config(
-        self, extra: str = "", *, allowed_users: list[str] = (), **bot: object
+        self,
+        extra: str = "",
+        *,
+        allowed_users: list[str] = (),
+        ops_port: int | None = None,
+        **bot: object,
     ) -> None:
+        """The bot's config; /health and /metrics only when a test asks (bots that run
+        one after another would share the port otherwise)."""
+        ops = f"[ops]\nport = {ops_port}\n" if ops_port else "[ops]\nenabled = false\n"
         bot_lines = "\n".join(f"{key} = {_toml(value)}" for key, value in bot.items())
         self.config_path.write_text(
             f"""
@@ -77,6 +85,7 @@ data_dir = "data"
 [invites]
 allowed_users = {_toml(list(allowed_users))}
 {extra}
+{ops}
 """
         )
 

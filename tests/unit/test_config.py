@@ -161,6 +161,7 @@ def test_the_example_config_is_valid_and_documents_every_key():
             "memory",
             "feedback",
             "summaries",
+            "ops",
         )
     ]
     models += [SourceSettings, CollectionSettings, RightsSettings, SigningKey, ReaderMapping]

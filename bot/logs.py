@@ -1,0 +1,51 @@
+"""Logging: text or JSON lines, each line carrying the answer id of the question being
+handled, so that one question can be followed through the log. Message bodies are never
+logged at INFO; secrets never are."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from contextvars import ContextVar
+
+# The answer id of the question the current task handles ("" outside one).
+ANSWER_ID: ContextVar[str] = ContextVar("answer_id", default="")
+
+
+class AnswerIdFilter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.answer_id = ANSWER_ID.get()
+        return True
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        line = {
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
+            + f".{int(record.msecs):03d}Z",
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        if getattr(record, "answer_id", ""):
+            line["answer_id"] = record.answer_id
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        return json.dumps(line, ensure_ascii=False)
+
+
+def setup_logging(level: str = "INFO", log_format: str = "text") -> None:
+    handler = logging.StreamHandler()
+    handler.addFilter(AnswerIdFilter())
+    handler.setFormatter(
+        JsonFormatter()
+        if log_format == "json"
+        else logging.Formatter("%(asctime)s %(levelname)s %(name)s [%(answer_id)s]: %(message)s")
+    )
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    # nio logs every sync request at INFO; keep the bot's own lines readable.
+    logging.getLogger("nio").setLevel(logging.WARNING)
+    logging.getLogger("apscheduler.executors").setLevel(logging.WARNING)

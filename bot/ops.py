@@ -1,0 +1,97 @@
+"""The operations endpoint: /health for orchestrators, /metrics for Prometheus."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+
+import aiohttp
+from aiohttp import web
+from prometheus_client import CONTENT_TYPE_LATEST
+
+from core.config import Settings
+from core.health import Check, decide_health
+from core.knowledge.base import KnowledgeBase
+from core.metrics import Metrics
+
+log = logging.getLogger(__name__)
+# A sync returns within its 30 s long-poll; longer silence means it is stuck.
+SYNC_STALE_SECONDS = 90
+CHECK_TIMEOUT_SECONDS = 3
+
+
+class OpsServer:
+    def __init__(
+        self,
+        settings: Callable[[], Settings],
+        metrics: Metrics,
+        last_sync: Callable[[], float | None],
+        kb: KnowledgeBase | None,
+    ) -> None:
+        self.settings = settings
+        self.metrics = metrics
+        self.last_sync = last_sync
+        self.kb = kb
+
+    def build_app(self) -> web.Application:
+        app = web.Application()
+        app.router.add_get("/health", self.health)
+        app.router.add_get("/metrics", self.exposition)
+        return app
+
+    async def run(self) -> None:
+        ops = self.settings().ops
+        runner = web.AppRunner(self.build_app(), access_log=None)
+        await runner.setup()
+        try:
+            await web.TCPSite(runner, ops.host, ops.port).start()
+        except OSError as exc:
+            # The bot is more use without its health endpoint than not running at all.
+            log.error("cannot serve health and metrics on %s:%d: %s", ops.host, ops.port, exc)
+            await runner.cleanup()
+            return
+        log.info("health and metrics on http://%s:%d", ops.host, ops.port)
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await runner.cleanup()
+
+    async def exposition(self, request: web.Request) -> web.Response:
+        return web.Response(
+            body=self.metrics.exposition(), headers={"Content-Type": CONTENT_TYPE_LATEST}
+        )
+
+    async def health(self, request: web.Request) -> web.Response:
+        sync, chroma, llm = await asyncio.gather(self._sync(), self._chroma(), self._llm())
+        status, body = decide_health({"sync": sync, "chroma": chroma, "llm": llm})
+        return web.json_response(body, status=status)
+
+    async def _sync(self) -> Check:
+        last = self.last_sync()
+        fresh = last is not None and time.monotonic() - last < SYNC_STALE_SECONDS
+        return "ok" if fresh else "failing"
+
+    async def _chroma(self) -> Check:
+        if self.kb is None:
+            return "not used"
+        try:
+            await asyncio.wait_for(
+                asyncio.to_thread(self.kb.vectors.heartbeat), CHECK_TIMEOUT_SECONDS
+            )
+        except Exception:  # any failure to answer is the finding
+            return "failing"
+        return "ok"
+
+    async def _llm(self) -> Check:
+        url = self.settings().llm.url
+        if not url:
+            return "not used"
+        timeout = aiohttp.ClientTimeout(total=CHECK_TIMEOUT_SECONDS)
+        try:
+            async with aiohttp.ClientSession(timeout=timeout) as http:
+                async with http.get(f"{url.rstrip('/')}/models") as response:
+                    return "ok" if response.status == 200 else "failing"
+        except (aiohttp.ClientError, TimeoutError):
+            return "failing"

@@ -1,0 +1,13 @@
+"""Whether the bot is healthy, from its checks (pure)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+Check = Literal["ok", "failing", "not used"]
+
+
+def decide_health(checks: dict[str, Check]) -> tuple[int, dict]:
+    """200 when every check in use passes, 503 otherwise; the body names each check."""
+    healthy = all(state != "failing" for state in checks.values())
+    return (200 if healthy else 503), {"status": "ok" if healthy else "failing", "checks": checks}

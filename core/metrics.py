@@ -1,0 +1,68 @@
+"""Prometheus metrics of one process, in a registry of its own (no global state).
+
+The pipeline's answers carry a trace; `observe_answer` turns a trace into metrics, so
+that the pipeline itself stays free of metric calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+from core.pipeline.context import estimate_tokens
+from core.requests import Answer
+
+STEP_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+
+        def counter(name: str, text: str, *labels: str) -> Counter:
+            return Counter(f"bot_{name}", text, labels, registry=self.registry)
+
+        self.answers = counter("answers_total", "Replies to questions, by kind", "kind")
+        self.refusals = counter("refusals_total", "Questions declined, by reason", "reason")
+        self.failures = counter("failures_total", "Questions answered by an error notice", "cause")
+        self.llm_calls = counter("llm_calls_total", "Calls to the language model", "purpose")
+        self.llm_tokens = counter(
+            "llm_prompt_tokens_total", "Prompt tokens (reported, or estimated)", "purpose"
+        )
+        self.rights_checks = counter("rights_checks_total", "Rights checks of retrieved passages")
+        self.rights_denied = counter("rights_denied_total", "Passages the readers may not see")
+        self.summaries = counter("summaries_written_total", "Summaries made, by trigger", "trigger")
+        self.feedback = counter("feedback_total", "Votes on answers", "vote")
+        self.steps = Histogram(
+            "bot_step_seconds", "Latency of each pipeline step", ["step"],
+            buckets=STEP_BUCKETS, registry=self.registry,
+        )  # fmt: skip
+        self.queue = Gauge(
+            "bot_ingestion_queue_depth", "Documents waiting to be indexed", registry=self.registry
+        )
+
+    def watch_queue(self, depth: Callable[[], int]) -> None:
+        self.queue.set_function(depth)
+
+    def observe_answer(self, answer: Answer) -> None:
+        self.answers.labels(answer.kind).inc()
+        if answer.kind == "refusal":
+            self.refusals.labels(answer.reason or "unknown").inc()
+        for step in answer.trace:
+            self.steps.labels(step.name).observe(step.seconds)
+            if step.name in ("prestep", "answer"):
+                self.llm_calls.labels(step.name).inc()
+            if step.name == "prestep":
+                self.llm_tokens.labels("prestep").inc(int(step.details.get("tokens", 0)))
+            if step.name == "answer":
+                prompt = step.details.get("prompt", [])
+                self.llm_tokens.labels("answer").inc(
+                    sum(estimate_tokens(m["content"]) for m in prompt)
+                )
+            if step.name == "rights":
+                self.rights_checks.inc()
+                self.rights_denied.inc(len(step.details.get("denied", [])))
+
+    def exposition(self) -> bytes:
+        return generate_latest(self.registry)

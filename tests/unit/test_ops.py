@@ -1,0 +1,83 @@
+"""Health decisions, metrics from answer traces, and log lines that carry the answer id."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+
+import pytest
+
+from bot.logs import ANSWER_ID, setup_logging
+from core.health import decide_health
+from core.metrics import Metrics
+from core.requests import Answer, TraceStep
+
+HEALTH = {
+    "all good": ({"sync": "ok", "chroma": "ok", "llm": "ok"}, 200),
+    "no model configured is fine": ({"sync": "ok", "chroma": "ok", "llm": "not used"}, 200),
+    "the model down": ({"sync": "ok", "chroma": "ok", "llm": "failing"}, 503),
+    "sync stuck": ({"sync": "failing", "chroma": "not used", "llm": "not used"}, 503),
+}
+
+
+@pytest.mark.parametrize("checks,status", HEALTH.values(), ids=HEALTH.keys())
+def test_decide_health(checks, status):
+    code, body = decide_health(checks)
+    assert code == status and body["checks"] == checks
+    assert body["status"] == ("ok" if status == 200 else "failing")
+
+
+def test_metrics_come_from_answer_traces():
+    metrics = Metrics()
+    metrics.watch_queue(lambda: 7)
+    answered = Answer("27 days [1].", trace=(
+        TraceStep("prestep", 0.3, {"tokens": 120, "verdict": {}}),
+        TraceStep("retrieve", 0.02, {"hits": ["a", "b"]}),
+        TraceStep("rights", 0.01, {"denied": ["b"]}),
+        TraceStep("answer", 0.8, {"prompt": [{"role": "user", "content": "x" * 400}]}),
+    ))  # fmt: skip
+    metrics.observe_answer(answered)
+    metrics.observe_answer(Answer("no", kind="refusal", reason="toxic"))
+    text = metrics.exposition().decode()
+    assert 'bot_answers_total{kind="answer"} 1.0' in text
+    assert 'bot_refusals_total{reason="toxic"} 1.0' in text
+    assert 'bot_llm_calls_total{purpose="prestep"} 1.0' in text
+    assert 'bot_llm_prompt_tokens_total{purpose="prestep"} 120.0' in text
+    assert 'bot_llm_prompt_tokens_total{purpose="answer"} 101.0' in text
+    assert "bot_rights_denied_total 1.0" in text
+    assert 'bot_step_seconds_count{step="answer"} 1.0' in text
+    assert "bot_ingestion_queue_depth 7.0" in text
+
+
+@pytest.fixture
+def captured():
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    yield root
+    root.handlers[:], level = saved
+    root.setLevel(level)
+
+
+def test_json_log_lines_carry_the_answer_id(captured):
+    setup_logging("INFO", "json")
+    stream = io.StringIO()
+    captured.handlers[0].setStream(stream)
+    token = ANSWER_ID.set("abc123")
+    logging.getLogger("bot.test").info("answered in %d ms", 42)
+    ANSWER_ID.reset(token)
+    logging.getLogger("bot.test").info("no question")
+    first, second = (json.loads(line) for line in stream.getvalue().splitlines())
+    assert first["message"] == "answered in 42 ms" and first["answer_id"] == "abc123"
+    assert first["level"] == "INFO" and first["logger"] == "bot.test"
+    assert "answer_id" not in second
+
+
+def test_text_log_lines_carry_the_answer_id_too(captured):
+    setup_logging("INFO", "text")
+    stream = io.StringIO()
+    captured.handlers[0].setStream(stream)
+    token = ANSWER_ID.set("abc123")
+    logging.getLogger("bot.test").info("answered")
+    ANSWER_ID.reset(token)
+    assert "[abc123]: answered" in stream.getvalue()
