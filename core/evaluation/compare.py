@@ -9,8 +9,6 @@ from typing import Any
 
 from core.evaluation.store import Run
 
-PER_QUESTION = ("hit@3", "mrr", "answer_chrf", "context_token_recall", "judge_correctness")
-
 
 def _cell(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
@@ -36,7 +34,8 @@ def build_comparison(
         before = by_question.get(text)
         if before is None:
             continue
-        keys = [k for k in PER_QUESTION if before["scores"].get(k) != record["scores"].get(k)]
+        scores = sorted(set(before["scores"]) | set(record["scores"]))
+        keys = [k for k in scores if before["scores"].get(k) != record["scores"].get(k)]
         if keys:
             changed += 1
             diffs = ", ".join(
