@@ -17,6 +17,7 @@ from nio import AsyncClient, LoginResponse, RoomCreateResponse
 
 from bot.app import BotApp, run_until_signalled
 from bot.dev.synapse import Homeserver, ensure_synapse_venv, free_port, start_homeserver
+from bot.logs import setup_logging
 from core.config import load_config
 from core.knowledge.base import KnowledgeBase
 from core.knowledge.documents import Document
@@ -164,12 +165,7 @@ Press Ctrl-C to stop.
 
 
 def main() -> None:
-    import logging
-
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    logging.getLogger("nio").setLevel(logging.WARNING)
+    setup_logging("INFO")
     asyncio.run(run())
 
 
