@@ -16,6 +16,7 @@ ANSWER_ID: ContextVar[str] = ContextVar("answer_id", default="")
 class AnswerIdFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         record.answer_id = ANSWER_ID.get()
+        record.answer_ref = f" [{record.answer_id}]" if record.answer_id else ""
         return True
 
 
@@ -41,7 +42,7 @@ def setup_logging(level: str = "INFO", log_format: str = "text") -> None:
     handler.setFormatter(
         JsonFormatter()
         if log_format == "json"
-        else logging.Formatter("%(asctime)s %(levelname)s %(name)s [%(answer_id)s]: %(message)s")
+        else logging.Formatter("%(asctime)s %(levelname)s %(name)s%(answer_ref)s: %(message)s")
     )
     root = logging.getLogger()
     root.handlers[:] = [handler]
