@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from bot.config_watch import ConfigWatcher
+from bot.desks import Desks
 from bot.dispatcher import Dispatcher
 from bot.feedback import FeedbackDesk
 from bot.matrix import SEND_ERRORS, MatrixIO, connect
@@ -95,9 +96,8 @@ class BotApp:
             )
             feedback = FeedbackDesk(matrix, state, feedback_store, self.settings, metrics)
             summaries = self._summary_desk(matrix, kb, marks, metrics)
-            dispatcher = Dispatcher(
-                matrix, state, answerer, self.settings, bot, memory, feedback, summaries, metrics
-            )
+            desks = Desks(memory, feedback, summaries, metrics)
+            dispatcher = Dispatcher(matrix, state, answerer, self.settings, bot, desks)
             sync = SyncLoop(matrix, state, dispatcher, self.settings)
             watcher = ConfigWatcher(
                 self.config_path, self.env, self.settings, self._admin_reporter(matrix)

@@ -9,14 +9,12 @@ import uuid
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
-from bot.commands import build_command_reply
+from bot.desks import Desks
 from bot.events import IncomingMessage, parse_message
 from bot.feed import Feed
-from bot.feedback import FeedbackDesk
 from bot.links import build_permalink
 from bot.logs import ANSWER_ID
 from bot.matrix import SEND_ERRORS, MatrixIO
-from bot.memory_commands import build_memory_list, decide_forget
 from bot.mentions import BotIdentity
 from bot.render import build_answer_markdown
 from bot.reply import ReplyWriter
@@ -31,13 +29,10 @@ from bot.routing import (
 )
 from bot.settings_holder import SettingsHolder
 from bot.state import PendingEvent, StateStore
-from bot.summaries import SummaryDesk
 from core import strings
 from core.answering import Answerer
 from core.ids import EventID, RoomID, UserID
 from core.llm.client import LlmError
-from core.memory.memory import ConversationMemory
-from core.metrics import Metrics
 from core.requests import Answer, ChatLine, Request
 
 log = logging.getLogger(__name__)
@@ -53,16 +48,13 @@ class Dispatcher:
         answerer: Answerer,
         settings: SettingsHolder,
         bot: BotIdentity,
-        memory: ConversationMemory | None = None,
-        feedback: FeedbackDesk | None = None,
-        summaries: SummaryDesk | None = None,
-        metrics: Metrics | None = None,
+        desks: Desks | None = None,
     ) -> None:
         self.matrix = matrix
-        self.memory = memory
-        self.feedback = feedback
-        self.summaries = summaries
-        self.metrics = metrics
+        self.desks = desks or Desks()
+        self.memory = self.desks.memory
+        self.feedback = self.desks.feedback
+        self.metrics = self.desks.metrics
         self.state = state
         self.answerer = answerer
         self.settings = settings
@@ -188,35 +180,8 @@ class Dispatcher:
             log.warning("could not tell the asker about a failure in %s", reply.message.room_id)
 
     async def _run_command(self, reply: ReplyWriter, action: RunCommand) -> None:
-        settings = self.settings.current
-        if action.name in ("memory", "forget") and self.memory is not None:
-            await reply.finish(self._memory_command(reply.message, action))
-            return
-        if action.name == "feedback" and self.feedback is not None:
-            await self.feedback.command(reply, action)
-            return
-        if action.name == "summarize" and self.summaries is not None:
-            await self.summaries.command(reply, action)
-            return
-        text = build_command_reply(
-            action.name,
-            action.args,
-            settings.room(reply.message.room_id),
-            settings.bot.command_prefix,
-            self._is_direct(reply.message.room_id),
-        )
-        await reply.finish(text)
-
-    def _memory_command(self, message: IncomingMessage, action: RunCommand) -> str:
-        assert self.memory is not None
-        prefix = self.settings.current.bot.command_prefix
-        memories = self.memory.memories_for(message.room_id, message.sender)
-        if action.name == "memory":
-            return build_memory_list(memories, prefix)
-        chosen = decide_forget(action.args, memories, prefix)
-        if isinstance(chosen, str):
-            return chosen
-        return strings.FORGOTTEN.format(count=self.memory.forget(message.room_id, chosen))
+        is_direct = self._is_direct(reply.message.room_id)
+        await self.desks.run_command(reply, action, self.settings.current, is_direct)
 
     def _request(self, message: IncomingMessage, text: str) -> Request:
         members = self.matrix.members(message.room_id)

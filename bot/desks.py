@@ -1,0 +1,52 @@
+"""The optional parts the dispatcher hands work to, and the `!commands` they serve."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.commands import build_command_reply
+from bot.feedback import FeedbackDesk
+from bot.memory_commands import build_memory_list, decide_forget
+from bot.reply import ReplyWriter
+from bot.routing import RunCommand
+from bot.summaries import SummaryDesk
+from core import strings
+from core.config import Settings
+from core.memory.memory import ConversationMemory
+from core.metrics import Metrics
+
+
+@dataclass(frozen=True)
+class Desks:
+    memory: ConversationMemory | None = None
+    feedback: FeedbackDesk | None = None
+    summaries: SummaryDesk | None = None
+    metrics: Metrics | None = None
+
+    async def run_command(
+        self, reply: ReplyWriter, action: RunCommand, settings: Settings, is_direct: bool
+    ) -> None:
+        """A command for a desk, or the help and its explanations."""
+        if action.name in ("memory", "forget") and self.memory is not None:
+            await reply.finish(self._memory_reply(reply, action, settings.bot.command_prefix))
+        elif action.name == "feedback" and self.feedback is not None:
+            await self.feedback.command(reply, action)
+        elif action.name == "summarize" and self.summaries is not None:
+            await self.summaries.command(reply, action)
+        else:
+            room = settings.room(reply.message.room_id)
+            prefix = settings.bot.command_prefix
+            await reply.finish(
+                build_command_reply(action.name, action.args, room, prefix, is_direct)
+            )
+
+    def _memory_reply(self, reply: ReplyWriter, action: RunCommand, prefix: str) -> str:
+        assert self.memory is not None
+        message = reply.message
+        memories = self.memory.memories_for(message.room_id, message.sender)
+        if action.name == "memory":
+            return build_memory_list(memories, prefix)
+        chosen = decide_forget(action.args, memories, prefix)
+        if isinstance(chosen, str):
+            return chosen
+        return strings.FORGOTTEN.format(count=self.memory.forget(message.room_id, chosen))
