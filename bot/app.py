@@ -146,7 +146,7 @@ class BotApp:
         if kb is None:
             return NoKnowledgeAnswerer()
         if self._llm is None:
-            return PassagesAnswerer(kb.retriever, kb.rights, self._current)
+            return PassagesAnswerer(kb.retriever, kb.rights, self._current, memory)
         return AnswerPipeline(
             self._llm, kb.retriever, kb.rights, self._current, self._prompts, memory=memory
         )

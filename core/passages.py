@@ -8,9 +8,12 @@ from core import strings
 from core.config import Settings
 from core.knowledge.documents import Hit
 from core.knowledge.retrieval import Retriever
-from core.pipeline.grounding import build_audience, fetch_grounding
+from core.memory.memory import ConversationMemory
+from core.pipeline.grounding import build_audience
+from core.pipeline.sources import SourcesFinder
 from core.requests import Answer, Progress, Request, Source
 from core.rights.checker import RightsChecker
+from core.timerange import TimeExpressionFinder
 
 SNIPPET_CHARS = 400
 
@@ -39,24 +42,28 @@ def build_passages_answer(hits: list[Hit]) -> tuple[str, tuple[Source, ...]]:
 
 
 class PassagesAnswerer:
-    """Answers with the passages every reader of the room may see (search-only mode)."""
+    """Answers with the passages every reader of the room may see (search-only mode):
+    documents, then windows of the room's own history; a time in the question filters
+    both, as in the LLM pipeline."""
 
     def __init__(
-        self, retriever: Retriever, rights: RightsChecker, settings: Callable[[], Settings]
+        self,
+        retriever: Retriever,
+        rights: RightsChecker,
+        settings: Callable[[], Settings],
+        memory: ConversationMemory | None = None,
+        times: TimeExpressionFinder | None = None,
     ) -> None:
-        self.retriever = retriever
-        self.rights = rights
         self.settings = settings
+        self.finder = SourcesFinder(retriever, rights, memory, times or TimeExpressionFinder())
 
     async def answer(self, request: Request, progress: Progress | None = None) -> Answer:
         settings = self.settings()
         audience = build_audience(request, settings)
-        grounding = await fetch_grounding(
-            self.retriever, self.rights, request.text, audience, settings.retrieval.top_k
-        )
-        text, sources = build_passages_answer(grounding.hits)
-        if grounding.unchecked:
+        found = await self.finder.find(request, request.text, audience, settings)
+        text, sources = build_passages_answer(found.hits)
+        if found.unchecked:
             text += "\n\n" + strings.SOURCES_UNCHECKED
-        kind = "answer" if grounding.hits else "refusal"
-        reason = "" if grounding.hits else "nothing_found"
-        return Answer(text, kind, sources, grounding.trace, reason=reason)
+        kind = "answer" if found.hits else "refusal"
+        reason = "" if found.hits else "nothing_found"
+        return Answer(text, kind, sources, found.trace, reason=reason)

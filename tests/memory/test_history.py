@@ -80,3 +80,22 @@ async def test_history_survives_a_restart_and_a_line_seen_twice_counts_once(memo
     await say(memory, "!a", CHAT_A[5:8], NOVEMBER + 5, "rest")
     found = await memory.history.search("!a", "VPN gateway", 1, 0.9)
     assert found and found[0].window.text.count("\n") == 7, "one window of 8 lines"
+
+
+async def test_search_only_answers_show_the_rooms_own_history_too(memory, kb):
+    from core.passages import PassagesAnswerer
+    from core.requests import Request
+
+    await say(memory, "!a", CHAT_A[:8], NOVEMBER, "a")
+    answerer = PassagesAnswerer(kb.retriever, kb.rights, kb.indexer.settings, memory)
+
+    def ask(room: str) -> Request:
+        return Request("Where is the VPN gateway now?", "@ann:x", room, None, is_direct=True,
+                       members=("@ann:x",), shared_rooms=(room,))  # fmt: skip
+
+    here = await answerer.answer(ask("!a"))
+    assert "vpn2.example.org" in here.text
+    assert here.sources[0].title.startswith("Earlier discussion in this room")
+    assert here.sources[0].url == "https://matrix.to/#/!a/$a0"
+    elsewhere = await answerer.answer(ask("!b"))
+    assert "vpn2" not in elsewhere.text and elsewhere.kind == "refusal"
