@@ -15,6 +15,7 @@ from tests.e2e.people import from_user, replies_to
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import knowledge_config
 from tests.e2e.test_memory import ask, reading_model
+from tests.e2e.test_pipeline import edits_of
 
 pytestmark = pytest.mark.e2e
 LINE = re.compile(r"^\[(\d+)\] (\S+) \([^)]*\): (.*)$", re.M)
@@ -141,3 +142,24 @@ async def test_a_scheduled_summary_is_knowledge_of_its_room_only_and_not_repeate
     assert len(decided) == 1, "each run summarises only what is new since the last one"
     assert len([b for b in bodies(room, alice) if "stays small" in b]) == 1
     assert len(bodies(elsewhere, bob)) <= 1, "bob's one question, summarised once at most"
+
+
+async def test_an_encrypted_room_is_read_back_and_summarised(people, bot, llm):
+    alice = await people("alice")
+    llm.respond = chat_model
+    bot.write_config(config(llm, free_port()), allowed_users=[alice.user_id])
+    await bot.start()
+    room = await room_with_bot(alice, bot, encrypted=True)
+    said = await alice.say(room, "Decision: the archive moves to cold storage in January")
+    question = await alice.say(room, "!summarize", mentions=[bot.user_id])
+    reply = await alice.wait_for(room, replies_to(question), timeout=60)
+    assert reply["event_id"] in alice.decrypted, "the summary was sent encrypted"
+
+    def final(event: dict) -> bool:
+        ours = event["event_id"] == reply["event_id"] or edits_of(reply["event_id"])(event)
+        return ours and "cold storage" in str(event["content"])
+
+    summary = await alice.wait_for(room, final, timeout=60)
+    text = summary["content"].get("m.new_content", summary["content"])
+    assert "the archive moves to cold storage in January" in text["body"]
+    assert build_permalink(room, said) in text["formatted_body"]
