@@ -98,3 +98,27 @@ async def test_votes_are_kept_withdrawn_persisted_and_reported_to_admins_only(pe
     assert record["question"] == "how do I book trains?" and record["model"] == "test-model"
     assert record["votes"][0]["vote"] == "up" and record["comments"] == ["the link is dead"]
     assert record["sources"][0]["document_id"] == "travel" and record["sources"][0]["score"]
+
+
+async def test_a_vote_in_an_encrypted_room_counts_too(people, bot, llm):
+    alice = await people("alice")
+    llm.respond = reading_model
+    port = free_port()
+    bot.write_config(
+        knowledge_config(port)
+        + f'[llm]\nurl = "{llm.url}"\nmodel = "test-model"\nmax_retries = 0\n'
+        + "[pipeline]\nsupport_check = false\n",
+        allowed_users=[alice.user_id],
+    )
+    await bot.start()
+    room = await room_with_bot(alice, bot, encrypted=True)
+    await put(port, "handbook", "travel", {"title": "Travel policy",
+              "content": "Trains are booked through Travelink two weeks ahead."})  # fmt: skip
+    question = await alice.say(room, "how do I book trains?", mentions=[bot.user_id])
+    answer = await alice.wait_for(room, replies_to(question), timeout=60)
+    assert answer["event_id"] in alice.decrypted
+    await alice.react(room, answer["event_id"], THUMBS_DOWN)
+    asked = await alice.wait_for(
+        room, lambda e: e["content"].get("body") == strings.FEEDBACK_ASK, timeout=30
+    )
+    assert asked["event_id"] in alice.decrypted, "the question after the 👎 is encrypted too"
