@@ -207,6 +207,9 @@ class Dispatcher:
     async def _answer(self, reply: ReplyWriter, action: AnswerQuestion) -> None:
         message = reply.message
         request = self._request(message, action.text)
+        if self.feedback is not None:
+            feedback, answer_id = self.feedback, ANSWER_ID.get()
+            reply.on_sent = lambda event_id: feedback.store.note_answer_event(event_id, answer_id)
         async with self._typing(message.room_id):
             work = asyncio.ensure_future(self.answerer.answer(request, reply.progress))
             try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 
 from bot.events import IncomingMessage
 from bot.matrix import MatrixIO
@@ -33,6 +34,8 @@ class ReplyWriter:
         self.thread_root = thread_root
         self.edit_seconds = edit_seconds
         self.event_id: str | None = None
+        # Told the id of the reply's message when it is first sent.
+        self.on_sent: Callable[[str], None] | None = None
         self._lock = asyncio.Lock()
         self._last_edit = 0.0
 
@@ -73,4 +76,6 @@ class ReplyWriter:
         )
         event_id = await self.matrix.send(self.message.room_id, content)
         self.state.record_bot_message(event_id, self.message.room_id, self.thread_root)
+        if self.on_sent is not None:
+            self.on_sent(event_id)
         return event_id

@@ -30,6 +30,9 @@ CREATE TABLE IF NOT EXISTS answer_sources (
     document_id TEXT NOT NULL, title TEXT NOT NULL, url TEXT NOT NULL, score REAL,
     PRIMARY KEY (answer_id, position)
 );
+CREATE TABLE IF NOT EXISTS answer_events (
+    event_id TEXT PRIMARY KEY, answer_id TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS reactions (
     reaction_event TEXT PRIMARY KEY, answer_id TEXT NOT NULL, user TEXT NOT NULL,
     vote TEXT NOT NULL, ts REAL NOT NULL, redacted INTEGER NOT NULL DEFAULT 0
@@ -98,14 +101,22 @@ class FeedbackStore(SqliteStore):
                  record.rephrased, record.answer, record.kind, record.model,
                  record.prompt_version, json.dumps(record.trace, default=str), record.created),
             )  # fmt: skip
+            self._db.execute(
+                "INSERT OR IGNORE INTO answer_events VALUES (?, ?)",
+                (record.event_id, record.answer_id),
+            )
             self._db.executemany(
                 "INSERT OR REPLACE INTO answer_sources VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [(record.answer_id, n, s.collection, s.document_id, s.title, s.url, s.score)
                  for n, s in enumerate(record.sources, start=1)],
             )  # fmt: skip
 
+    def note_answer_event(self, event_id: str, answer_id: str) -> None:
+        """The message of an answer still being written: a vote on it counts already."""
+        self._run("INSERT OR IGNORE INTO answer_events VALUES (?, ?)", (event_id, answer_id))
+
     def answer_of_event(self, event_id: str) -> str | None:
-        rows = self._run("SELECT answer_id FROM answers WHERE event_id = ?", (event_id,))
+        rows = self._run("SELECT answer_id FROM answer_events WHERE event_id = ?", (event_id,))
         return rows[0][0] if rows else None
 
     def is_reaction(self, event_id: str) -> bool:

@@ -153,7 +153,11 @@ def decide_rephrasing(
     min_chrf: float,
     markers: frozenset[str] = frozenset(),
 ) -> tuple[str, RephraseCheck]:
-    """The question to use: the rephrasing when it passes, else the original."""
+    """The question to use: the rephrasing when it passes, else the original. A rephrasing
+    that only changes case or punctuation keeps the original, so that the search already
+    running for it is used."""
+    if _words(rephrased) == _words(original):
+        return original, RephraseCheck(True, "the same words", 100.0)
     check = check_rephrasing(original, rephrased, conversation, markers)
     if check.accepted and not conversation and check.chrf < min_chrf:
         check = RephraseCheck(False, f"chrF {check.chrf:.1f} below {min_chrf}", check.chrf)

@@ -64,3 +64,8 @@ def test_a_rejected_rephrasing_falls_back_to_the_original():
 def test_without_a_conversation_chrf_must_stay_high():
     question, check = decide_rephrasing("vpn pw", "What is the VPN password?", "", 45.0)
     assert question == "vpn pw" and not check.accepted
+
+
+def test_a_rephrasing_of_case_and_punctuation_keeps_the_original_question():
+    question, check = decide_rephrasing("how do i book a train", "How do I book a train?", "", 45)
+    assert question == "how do i book a train" and check.accepted
