@@ -72,9 +72,8 @@ class Dispatcher:
 
     def _facts(self, message: IncomingMessage) -> RoutingFacts:
         bot_settings = self.settings.current.bot
-        joined_ms, _ = self.state.joined_room(message.room_id)
         return RoutingFacts(
-            not_before_ms=max(self.first_start_ms, joined_ms),
+            not_before_ms=self._not_before_ms(message.room_id),
             replied_to_bot=bool(message.reply_to) and self.state.is_bot_message(message.reply_to),
             thread_has_bot=bool(message.thread_root)
             and self.state.bot_in_thread(message.room_id, message.thread_root),
@@ -84,6 +83,11 @@ class Dispatcher:
             feedback_asked=bool(self.feedback)
             and self.feedback.asked(message.room_id, message.thread_root, message.sender),
         )
+
+    def _not_before_ms(self, room_id: str) -> int:
+        """Messages older than the bot's first start, or its joining the room, are not its."""
+        joined_ms, _ = self.state.joined_room(room_id)
+        return max(self.first_start_ms, joined_ms)
 
     def _is_direct(self, room_id: str) -> bool:
         """A chat the bot was invited to as direct, still with only one other person."""
@@ -97,7 +101,7 @@ class Dispatcher:
         if message.msgtype in ("m.text", "m.emote"):
             line = ChatLine(message.sender, message.body)
             self.feed.add(message.room_id, message.thread_root, message.event_id, line)
-            if self.memory and message.timestamp_ms >= self._facts(message).not_before_ms:
+            if self.memory and message.timestamp_ms >= self._not_before_ms(message.room_id):
                 self._spawn(self._remember_line(message))
 
     async def _remember_line(self, message: IncomingMessage) -> None:

@@ -22,12 +22,13 @@ from core.summaries.draft import SummaryLine
 from core.summaries.ranges import (
     SummaryRange,
     build_heading,
+    build_nothing_text,
     build_summary_document,
     decide_summary_range,
 )
 from core.summaries.store import SummaryMarks
 from core.summaries.summarizer import Summarizer, SummaryResult
-from core.timerange import TimeExpressionFinder, resolve_range
+from core.timerange import TimeExpressionFinder, TimeRange, resolve_range
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +80,7 @@ class SummaryDesk:
 
         made = await self._summarize(message.room_id, covered, thread, notice)
         if made is None:
-            await reply.finish(self._nothing(covered, timezone, thread is not None))
+            await reply.finish(build_nothing_text(covered, timezone, thread=thread is not None))
             return
         await reply.finish(made[0].markdown)
         self._count("on_demand")
@@ -90,20 +91,11 @@ class SummaryDesk:
         if self.metrics is not None:
             self.metrics.summaries.labels(trigger).inc()
 
-    def _read_time(self, args: str, now: datetime):
+    def _read_time(self, args: str, now: datetime) -> TimeRange | None:
+        # The arguments are only a time, so the whole of them may be read as one.
         if not args.strip():
             return None
-        found = self.times.find(args)
-        return resolve_range(found[1], now, found[0]) if found else resolve_range(args, now)
-
-    def _nothing(self, covered: SummaryRange, timezone: str, thread: bool) -> str:
-        zone = ZoneInfo(timezone)
-        what = strings.SUMMARY_THIS_THREAD if thread else strings.SUMMARY_THIS_ROOM
-        start = datetime.fromtimestamp(covered.start, zone)
-        end = datetime.fromtimestamp(covered.end, zone)
-        return strings.SUMMARY_NOTHING.format(
-            what=f"in {what}", start=f"{start:%d %b %H:%M}", end=f"{end:%d %b %H:%M}"
-        )
+        return self.times.find_range(args, now) or resolve_range(args, now)
 
     async def _summarize(
         self, room_id: str, covered: SummaryRange, thread: str | None, notice=None

@@ -137,7 +137,6 @@ SUMMARY_QUESTIONS = "Open questions"
 SUMMARY_NO_DECISION = "No decision."
 SUMMARY_NO_ACTION = "No action item."
 SUMMARY_NO_QUESTION = "No open question."
-SUMMARY_OWNER = "{owner}"
 SUMMARY_DUE = "by {due}"
 SUMMARY_EXTRACTIVE = (
     "_No language model is connected: these are the messages that best represent the discussion._"

@@ -111,12 +111,12 @@ class HistoryIndex:
             return []
         name, model = collection_of(room), self._model()
         async with self._lock(room):  # a window being embedded is part of the history
-            count = await asyncio.to_thread(self.vectors.count, name, model)
-        if count == 0:
-            return []
+            if not self.store.has_windows(room):
+                return []
         embedder = await asyncio.to_thread(self.embedders.get, model)
         vector = (await embedder.embed([query]))[0]
-        n = min(count, k * 4 if between is None else 200)
+        # Chroma returns fewer when the room has fewer windows.
+        n = k * 4 if between is None else 200
         found = await asyncio.to_thread(self.vectors.query, name, model, vector, n)
         near = [(wid, d) for wid, d in found if d <= max_distance]
         windows = self.store.windows(room, [wid for wid, _ in near])

@@ -171,6 +171,9 @@ class MemoryStore(SqliteStore):
                 "DELETE FROM history_lines WHERE room = ? AND seq < ?", (room, next_start)
             )
 
+    def has_windows(self, room: str) -> bool:
+        return bool(self._run("SELECT 1 FROM history_windows WHERE room = ? LIMIT 1", (room,)))
+
     def windows(self, room: str, ids: list[str]) -> dict[str, HistoryWindow]:
         marks = ",".join("?" * len(ids))
         rows = self._run(

@@ -74,10 +74,9 @@ def build_summary_markdown(draft: SummaryDraft, lines: Sequence[SummaryLine], he
     ]
     out += ["", f"**{strings.SUMMARY_ACTIONS}**"]
     for item in draft.action_items:
-        who = f" ({strings.SUMMARY_OWNER.format(owner=item.owner)}" if item.owner else " ("
         due = strings.SUMMARY_DUE.format(due=item.due) if item.due else ""
-        details = f"{who}{', ' if item.owner and due else ''}{due})"
-        out.append(f"- {item.text}{details if item.owner or due else ''}"
+        details = ", ".join(part for part in (item.owner, due) if part)
+        out.append(f"- {item.text}{f' ({details})' if details else ''}"
                    f"{_links(item.messages, by_number)}")  # fmt: skip
     if not draft.action_items:
         out.append(f"- {strings.SUMMARY_NO_ACTION}")

@@ -55,6 +55,13 @@ def build_heading(
     )
 
 
+def build_nothing_text(covered: SummaryRange, timezone: str, *, thread: bool) -> str:
+    what = strings.SUMMARY_THIS_THREAD if thread else strings.SUMMARY_THIS_ROOM
+    return strings.SUMMARY_NOTHING.format(
+        what=f"in {what}", start=_when(covered.start, timezone), end=_when(covered.end, timezone)
+    )
+
+
 def build_summary_document(
     collection: str,
     room: str,

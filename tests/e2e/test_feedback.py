@@ -10,9 +10,9 @@ import pytest
 from bot.dev.synapse import free_port
 from core import strings
 from tests.e2e.people import from_user, replies_to
+from tests.e2e.scripted import ask, llm_config, reading_model
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import knowledge_config, put
-from tests.e2e.test_memory import ask, reading_model
 
 pytestmark = pytest.mark.e2e
 THUMBS_UP_MEDIUM = "\U0001f44d\U0001f3fd"
@@ -37,8 +37,8 @@ async def test_votes_are_kept_withdrawn_persisted_and_reported_to_admins_only(pe
     def configure() -> None:
         bot.write_config(
             knowledge_config(port)
-            + f'[llm]\nurl = "{llm.url}"\nmodel = "test-model"\nmax_retries = 0\n'
-            + f"[pipeline]\nsupport_check = false\n[feedback]\nadmins = ['{admin.user_id}']\n",
+            + llm_config(llm)
+            + f"[feedback]\nadmins = ['{admin.user_id}']\n",
             allowed_users=[alice.user_id, admin.user_id],
             admin_room=admin_room,
         )
@@ -105,9 +105,7 @@ async def test_a_vote_in_an_encrypted_room_counts_too(people, bot, llm):
     llm.respond = reading_model
     port = free_port()
     bot.write_config(
-        knowledge_config(port)
-        + f'[llm]\nurl = "{llm.url}"\nmodel = "test-model"\nmax_retries = 0\n'
-        + "[pipeline]\nsupport_check = false\n",
+        knowledge_config(port) + llm_config(llm),
         allowed_users=[alice.user_id],
     )
     await bot.start()

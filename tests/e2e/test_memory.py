@@ -3,73 +3,15 @@ follow-ups read with the previous turn, and a toxic turn that suspends memory.""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from bot.dev.synapse import free_port
-from bot.reply import STREAMING_MARK
 from core import strings
-from core.strings import PLACEHOLDER
-from tests.e2e.people import replies_to
+from tests.e2e.scripted import ask, llm_config, reading_model
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import knowledge_config, put
-from tests.e2e.test_pipeline import edits_of
-from tests.pipeline.conftest import verdict
 
 pytestmark = pytest.mark.e2e
-SOURCE = re.compile(r'<source n="(\d+)" kind="([^"]+)" title="[^"]*">\n(.*?)\n</source>', re.S)
-
-
-def words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z0-9]+", text.lower()))
-
-
-def reading_model(body: dict) -> str | dict:
-    """A scripted model that reads its prompt: the pre-step grades "parasites" as toxic
-    and makes an amend follow-up stand-alone from the conversation; the answer quotes
-    the source line that shares most words with the question."""
-    schema = body.get("response_format", {}).get("json_schema", {}).get("name")
-    user = body["messages"][1]["content"]
-    if schema == "prestep":
-        question = user.rsplit("Message: ", 1)[1]
-        conversation = user.split("<conversation>\n", 1)[1].split("</conversation>")[0].strip()
-        asked = [line.split(": ", 1)[1] for line in conversation.splitlines() if "?" in line]
-        rewrite = f"{asked[-1]} ({question})" if asked and "also" in question else question
-        toxicity = 8 if "parasites" in question else 0
-        return verdict(toxicity=toxicity, standalone_question=rewrite)
-    if schema == "support":
-        return {"risk": "low"}
-    question = words(user.rsplit("Question: ", 1)[1])
-    best = max(
-        ((number, kind, line) for number, kind, text in SOURCE.findall(user)
-         for line in text.splitlines()),
-        key=lambda found: len(words(found[2]) & question),
-        default=None,
-    )  # fmt: skip
-    if best is None:
-        return "I found nothing."
-    number, kind, line = best
-    return f"From the {kind}: {line.split(': ', 1)[-1]} [{number}]"
-
-
-async def ask(person, room, text, bot, timeout=60) -> dict:
-    """The bot's reply as it reads once finished (streamed answers are edited)."""
-    question = await person.say(room, text, mentions=[bot.user_id])
-    first = await person.wait_for(room, replies_to(question), timeout=timeout)
-
-    def finished(event: dict) -> dict | None:
-        if event["event_id"] == first["event_id"]:
-            content = event["content"]
-        elif edits_of(first["event_id"])(event):
-            content = event["content"]["m.new_content"]
-        else:
-            return None
-        streaming = content["body"].endswith(STREAMING_MARK) or content["body"] == PLACEHOLDER
-        return None if streaming else content
-
-    final = await person.wait_for(room, lambda e: finished(e) is not None, timeout=timeout)
-    return finished(final)
 
 
 async def start(people, bot, llm):
@@ -77,9 +19,7 @@ async def start(people, bot, llm):
     llm.respond = reading_model
     port = free_port()
     bot.write_config(
-        knowledge_config(port)
-        + f'[llm]\nurl = "{llm.url}"\nmodel = "test-model"\nmax_retries = 0\n'
-        + "[pipeline]\nsupport_check = false\n",
+        knowledge_config(port) + llm_config(llm),
         allowed_users=[alice.user_id],
     )
     await bot.start()

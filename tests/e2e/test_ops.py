@@ -9,17 +9,12 @@ import pytest
 from bot.dev.synapse import free_port
 from core import strings
 from tests.e2e.people import replies_to
+from tests.e2e.scripted import ask, llm_config, reading_model
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import knowledge_config, put
-from tests.e2e.test_memory import ask, reading_model
 from tests.e2e.test_pipeline import edits_of
 
 pytestmark = pytest.mark.e2e
-
-
-def llm_config(llm) -> str:
-    return (f'[llm]\nurl = "{llm.url}"\nmodel = "test-model"\nmax_retries = 0\n'
-            "timeout_seconds = 30\n[pipeline]\nsupport_check = false\n")  # fmt: skip
 
 
 async def get(url: str) -> tuple[int, str]:
@@ -31,8 +26,8 @@ async def test_health_and_metrics_tell_what_works(people, bot, llm):
     alice = await people("alice")
     llm.respond = reading_model
     port, ops = free_port(), free_port()
-    bot.write_config(knowledge_config(port) + llm_config(llm), allowed_users=[alice.user_id],
-                     ops_port=ops)  # fmt: skip
+    config = knowledge_config(port) + llm_config(llm, "timeout_seconds = 30\n")
+    bot.write_config(config, allowed_users=[alice.user_id], ops_port=ops)
     await bot.start()
     room = await room_with_bot(alice, bot)
     await put(port, "handbook", "travel", {"title": "Travel policy",
@@ -60,8 +55,9 @@ async def test_a_shutdown_tells_about_unfinished_answers_and_answers_after_resta
     alice = await people("alice")
     llm.respond = reading_model
     port = free_port()
-    bot.write_config(knowledge_config(port) + llm_config(llm), allowed_users=[alice.user_id],
-                     placeholder_after_seconds=0, shutdown_grace_seconds=0.5)  # fmt: skip
+    config = knowledge_config(port) + llm_config(llm, "timeout_seconds = 30\n")
+    bot.write_config(config, allowed_users=[alice.user_id], placeholder_after_seconds=0,
+                     shutdown_grace_seconds=0.5)  # fmt: skip
     await bot.start()
     room = await room_with_bot(alice, bot)
     await put(port, "handbook", "travel", {"title": "Travel policy",

@@ -12,9 +12,9 @@ from bot.dev.synapse import free_port
 from bot.links import build_permalink
 from core import strings
 from tests.e2e.people import from_user, replies_to
+from tests.e2e.scripted import ask, llm_config, reading_model
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import knowledge_config
-from tests.e2e.test_memory import ask, reading_model
 from tests.e2e.test_pipeline import edits_of
 
 pytestmark = pytest.mark.e2e
@@ -40,12 +40,7 @@ def chat_model(body: dict) -> str | dict:
 
 
 def config(llm, port: int, extra: str = "") -> str:
-    return (
-        knowledge_config(port)
-        + f'[llm]\nurl = "{llm.url}"\nmodel = "test-model"\nmax_retries = 0\n'
-        + "[pipeline]\nsupport_check = false\n"
-        + extra
-    )
+    return knowledge_config(port) + llm_config(llm) + extra
 
 
 async def test_summarize_links_real_messages_and_reads_ranges_and_threads(people, bot, llm):

@@ -1,0 +1,73 @@
+"""The scripted model of the end-to-end tests, the config that points the bot at it,
+and asking the bot as a person does (waiting for the finished, edited answer)."""
+
+from __future__ import annotations
+
+import re
+
+from bot.reply import STREAMING_MARK
+from core.strings import PLACEHOLDER
+from tests.e2e.people import replies_to
+from tests.e2e.test_pipeline import edits_of
+from tests.pipeline.conftest import verdict
+
+SOURCE = re.compile(r'<source n="(\d+)" kind="([^"]+)" title="[^"]*">\n(.*?)\n</source>', re.S)
+
+
+def words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def reading_model(body: dict) -> str | dict:
+    """A scripted model that reads its prompt: the pre-step grades "parasites" as toxic
+    and makes an amend follow-up stand-alone from the conversation; the answer quotes
+    the source line that shares most words with the question."""
+    schema = body.get("response_format", {}).get("json_schema", {}).get("name")
+    user = body["messages"][1]["content"]
+    if schema == "prestep":
+        question = user.rsplit("Message: ", 1)[1]
+        conversation = user.split("<conversation>\n", 1)[1].split("</conversation>")[0].strip()
+        asked = [line.split(": ", 1)[1] for line in conversation.splitlines() if "?" in line]
+        rewrite = f"{asked[-1]} ({question})" if asked and "also" in question else question
+        toxicity = 8 if "parasites" in question else 0
+        return verdict(toxicity=toxicity, standalone_question=rewrite)
+    if schema == "support":
+        return {"risk": "low"}
+    question = words(user.rsplit("Question: ", 1)[1])
+    best = max(
+        ((number, kind, line) for number, kind, text in SOURCE.findall(user)
+         for line in text.splitlines()),
+        key=lambda found: len(words(found[2]) & question),
+        default=None,
+    )  # fmt: skip
+    if best is None:
+        return "I found nothing."
+    number, kind, line = best
+    return f"From the {kind}: {line.split(': ', 1)[-1]} [{number}]"
+
+
+async def ask(person, room, text, bot, timeout=60) -> dict:
+    """The bot's reply as it reads once finished (streamed answers are edited)."""
+    question = await person.say(room, text, mentions=[bot.user_id])
+    first = await person.wait_for(room, replies_to(question), timeout=timeout)
+
+    def finished(event: dict) -> dict | None:
+        if event["event_id"] == first["event_id"]:
+            content = event["content"]
+        elif edits_of(first["event_id"])(event):
+            content = event["content"]["m.new_content"]
+        else:
+            return None
+        streaming = content["body"].endswith(STREAMING_MARK) or content["body"] == PLACEHOLDER
+        return None if streaming else content
+
+    final = await person.wait_for(room, lambda e: finished(e) is not None, timeout=timeout)
+    return finished(final)
+
+
+def llm_config(llm, extra: str = "") -> str:
+    """[llm] on the scripted server, with no support check (its badge edits the answer)."""
+    return (
+        f'[llm]\nurl = "{llm.url}"\nmodel = "test-model"\nmax_retries = 0\n{extra}'
+        "[pipeline]\nsupport_check = false\n"
+    )
