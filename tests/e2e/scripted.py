@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import re
 
+from bot.dev.synapse import free_port
 from bot.reply import STREAMING_MARK
 from core.strings import PLACEHOLDER
 from tests.e2e.people import replies_to
+from tests.e2e.test_knowledge import knowledge_config
 from tests.e2e.test_pipeline import edits_of
 from tests.pipeline.conftest import verdict
 
@@ -71,3 +73,13 @@ def llm_config(llm, extra: str = "") -> str:
         f'[llm]\nurl = "{llm.url}"\nmodel = "test-model"\nmax_retries = 0\n{extra}'
         "[pipeline]\nsupport_check = false\n"
     )
+
+
+async def start_alice_and_bot(people, bot, llm) -> tuple:
+    """Alice, and the bot on the reading model with an ingestion API; (alice, its port)."""
+    alice = await people("alice")
+    llm.respond = reading_model
+    port = free_port()
+    bot.write_config(knowledge_config(port) + llm_config(llm), allowed_users=[alice.user_id])
+    await bot.start()
+    return alice, port

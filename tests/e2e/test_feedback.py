@@ -10,7 +10,7 @@ import pytest
 from bot.dev.synapse import free_port
 from core import strings
 from tests.e2e.people import from_user, replies_to
-from tests.e2e.scripted import ask, llm_config, reading_model
+from tests.e2e.scripted import ask, llm_config, reading_model, start_alice_and_bot
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import knowledge_config, put
 
@@ -101,14 +101,7 @@ async def test_votes_are_kept_withdrawn_persisted_and_reported_to_admins_only(pe
 
 
 async def test_a_vote_in_an_encrypted_room_counts_too(people, bot, llm):
-    alice = await people("alice")
-    llm.respond = reading_model
-    port = free_port()
-    bot.write_config(
-        knowledge_config(port) + llm_config(llm),
-        allowed_users=[alice.user_id],
-    )
-    await bot.start()
+    alice, port = await start_alice_and_bot(people, bot, llm)
     room = await room_with_bot(alice, bot, encrypted=True)
     await put(port, "handbook", "travel", {"title": "Travel policy",
               "content": "Trains are booked through Travelink two weeks ahead."})  # fmt: skip

@@ -5,31 +5,18 @@ from __future__ import annotations
 
 import pytest
 
-from bot.dev.synapse import free_port
 from core import strings
-from tests.e2e.scripted import ask, llm_config, reading_model
+from tests.e2e.scripted import ask, start_alice_and_bot
 from tests.e2e.test_conversation import room_with_bot
-from tests.e2e.test_knowledge import knowledge_config, put
+from tests.e2e.test_knowledge import put
 
 pytestmark = pytest.mark.e2e
-
-
-async def start(people, bot, llm):
-    alice = await people("alice")
-    llm.respond = reading_model
-    port = free_port()
-    bot.write_config(
-        knowledge_config(port) + llm_config(llm),
-        allowed_users=[alice.user_id],
-    )
-    await bot.start()
-    return alice, port
 
 
 async def test_a_room_recalls_its_own_discussion_and_memories_and_never_another_rooms(
     people, bot, llm
 ):
-    alice, _ = await start(people, bot, llm)
+    alice, _ = await start_alice_and_bot(people, bot, llm)
     room_a = await room_with_bot(alice, bot)
     fact = await alice.say(room_a, "Decision: the Atlas release train leaves on 14 December")
     for line in ["ok", "noted", "lunch at noon?", "sure", "the build is green", "great", "thanks"]:
@@ -67,7 +54,7 @@ async def test_a_room_recalls_its_own_discussion_and_memories_and_never_another_
 
 
 async def test_follow_ups_use_the_previous_turn_unless_it_was_toxic(people, bot, llm):
-    alice, port = await start(people, bot, llm)
+    alice, port = await start_alice_and_bot(people, bot, llm)
     room = await room_with_bot(alice, bot)
     await put(port, "handbook", "leave", {"title": "Annual leave", "content":
               "Full-time staff have 27 days of annual leave. Part-time staff have 15 days."})  # fmt: skip
