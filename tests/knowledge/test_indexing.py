@@ -191,8 +191,9 @@ async def test_queued_jobs_survive_a_restart(kb, tmp_path, embedders):
     restarted = KnowledgeBase(lambda: settings, embedders)
     worker = asyncio.create_task(restarted.queue.run())
     try:
+        # The worker indexes the document, then drops the job: wait for both.
         for _ in range(400):
-            if restarted.catalog.document("handbook", LEAVE.id):
+            if restarted.catalog.document("handbook", LEAVE.id) and not restarted.catalog.job(job):
                 break
             await asyncio.sleep(0.05)
         assert restarted.catalog.document("handbook", LEAVE.id).chunk_count == 1
