@@ -8,10 +8,12 @@ import signal
 from collections.abc import Mapping
 from pathlib import Path
 
+from bot.audience import Audiences
 from bot.config_watch import ConfigWatcher
 from bot.desks import Desks
 from bot.dispatcher import Dispatcher
 from bot.feedback import FeedbackDesk
+from bot.logs import apply_log_level
 from bot.matrix import SEND_ERRORS, MatrixIO, connect
 from bot.mentions import BotIdentity
 from bot.ops import OpsServer
@@ -37,6 +39,7 @@ from core.memory.store import MemoryStore
 from core.metrics import Metrics
 from core.passages import PassagesAnswerer
 from core.pipeline.answer import AnswerPipeline
+from core.privacy import keep_private
 from core.summaries.schedule import SummaryScheduler
 from core.summaries.store import SummaryMarks
 from core.summaries.summarizer import Summarizer
@@ -68,6 +71,9 @@ class BotApp:
     async def run(self) -> None:
         """Log in, sync and answer until cancelled."""
         data_dir = self.settings.current.bot.data_dir
+        # Here rather than in `main` only, so that a bot started in-process gets them too.
+        apply_log_level(self.settings.current.bot.log_level)
+        keep_private(data_dir)
         state = StateStore(data_dir / "state.sqlite3")
         kb = self._open_knowledge()
         memory = self._open_memory(kb)
@@ -94,10 +100,11 @@ class BotApp:
                 self._current,
                 memory,
             )
+            audiences = Audiences(matrix)
             feedback = FeedbackDesk(matrix, state, feedback_store, self.settings, metrics)
-            summaries = self._summary_desk(matrix, kb, marks, metrics)
+            summaries = self._summary_desk(matrix, kb, marks, metrics, audiences)
             desks = Desks(memory, feedback, summaries, metrics)
-            dispatcher = Dispatcher(matrix, state, answerer, self.settings, bot, desks)
+            dispatcher = Dispatcher(matrix, state, answerer, self.settings, bot, desks, audiences)
             sync = SyncLoop(matrix, state, dispatcher, self.settings)
             watcher = ConfigWatcher(
                 self.config_path, self.env, self.settings, self._admin_reporter(matrix)
@@ -156,7 +163,12 @@ class BotApp:
         return configured or f"sqlite:///{self.settings.current.bot.data_dir / 'scheduler.sqlite3'}"
 
     def _summary_desk(
-        self, matrix: MatrixIO, kb: KnowledgeBase | None, marks: SummaryMarks, metrics: Metrics
+        self,
+        matrix: MatrixIO,
+        kb: KnowledgeBase | None,
+        marks: SummaryMarks,
+        metrics: Metrics,
+        audiences: Audiences,
     ) -> SummaryDesk:
         summarizer = Summarizer(
             self._llm,
@@ -166,8 +178,9 @@ class BotApp:
         )
         indexer = kb.indexer if kb else None
         return SummaryDesk(
-            matrix, summarizer, marks, self.settings, indexer, TimeExpressionFinder(), metrics
-        )
+            matrix, summarizer, marks, self.settings, indexer, TimeExpressionFinder(), metrics,
+            audiences,
+        )  # fmt: skip
 
     async def _keep_summary_jobs(self, scheduler: SummaryScheduler, matrix: MatrixIO) -> None:
         """The jobs follow the config and the rooms the bot is in."""

@@ -43,7 +43,13 @@ class Desks:
     def _memory_reply(self, reply: ReplyWriter, action: RunCommand, prefix: str) -> str:
         assert self.memory is not None
         message = reply.message
-        memories = self.memory.memories_for(message.room_id, message.sender)
+        # Only what every reader of the room saw being remembered (history visibility).
+        since = reply.audience.own_since() if reply.audience else None
+        memories = (
+            self.memory.memories_for(message.room_id, message.sender, since)
+            if since is not None
+            else []
+        )
         if action.name == "memory":
             return build_memory_list(memories, prefix)
         chosen = decide_forget(action.args, memories, prefix)

@@ -5,13 +5,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
+from bot.audience import AudienceChanged, Audiences
 from bot.desks import Desks
 from bot.events import IncomingMessage, parse_message
-from bot.feed import Feed
+from bot.feed import Feed, FeedLine
 from bot.links import build_permalink
 from bot.logs import ANSWER_ID
 from bot.matrix import SEND_ERRORS, MatrixIO
@@ -38,6 +40,8 @@ from core.requests import Answer, ChatLine, Request
 log = logging.getLogger(__name__)
 
 TYPING_REFRESH_SECONDS = 20
+# How often an answer is started again because new readers came in while it was written.
+AUDIENCE_ATTEMPTS = 3
 
 
 class Dispatcher:
@@ -49,6 +53,7 @@ class Dispatcher:
         settings: SettingsHolder,
         bot: BotIdentity,
         desks: Desks | None = None,
+        audiences: Audiences | None = None,
     ) -> None:
         self.matrix = matrix
         self.desks = desks or Desks()
@@ -60,6 +65,7 @@ class Dispatcher:
         self.settings = settings
         self.bot = bot
         self.feed = Feed()
+        self.audiences = audiences or Audiences(matrix)
         self.first_start_ms = state.first_start_ms()
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -100,7 +106,8 @@ class Dispatcher:
             return
         if message.msgtype in ("m.text", "m.emote"):
             line = ChatLine(message.sender, message.body)
-            self.feed.add(message.room_id, message.thread_root, message.event_id, line)
+            entry = FeedLine(message.event_id, line, message.timestamp_ms / 1000)
+            self.feed.add(message.room_id, message.thread_root, entry)
             if self.memory and message.timestamp_ms >= self._not_before_ms(message.room_id):
                 self._spawn(self._remember_line(message))
 
@@ -139,17 +146,10 @@ class Dispatcher:
         if message is None or isinstance(action, Ignore):
             self.state.mark_done(event.source.get("event_id", ""))
             return
-        edit_seconds = self.settings.current.pipeline.stream_edit_seconds
-        reply = ReplyWriter(self.matrix, self.state, message, action.thread_root, edit_seconds)
+        reply = self._reply(message, action.thread_root)
         ANSWER_ID.set(uuid.uuid4().hex)
         try:
-            if isinstance(action, RunCommand):
-                await self._run_command(reply, action)
-            elif isinstance(action, KeepFeedback):
-                assert self.feedback is not None
-                await self.feedback.keep_comment(reply, action)
-            else:
-                await self._answer(reply, action)
+            await self._act_for_readers(reply, action)
         except asyncio.CancelledError:
             # Shutting down: say so; the message stays pending for after the restart.
             await self._tell_failure(reply, strings.INTERRUPTED)
@@ -165,6 +165,45 @@ class Dispatcher:
             await self._tell_failure(reply, strings.ANSWER_FAILED.format(reference=reference))
         self.state.mark_done(message.event_id)
 
+    def _reply(self, message: IncomingMessage, thread_root: str) -> ReplyWriter:
+        """A reply computed for the room's readers as they are now."""
+        edit_seconds = self.settings.current.pipeline.stream_edit_seconds
+        return ReplyWriter(
+            self.matrix, self.state, message, thread_root, edit_seconds,
+            self.audiences.of_room(message.room_id), self.audiences.holds,
+        )  # fmt: skip
+
+    async def _act_for_readers(
+        self, reply: ReplyWriter, action: AnswerQuestion | RunCommand | KeepFeedback
+    ) -> None:
+        """Act for the room's readers. When someone new can read the room before the
+        reply is complete, what was shown is taken back (with shared history they could
+        scroll to it), the room is told, and the work starts again for everyone now there."""
+        room_id = reply.message.room_id
+        for _ in range(AUDIENCE_ATTEMPTS):
+            try:
+                await self._act(reply, action)
+                return
+            except AudienceChanged:
+                log.info("new readers in %s while answering; answering again", room_id)
+                await reply.take_back()
+                await self._reply(reply.message, reply.thread_root).finish_fixed(
+                    strings.AUDIENCE_CHANGED
+                )
+                reply.audience = self.audiences.of_room(room_id)
+        await reply.finish_fixed(strings.AUDIENCE_UNSTABLE)
+
+    async def _act(
+        self, reply: ReplyWriter, action: AnswerQuestion | RunCommand | KeepFeedback
+    ) -> None:
+        if isinstance(action, RunCommand):
+            await self._run_command(reply, action)
+        elif isinstance(action, KeepFeedback):
+            assert self.feedback is not None
+            await self.feedback.keep_comment(reply, action)
+        else:
+            await self._answer(reply, action)
+
     def _count_failure(self, cause: str) -> None:
         if self.metrics is not None:
             self.metrics.failures.labels(cause).inc()
@@ -179,7 +218,7 @@ class Dispatcher:
 
     async def _tell_failure(self, reply: ReplyWriter, text: str) -> None:
         try:
-            await reply.finish(text)
+            await reply.finish_fixed(text)
         except SEND_ERRORS:
             log.warning("could not tell the asker about a failure in %s", reply.message.room_id)
 
@@ -187,8 +226,9 @@ class Dispatcher:
         is_direct = self._is_direct(reply.message.room_id)
         await self.desks.run_command(reply, action, self.settings.current, is_direct)
 
-    def _request(self, message: IncomingMessage, text: str) -> Request:
-        members = self.matrix.members(message.room_id)
+    def _request(self, message: IncomingMessage, text: str, reply: ReplyWriter) -> Request:
+        audience = reply.audience
+        assert audience is not None
         facts = self._facts(message)
         return Request(
             text=text,
@@ -200,17 +240,20 @@ class Dispatcher:
                 message.thread_root,
                 self.settings.current.bot.recent_messages,
                 before=message.event_id,
+                readers=audience.readers,
+                since=audience.own_since(),
             ),
             is_direct=self._is_direct(message.room_id),
-            members=members,
-            shared_rooms=self.matrix.rooms_shared_by((*members, UserID(message.sender))),
+            readers=tuple(sorted(audience.readers)),
+            knowledge=audience.knowledge,
+            open_room=audience.open_room,
             event=message.event_id,
             in_bot_conversation=facts.replied_to_bot or facts.thread_has_bot,
         )
 
     async def _answer(self, reply: ReplyWriter, action: AnswerQuestion) -> None:
         message = reply.message
-        request = self._request(message, action.text)
+        request = self._request(message, action.text, reply)
         if self.feedback is not None:
             feedback, answer_id = self.feedback, ANSWER_ID.get()
             reply.on_sent = lambda event_id: feedback.store.note_answer_event(event_id, answer_id)
@@ -231,7 +274,9 @@ class Dispatcher:
         if self.feedback is not None:
             self.feedback.record(request, answer, event_id, text)
         line = ChatLine(UserID(self.bot.user_id), text, from_bot=True)
-        self.feed.add(message.room_id, action.thread_root, answer.id, line)
+        readers = reply.audience.readers if reply.audience else frozenset()
+        entry = FeedLine(answer.id, line, time.time(), readers)
+        self.feed.add(message.room_id, action.thread_root, entry)
         if answer.followup:
             self._spawn(self._add_badge(reply, event_id, text, answer))
 
@@ -244,6 +289,8 @@ class Dispatcher:
             badge = await answer.followup()
             if badge:
                 await reply.finish(f"{text}\n\n{badge}", answer_id=answer.id)
+        except AudienceChanged:
+            log.info("no support badge for %s: new readers in the room", event_id)
         except (LlmError, *SEND_ERRORS) as exc:
             log.warning("the support badge for %s was not added: %s", event_id, exc)
 

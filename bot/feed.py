@@ -1,30 +1,65 @@
-"""The last lines of each room and thread, kept in memory as context for questions."""
+"""The last lines of each room and thread, kept in memory as context for questions.
+
+Each line keeps when it was said and, for the bot's answers, who they were written for:
+a line is reused only for readers who could read it (see `recent`).
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict, deque
+from dataclasses import dataclass
 
+from core.ids import UserID
 from core.requests import ChatLine
 
 MAX_LINES = 200
 
 
+@dataclass(frozen=True)
+class FeedLine:
+    event_id: str
+    line: ChatLine
+    ts: float
+    # The readers an answer of the bot's was computed for; None for people's messages.
+    readers: frozenset[UserID] | None = None
+
+
 class Feed:
     def __init__(self) -> None:
-        self._lines: dict[tuple[str, str | None], deque[tuple[str, ChatLine]]] = defaultdict(
+        self._lines: dict[tuple[str, str | None], deque[FeedLine]] = defaultdict(
             lambda: deque(maxlen=MAX_LINES)
         )
 
-    def add(self, room_id: str, thread_root: str | None, event_id: str, line: ChatLine) -> None:
-        self._lines[(room_id, thread_root)].append((event_id, line))
+    def add(
+        self,
+        room_id: str,
+        thread_root: str | None,
+        entry: FeedLine,
+    ) -> None:
+        self._lines[(room_id, thread_root)].append(entry)
 
     def recent(
-        self, room_id: str, thread_root: str | None, count: int, before: str
+        self,
+        room_id: str,
+        thread_root: str | None,
+        count: int,
+        before: str,
+        *,
+        readers: frozenset[UserID],
+        since: float | None,
     ) -> tuple[ChatLine, ...]:
-        """Up to `count` lines that came before the event `before`, oldest first."""
+        """Up to `count` lines that came before the event `before`, oldest first: those
+        said at `since` or later (None: none at all), and of the bot's answers only those
+        written for all of `readers`."""
+        if since is None or not count:
+            return ()
         lines = []
-        for event_id, line in self._lines.get((room_id, thread_root), ()):
-            if event_id == before:
+        for entry in self._lines.get((room_id, thread_root), ()):
+            if entry.event_id == before:
                 break
-            lines.append(line)
-        return tuple(lines[-count:]) if count else ()
+            if entry.ts < since:
+                continue
+            if entry.readers is not None and not readers <= entry.readers:
+                continue
+            lines.append(entry.line)
+        return tuple(lines[-count:])

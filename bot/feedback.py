@@ -9,8 +9,13 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from bot.audience import AudienceChanged
 from bot.events import parse_reaction, parse_redaction
-from bot.feedback_commands import build_feedback_reply, decide_feedback_request
+from bot.feedback_commands import (
+    build_export_record,
+    build_feedback_reply,
+    decide_feedback_request,
+)
 from bot.matrix import MatrixIO
 from bot.render import build_notice
 from bot.reply import ReplyWriter
@@ -112,10 +117,16 @@ class FeedbackDesk:
             await reply.finish(wanted)
             return
         since = time.time() - wanted.days * DAY
+        readers = reply.audience.readers if reply.audience else frozenset()
         if wanted.kind == "export":
-            lines = [json.dumps(record, default=str) for record in self.store.export(since)]
+            lines = [
+                json.dumps(build_export_record(record, readers), default=str)
+                for record in self.store.export(since)
+            ]
             name = f"feedback-last-{wanted.days}-days.jsonl"
             data = ("\n".join(lines) + "\n").encode() if lines else b""
+            if not reply.still_holds():
+                raise AudienceChanged(message.room_id)
             await self.matrix.send_file(message.room_id, name, data, "application/x-ndjson")
             await reply.finish(strings.FEEDBACK_EXPORTED.format(count=len(lines), name=name))
             return
@@ -123,5 +134,6 @@ class FeedbackDesk:
             wanted,
             counts={days: self.store.room_counts(time.time() - days * DAY) for days in (7, 30)},
             worst=self.store.worst(since, wanted.limit),
+            room_readers=readers,
         )
         await reply.finish(text)

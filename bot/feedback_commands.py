@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -52,9 +53,30 @@ def _room_lines(counts: Mapping[int, Sequence[RoomCounts]]) -> list[str]:
     return lines
 
 
-def _worst_lines(worst: Sequence[Mapping[str, Any]]) -> list[str]:
+def decide_shown(answer_readers: Sequence[str], room_readers: AbstractSet[str]) -> bool:
+    """An answer's question, text, sources and trace are shown in a room only when every
+    reader there was among the people it was written for."""
+    return bool(answer_readers) and room_readers <= set(answer_readers)
+
+
+def build_export_record(record: Mapping[str, Any], room_readers: AbstractSet[str]) -> dict:
+    """A rated answer for the export: whole where everyone may read it, else ids and counts."""
+    if decide_shown(record.get("readers", ()), room_readers):
+        return dict(record)
+    votes = [vote["vote"] for vote in record.get("votes", ())]
+    return {
+        "answer_id": record["answer_id"], "event_id": record["event_id"],
+        "room": record["room"], "created": record["created"], "hidden": True,
+        "up": votes.count("up"), "down": votes.count("down"),
+    }  # fmt: skip
+
+
+def _worst_lines(worst: Sequence[Mapping[str, Any]], room_readers: AbstractSet[str]) -> list[str]:
     lines = []
     for number, item in enumerate(worst, start=1):
+        if not decide_shown(item["readers"], room_readers):
+            lines.append(strings.FEEDBACK_HIDDEN.format(number=number, **item))
+            continue
         sources = "; ".join(
             f"{s['title']} ({s['collection']}/{s['document_id']}"
             + (f", score {s['score']:.3f})" if s["score"] is not None else ")")
@@ -73,12 +95,14 @@ def build_feedback_reply(
     *,
     counts: Mapping[int, Sequence[RoomCounts]],
     worst: Sequence[Mapping[str, Any]],
+    room_readers: AbstractSet[str],
 ) -> str:
-    """The report: votes per room for the last 7 and 30 days, then the worst answers."""
+    """The report: votes per room for the last 7 and 30 days, then the worst answers, in
+    detail only where every reader of the room could read them."""
     lines = [strings.FEEDBACK_HEADER]
     if request.kind == "summary":
         lines += _room_lines(counts) if any(counts.values()) else [strings.FEEDBACK_NONE]
         lines.append("")
     lines.append(strings.FEEDBACK_WORST_HEADER.format(days=request.days))
-    lines += _worst_lines(worst) or [strings.FEEDBACK_NO_WORST]
+    lines += _worst_lines(worst, room_readers) or [strings.FEEDBACK_NO_WORST]
     return "\n".join(lines)

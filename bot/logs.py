@@ -1,6 +1,7 @@
 """Logging: text or JSON lines, each line carrying the answer id of the question being
 handled, so that one question can be followed through the log. Message bodies are never
-logged at INFO; secrets never are."""
+logged at INFO; secrets and key material never are, at any level: the libraries that
+would print them are kept at WARNING (`core.privacy.QUIET_LOGGERS`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import json
 import logging
 import time
 from contextvars import ContextVar
+
+from core.privacy import quiet_libraries
 
 # The answer id of the question the current task handles ("" outside one).
 ANSWER_ID: ContextVar[str] = ContextVar("answer_id", default="")
@@ -44,9 +47,13 @@ def setup_logging(level: str = "INFO", log_format: str = "text") -> None:
         if log_format == "json"
         else logging.Formatter("%(asctime)s %(levelname)s %(name)s%(answer_ref)s: %(message)s")
     )
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(level)
-    # nio logs every sync request at INFO; keep the bot's own lines readable.
-    logging.getLogger("nio").setLevel(logging.WARNING)
-    logging.getLogger("apscheduler.executors").setLevel(logging.WARNING)
+    logging.getLogger().handlers[:] = [handler]
+    apply_log_level(level)
+
+
+def apply_log_level(level: str) -> None:
+    """Set the bot's level and quiet the libraries, keeping the handlers in place (the
+    bot started in-process, as the tests do, logs to the handlers they installed)."""
+    logging.getLogger().setLevel(level)
+    # The scheduler logs every job run at INFO; keep the bot's own lines readable.
+    quiet_libraries("apscheduler.executors")

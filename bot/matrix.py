@@ -16,13 +16,14 @@ from nio import (
     LocalProtocolError,
     LoginResponse,
     ProfileGetDisplayNameResponse,
+    RoomRedactResponse,
     RoomSendResponse,
     UploadResponse,
     WhoamiResponse,
 )
 
+from bot.store_key import NIO_DEFAULT_KEY, StoreKeys, store_keys, unlock_store
 from core.config.model import MatrixSettings
-from core.ids import RoomID, UserID
 
 log = logging.getLogger(__name__)
 
@@ -73,25 +74,15 @@ class MatrixIO:
             content["url"] = response.content_uri
         return await self.send(room_id, content)
 
-    def members(self, room_id: str) -> tuple[UserID, ...]:
-        """Joined members other than the bot, as the last sync told."""
-        room = self.client.rooms.get(room_id)
-        users = room.users if room else {}
-        return tuple(UserID(u) for u in users if u != self.client.user_id)
-
-    def rooms_shared_by(self, people: tuple[UserID, ...]) -> tuple[RoomID, ...]:
-        """The bot's rooms that all these people have joined."""
-        wanted = set(people)
-        return tuple(
-            RoomID(room_id)
-            for room_id, room in self.client.rooms.items()
-            if wanted <= set(room.users)
-        )
-
     def member_count(self, room_id: str) -> int:
         """Joined and invited members, as the last sync told."""
         room = self.client.rooms.get(room_id)
         return room.member_count if room else 0
+
+    async def redact(self, room_id: str, event_id: str, reason: str) -> None:
+        response = await self.client.room_redact(room_id, event_id, reason=reason)
+        if not isinstance(response, RoomRedactResponse):
+            raise MatrixError(f"redacting in {room_id} failed: {response}")
 
     async def typing(self, room_id: str, active: bool) -> None:
         await self.client.room_typing(room_id, typing_state=active, timeout=30_000)
@@ -143,14 +134,20 @@ async def connect(settings: MatrixSettings, data_dir: Path) -> MatrixIO:
     """Log in, reusing the device (and its encryption keys) saved in the data folder."""
     store = data_dir / "matrix-store"
     store.mkdir(parents=True, exist_ok=True)
-    config = AsyncClientConfig(encryption_enabled=settings.encryption, store_sync_tokens=False)
+    keys = store_keys(settings.store_pickle_key(), data_dir) if settings.encryption else None
+    config = AsyncClientConfig(
+        encryption_enabled=settings.encryption,
+        store_sync_tokens=False,
+        pickle_key=keys.current if keys else NIO_DEFAULT_KEY,
+    )
     client = AsyncClient(
         settings.homeserver, settings.user_id, store_path=str(store), config=config
     )
     session_file = data_dir / "session.json"
 
     session = _read_session(session_file, settings)
-    if session:
+    # A saved device whose keys no known pickle key opens is given up for a new one.
+    if session and _store_opens(keys, store, session["user_id"], session["device_id"]):
         client.restore_login(session["user_id"], session["device_id"], session["access_token"])
         if isinstance(await client.whoami(), WhoamiResponse):
             log.info("logged in as %s with saved device %s", client.user_id, client.device_id)
@@ -168,10 +165,22 @@ async def connect(settings: MatrixSettings, data_dir: Path) -> MatrixIO:
         if not isinstance(whoami, WhoamiResponse) or whoami.user_id != settings.user_id:
             await client.close()
             raise MatrixError(f"the access token for {settings.user_id} was not accepted")
+        if not _store_opens(keys, store, whoami.user_id, whoami.device_id or ""):
+            await client.close()
+            raise MatrixError(
+                f"the encryption keys of device {whoami.device_id} do not open with the "
+                "pickle key, and an access token cannot start a new device: configure the "
+                "key they were locked with, or log in with a password"
+            )
         client.restore_login(whoami.user_id, whoami.device_id or "", client.access_token)
     _write_session(session_file, client, settings.homeserver)
     log.info("logged in as %s with new device %s", client.user_id, client.device_id)
     return await _finish(client, settings)
+
+
+def _store_opens(keys: StoreKeys | None, store: Path, user_id: str, device_id: str) -> bool:
+    """Whether nio can open the device's store (always, without encryption: no store)."""
+    return keys is None or unlock_store(store, user_id, device_id, keys)
 
 
 async def _finish(client: AsyncClient, settings: MatrixSettings) -> MatrixIO:

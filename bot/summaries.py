@@ -9,6 +9,7 @@ import time
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from bot.audience import Audiences
 from bot.history import fetch_lines
 from bot.matrix import MatrixIO
 from bot.render import build_room_notice
@@ -43,6 +44,7 @@ class SummaryDesk:
         indexer: Indexer | None,
         times: TimeExpressionFinder,
         metrics: Metrics | None = None,
+        audiences: Audiences | None = None,
     ) -> None:
         self.matrix = matrix
         self.summarizer = summarizer
@@ -51,6 +53,7 @@ class SummaryDesk:
         self.indexer = indexer
         self.times = times
         self.metrics = metrics
+        self.audiences = audiences
 
     async def command(self, reply: ReplyWriter, action: RunCommand) -> None:
         """!summarize [time]: this room since the last summary, or this thread."""
@@ -78,6 +81,12 @@ class SummaryDesk:
         async def notice(count: int, parts: int) -> None:
             await reply.finish(strings.SUMMARY_PROGRESS.format(count=count, parts=parts))
 
+        # Only what every reader of the room could read said there (history visibility).
+        since = reply.audience.own_since() if reply.audience else None
+        if since is None or since >= covered.end:
+            await reply.finish(build_nothing_text(covered, timezone, thread=thread is not None))
+            return
+        covered = SummaryRange(max(covered.start, since), covered.end)
         made = await self._summarize(message.room_id, covered, thread, notice)
         if made is None:
             await reply.finish(build_nothing_text(covered, timezone, thread=thread is not None))
@@ -86,6 +95,16 @@ class SummaryDesk:
         self._count("on_demand")
         if thread is None:
             self.marks.note_summary(message.room_id, covered.end)
+
+    def _readable_since(self, room_id: str, start: float) -> bool:
+        """Whether everyone who reads the room now could read it from `start` on."""
+        if self.audiences is None:
+            return True
+        since = self.audiences.of_room(room_id).own_since()
+        if since is None or since > start:
+            log.info("the summary of %s is not posted: some readers joined since", room_id)
+            return False
+        return True
 
     def _count(self, trigger: str) -> None:
         if self.metrics is not None:
@@ -147,7 +166,7 @@ class SummaryDesk:
             await self.indexer.put_many([document])
             self._count("scheduled")
             self.marks.note_summary(room_id, now)
-            if settings.summaries.post_in_room:
+            if settings.summaries.post_in_room and self._readable_since(room_id, covered.start):
                 await self.matrix.send(room_id, build_room_notice(result.markdown))
         except BaseException:
             self.marks.claim(room_id, now, old)  # give the range back to the next run

@@ -59,6 +59,7 @@ class SyncLoop:
                 continue
             failures = 0
             self.last_sync = time.monotonic()
+            self.dispatcher.audiences.observe(response)
             await self._handle_invites(response)
             fresh = self.state.store_batch(response.next_batch, self._addressed(response))
             token = response.next_batch

@@ -23,10 +23,12 @@ class ChatLine:
 class Request:
     """A question addressed to the bot, stripped of the mention that addressed it.
 
-    `members` are the room's joined members other than the bot: everyone who will read
-    the answer. `shared_rooms` are the rooms all of them are in (the room itself too):
-    what the bot wrote from those rooms, they may get. `in_bot_conversation` is true
-    for a reply to the bot or a message in its thread: a follow-up.
+    `readers` are everyone other than the bot who reads the answer (the room's joined
+    members, and invited ones who will read it once they join). `knowledge` are the
+    rooms whose own knowledge (summaries, memories, history, earlier answers) all of
+    them may get, each with the time from which (the room itself first, when allowed).
+    `open_room`: anyone may join and read, so only public documents may be used.
+    `in_bot_conversation` is true for a reply to the bot or a message in its thread.
     """
 
     text: str
@@ -35,8 +37,9 @@ class Request:
     thread: EventID | None
     recent: tuple[ChatLine, ...] = ()
     is_direct: bool = False
-    members: tuple[UserID, ...] = ()
-    shared_rooms: tuple[RoomID, ...] = ()
+    readers: tuple[UserID, ...] = ()
+    knowledge: tuple[tuple[RoomID, float], ...] = ()
+    open_room: bool = False
     event: EventID | None = None
     in_bot_conversation: bool = False
 

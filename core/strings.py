@@ -153,3 +153,22 @@ INTERRUPTED = (
     NOTICE_PREFIX + "I'm restarting and could not finish this answer. I'll answer it as "
     "soon as I'm back."
 )
+
+# The readers of a room changed while an answer was written for the earlier ones.
+AUDIENCE_CHANGED = (
+    NOTICE_PREFIX + "Someone new can read this room now, so I took back what I was "
+    "writing and I'm answering again for everyone here."
+)
+AUDIENCE_UNSTABLE = (
+    NOTICE_PREFIX + "The people in this room kept changing while I was answering. "
+    "Please ask again in a moment."
+)
+TAKEN_BACK = "Written for the room's earlier readers"
+FEEDBACK_HIDDEN = (
+    "{number}. 👎 {down} · 👍 {up}: answer `{answer_id}` in {room} "
+    "(not everyone in this room could read that answer: question and sources hidden)."
+)
+CONFIG_RELOAD_FAILED = (
+    NOTICE_PREFIX + "A config edit could not be applied (reference {reference}); the running "
+    "config stays in force. The log has the details."
+)

@@ -101,6 +101,13 @@ def _calendar_range(words: str, now: datetime) -> tuple[datetime, datetime] | No
 def resolve_range(expression: str, now: datetime, connective: str = "") -> TimeRange | None:
     """The range an expression means, read from `now` (aware, in the room's time zone);
     None when it cannot be read. "since X" runs from X to now, "before X" up to X."""
+    try:
+        return _resolve(expression, now, connective)
+    except (OverflowError, ValueError):
+        return None  # "December 31, 9999", "the last 10000000 years": no time we can use
+
+
+def _resolve(expression: str, now: datetime, connective: str) -> TimeRange | None:
     words = " ".join(expression.lower().replace(",", " ").split())
     if words.startswith(CONNECTIVES) and not connective:
         first, _, rest = words.partition(" ")

@@ -42,6 +42,8 @@ from core.config.summaries import SummarySettings, check_schedule
 from core.config.users import check_user_id, check_user_ids
 from core.predetermined import PredeterminedAnswer
 
+MIN_PICKLE_KEY_LENGTH = 16
+
 
 class MatrixSettings(Strict):
     """The homeserver and the bot's account; these cannot change while the bot runs."""
@@ -55,9 +57,13 @@ class MatrixSettings(Strict):
     device_name: str = "knowledge-bot"
     display_name: str | None = None
     encryption: bool = True
+    # The passphrase that locks the encryption keys in the store (nio's pickle key).
+    pickle_key: SecretStr | None = None
+    pickle_key_env: str | None = None
 
     _password: SecretStr | None = PrivateAttr(default=None)
     _access_token: SecretStr | None = PrivateAttr(default=None)
+    _pickle_key: SecretStr | None = PrivateAttr(default=None)
 
     @field_validator("homeserver")
     @classmethod
@@ -71,7 +77,9 @@ class MatrixSettings(Strict):
     def _user_id_shape(cls, value: str) -> str:
         return check_user_id(value)
 
-    _check_env = field_validator("password_env", "access_token_env")(env_var_checker("matrix"))
+    _check_env = field_validator("password_env", "access_token_env", "pickle_key_env")(
+        env_var_checker("matrix")
+    )
 
     @model_validator(mode="after")
     def _one_credential(self, info: ValidationInfo) -> MatrixSettings:
@@ -88,11 +96,29 @@ class MatrixSettings(Strict):
             self._access_token = secret
         return self
 
+    @model_validator(mode="after")
+    def _at_most_one_pickle_key(self, info: ValidationInfo) -> MatrixSettings:
+        if self.pickle_key is None and self.pickle_key_env is None:
+            return self
+        _, key = resolve_one_secret(info, {"pickle_key": (self.pickle_key, self.pickle_key_env)})
+        value = key.get_secret_value()
+        # An unset variable is reported by its own check (or not needed by this tool).
+        unset_variable = self.pickle_key is None and not value
+        # A short passphrase is as guessable as nio's default one.
+        if not unset_variable and len(value) < MIN_PICKLE_KEY_LENGTH:
+            raise ValueError(f"the pickle key must be at least {MIN_PICKLE_KEY_LENGTH} characters")
+        self._pickle_key = key
+        return self
+
     def login_password(self) -> str | None:
         return self._password.get_secret_value() if self._password else None
 
     def login_token(self) -> str | None:
         return self._access_token.get_secret_value() if self._access_token else None
+
+    def store_pickle_key(self) -> str | None:
+        """The configured pickle key, or None to use the one kept in the data folder."""
+        return (self._pickle_key.get_secret_value() if self._pickle_key else "") or None
 
 
 class BotSettings(Strict):

@@ -28,6 +28,7 @@ from core.knowledge.cli import ingest
 from core.knowledge.files import FileProblem, read_documents
 from core.llm.client import LlmClient
 from core.llm.prompts import load_prompts
+from core.privacy import create_private_files
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -122,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"The config is not valid:\n{exc}", file=sys.stderr)
         return 2
+    # The runs hold questions and answers drawn from private documents.
+    create_private_files()
     store = RunStore(args.db or settings.bot.data_dir / "evaluations.sqlite3")
     try:
         if args.command == "run":

@@ -27,6 +27,7 @@ from core.passages import PassagesAnswerer
 from core.pipeline.answer import AnswerPipeline
 from core.pipeline.context import estimate_tokens, fence
 from core.requests import Answer, Request
+from core.rights.readers import ALWAYS
 
 ASKER = "@evaluation:localhost"
 ROOM = "!evaluation"
@@ -83,8 +84,8 @@ class Evaluation:
 
     async def ask(self, question: Question) -> QuestionResult:
         request = Request(
-            question.question, ASKER, ROOM, None, is_direct=True, members=(ASKER,),
-            shared_rooms=(ROOM,),
+            question.question, ASKER, ROOM, None, is_direct=True, readers=(ASKER,),
+            knowledge=((ROOM, ALWAYS),),
         )  # fmt: skip
         started = time.perf_counter()
         answer = await self.answerer.answer(request)
@@ -125,7 +126,7 @@ class Evaluation:
         assert self.llm is not None
         messages = self.prompts().messages(
             "judge",
-            question=question.question,
+            question=fence(question.question),
             expected=fence(question.expected_answer or "(not given)"),
             sources=fence(context),
             answer=fence(answer),

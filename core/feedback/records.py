@@ -34,4 +34,5 @@ def build_answer_record(request: Request, answer: Answer, event_id: str, text: s
             for s in answer.sources
         ),
         created=time.time(),
+        readers=tuple(dict.fromkeys((request.sender, *request.readers))),
     )

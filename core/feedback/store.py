@@ -30,6 +30,9 @@ CREATE TABLE IF NOT EXISTS answer_sources (
     document_id TEXT NOT NULL, title TEXT NOT NULL, url TEXT NOT NULL, score REAL,
     PRIMARY KEY (answer_id, position)
 );
+CREATE TABLE IF NOT EXISTS answer_readers (
+    answer_id TEXT NOT NULL, user TEXT NOT NULL, PRIMARY KEY (answer_id, user)
+);
 CREATE TABLE IF NOT EXISTS answer_events (
     event_id TEXT PRIMARY KEY, answer_id TEXT NOT NULL
 );
@@ -79,6 +82,9 @@ class AnswerRecord:
     trace: list[dict[str, Any]]
     sources: tuple[SourceRecord, ...]
     created: float
+    # Everyone the answer was written for; an answer stored before readers were kept
+    # has none, and so is shown in detail to nobody.
+    readers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -104,6 +110,10 @@ class FeedbackStore(SqliteStore):
             self._db.execute(
                 "INSERT OR IGNORE INTO answer_events VALUES (?, ?)",
                 (record.event_id, record.answer_id),
+            )
+            self._db.executemany(
+                "INSERT OR IGNORE INTO answer_readers VALUES (?, ?)",
+                [(record.answer_id, reader) for reader in record.readers],
             )
             self._db.executemany(
                 "INSERT OR REPLACE INTO answer_sources VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -197,7 +207,7 @@ class FeedbackStore(SqliteStore):
         return [
             {"answer_id": answer_id, "room": room, "question": question, "up": int(up),
              "down": int(down), "sources": self._sources(answer_id),
-             "comments": self._comments(answer_id)}
+             "comments": self._comments(answer_id), "readers": self._readers(answer_id)}
             for answer_id, room, question, up, down in rows
         ]  # fmt: skip
 
@@ -209,6 +219,10 @@ class FeedbackStore(SqliteStore):
         )
         keys = ("collection", "document_id", "title", "url", "score")
         return [dict(zip(keys, row, strict=True)) for row in rows]
+
+    def _readers(self, answer_id: str) -> list[str]:
+        rows = self._run("SELECT user FROM answer_readers WHERE answer_id = ?", (answer_id,))
+        return sorted(row[0] for row in rows)
 
     def _comments(self, answer_id: str) -> list[str]:
         rows = self._run("SELECT text FROM comments WHERE answer_id = ? ORDER BY id", (answer_id,))
@@ -234,4 +248,5 @@ class FeedbackStore(SqliteStore):
                 )
             ]
             record["comments"] = self._comments(record["answer_id"])
+            record["readers"] = self._readers(record["answer_id"])
             yield record

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
@@ -19,7 +18,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from core.config import Settings
 from core.knowledge.base import KnowledgeBase
-from core.knowledge.documents import Document, parse_document_dates
+from core.knowledge.documents import (
+    FIRST_YEAR,
+    LAST_YEAR,
+    Document,
+    UnreadableJson,
+    id_problem,
+    load_json,
+    parse_document_dates,
+)
 from core.knowledge.openapi import build_openapi
 
 log = logging.getLogger(__name__)
@@ -44,8 +51,9 @@ class DocumentBody(BaseModel):
         default="",
         max_length=40,
         description="ISO 8601 date or time the content is about (a meeting's day, the start "
-        "of the period a summary covers); questions that name a time keep it only when "
-        "its range meets theirs",
+        "of the period a summary covers), in the years "
+        f"{FIRST_YEAR} to {LAST_YEAR}; questions that name a time keep it only when its "
+        "range meets theirs",
     )
     date_end: str = Field(default="", max_length=40, description="the end of that period")
 
@@ -102,14 +110,20 @@ class IngestApi:
         if not token:
             return None
         found = None
+        # aiohttp reads header bytes that are not UTF-8 as lone surrogates: compare the
+        # bytes as sent (a plain encode() would raise and answer 500).
+        sent = token.encode("utf-8", "surrogateescape")
         for name, source in self.settings().sources.items():
             # Compare with every token, so that timing tells nothing about which matched.
-            if hmac.compare_digest(source.api_token().encode(), token.encode()):
+            if hmac.compare_digest(source.api_token().encode(), sent):
                 found = name
         return found
 
     def _owned_collection(self, request: web.Request, source: str) -> web.Response | str:
         name = request.match_info["collection"]
+        problem = id_problem(name, "collection name")
+        if problem:
+            return error(400, "invalid_collection", problem)
         collection = self.settings().collections.get(name)
         if collection is None:
             return error(404, "unknown_collection", f"there is no collection {name!r}")
@@ -142,19 +156,42 @@ class IngestApi:
             {"collections": listed, "queued_jobs": self.kb.catalog.queue_depth()}
         )
 
-    async def put_document(self, request: web.Request, source: str) -> web.Response:
+    def _document_of(self, request: web.Request, source: str) -> web.Response | tuple[str, str]:
+        """The path's (collection, document id), or the refusal of either."""
         owned = self._owned_collection(request, source)
         if isinstance(owned, web.Response):
             return owned
         doc_id = request.match_info["doc_id"]
-        if len(doc_id) > 512:
-            return error(400, "invalid_id", "document ids have at most 512 characters")
+        problem = id_problem(doc_id)
+        if problem:
+            return error(400, "invalid_id", problem)
+        return owned, doc_id
+
+    async def _json_body(self, request: web.Request) -> Any:
+        """The body as JSON, or the refusal that says why it cannot be read."""
         try:
-            raw = await request.json()
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return error(400, "invalid_json", "the body is not valid JSON")
+            raw = await request.read()
         except web.HTTPRequestEntityTooLarge:
             return self._too_large()
+        try:
+            text = raw.decode(request.charset or "utf-8")
+        except LookupError:
+            return error(400, "invalid_json", f"unknown charset {request.charset!r}")
+        except UnicodeDecodeError as exc:
+            return error(400, "invalid_json", f"the body is not {exc.encoding} text")
+        try:
+            return load_json(text)
+        except UnreadableJson as exc:
+            return error(400, "invalid_json", str(exc))
+
+    async def put_document(self, request: web.Request, source: str) -> web.Response:
+        path = self._document_of(request, source)
+        if isinstance(path, web.Response):
+            return path
+        owned, doc_id = path
+        raw = await self._json_body(request)
+        if isinstance(raw, web.Response):
+            return raw
         try:
             body = DocumentBody.model_validate(raw)
         except ValidationError as exc:
@@ -174,18 +211,18 @@ class IngestApi:
         return await self._accepted(request, job_id, owned, doc_id)
 
     async def delete_document(self, request: web.Request, source: str) -> web.Response:
-        owned = self._owned_collection(request, source)
-        if isinstance(owned, web.Response):
-            return owned
-        doc_id = request.match_info["doc_id"]
+        path = self._document_of(request, source)
+        if isinstance(path, web.Response):
+            return path
+        owned, doc_id = path
         job_id = self.kb.queue.submit_delete(owned, doc_id)
         return await self._accepted(request, job_id, owned, doc_id)
 
     async def document_status(self, request: web.Request, source: str) -> web.Response:
-        owned = self._owned_collection(request, source)
-        if isinstance(owned, web.Response):
-            return owned
-        return web.json_response(self._status(owned, request.match_info["doc_id"]))
+        path = self._document_of(request, source)
+        if isinstance(path, web.Response):
+            return path
+        return web.json_response(self._status(*path))
 
     async def _accepted(
         self, request: web.Request, job_id: int, collection: str, doc_id: str

@@ -153,6 +153,12 @@ def _filter_sql(filters: SearchFilters) -> tuple[str, list[Any]]:
     rooms = ("", *filters.rooms)
     clauses.append(f"d.room IN ({','.join('?' * len(rooms))})")
     params += rooms
+    for room, since in filters.rooms_since:
+        clauses.append(
+            "(d.room != ? OR EXISTS (SELECT 1 FROM document_dates dd WHERE dd.collection ="
+            " d.collection AND dd.doc_id = d.doc_id AND dd.date_from >= ?))"
+        )
+        params += (room, since)
     if filters.updated_after is not None:
         clauses.append("d.updated_at >= ?")
         params.append(filters.updated_after)

@@ -19,6 +19,7 @@ from core.knowledge.base import KnowledgeBase
 from core.knowledge.documents import Document
 from core.knowledge.files import FileProblem, read_documents
 from core.knowledge.indexer import Outcome
+from core.privacy import keep_private
 
 GROUP = 16
 
@@ -83,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         known = ", ".join(settings.collections) or "none"
         print(f"There is no collection {args.collection!r} (configured: {known}).", file=sys.stderr)
         return 2
+    keep_private(settings.bot.data_dir)
     documents, problems = [], 0
     for item in read_documents(args.paths, args.collection):
         if isinstance(item, FileProblem):

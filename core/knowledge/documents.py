@@ -4,12 +4,91 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import asdict, dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import Literal
+from typing import Any, Literal
 
 DocumentFormat = Literal["markdown", "text", "html"]
 FORMATS: tuple[str, ...] = ("markdown", "text", "html")
+
+MAX_ID_CHARS = 512
+# Control characters (C0, DEL, C1) and lone surrogates: invisible or unprintable in logs,
+# links and the catalog, and a surrogate cannot even be stored (it is not UTF-8).
+UNSAFE_CHARACTERS = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# Dates must stay within what datetime turns into timestamps and back: a bare day's end
+# is the next day, and 9999-12-31 has none.
+FIRST_YEAR, LAST_YEAR = 1, 9998
+# No document field is a number; int() of a long one takes quadratic time, and past
+# Python's own limit (4300 digits) raises.
+MAX_NUMBER_DIGITS = 100
+
+
+class UnreadableJson(ValueError):
+    """JSON that cannot be read safely; the message says what is wrong, for the sender."""
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_NUMBER_DIGITS:
+        raise UnreadableJson(f"a number has more than {MAX_NUMBER_DIGITS} digits")
+    return int(text)
+
+
+def _printable(key: str) -> str:
+    return key.encode("utf-8", "backslashreplace").decode()
+
+
+def _lone_surrogate_at(value: Any) -> str | None:
+    """Where a string (or key) of a parsed JSON value holds a lone surrogate, or None.
+
+    JSON may escape one (`"\\ud800"`); Python reads it into a str that no UTF-8 writer
+    accepts. Iterative, since the value may nest as deep as the parser allowed."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, str):
+            if LONE_SURROGATE.search(item):
+                return where or "the body"
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                path = f"{where}.{_printable(key)}" if where else _printable(key)
+                stack += [(f"{where or 'the body'} (a key)", key), (path, inner)]
+        elif isinstance(item, list):
+            stack += [(f"{where}[{index}]", inner) for index, inner in enumerate(item)]
+    return None
+
+
+def load_json(text: str) -> Any:
+    """A JSON value as a document's sender wrote it; UnreadableJson says what is wrong."""
+    try:
+        value = json.loads(text, parse_int=_bounded_int)
+    except RecursionError:
+        raise UnreadableJson("the JSON nests arrays or objects too deeply") from None
+    except json.JSONDecodeError as exc:
+        raise UnreadableJson(f"not valid JSON: {exc}") from None
+    where = _lone_surrogate_at(value)
+    if where is not None:
+        raise UnreadableJson(
+            f"{where}: has a lone UTF-16 surrogate escape (\\ud800 to \\udfff without "
+            "its pair), which is not a Unicode character"
+        )
+    return value
+
+
+def id_problem(value: str, what: str = "document id") -> str | None:
+    """Why `value` cannot name a document (or, with `what`, a collection), or None."""
+    if not value:
+        return f"a {what} cannot be empty"
+    if len(value) > MAX_ID_CHARS:
+        return f"a {what} has at most {MAX_ID_CHARS} characters"
+    unsafe = UNSAFE_CHARACTERS.search(value)
+    if unsafe:
+        return (
+            f"a {what} cannot hold control characters or lone surrogates "
+            f"(found U+{ord(unsafe.group()):04X})"
+        )
+    return None
 
 
 @dataclass(frozen=True)
@@ -40,12 +119,18 @@ class Document:
         return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:32]
 
 
-def _moment(text: str, end: bool) -> float:
+def _moment(text: str, end: bool, field: str) -> float:
     """A timestamp from ISO 8601; a bare day means all of it (UTC when no zone is given)."""
     if len(text) == 10:
-        day = datetime.combine(date.fromisoformat(text), datetime.min.time(), UTC)
-        return (day + timedelta(days=1) if end else day).timestamp()
-    moment = datetime.fromisoformat(text)
+        moment = datetime.combine(date.fromisoformat(text), datetime.min.time(), UTC)
+    else:
+        moment = datetime.fromisoformat(text)
+    if not FIRST_YEAR <= moment.year <= LAST_YEAR:
+        raise ValueError(
+            f"{field} {text!r} is out of range: years {FIRST_YEAR} to {LAST_YEAR} are accepted"
+        )
+    if len(text) == 10:
+        return (moment + timedelta(days=1) if end else moment).timestamp()
     return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
 
 
@@ -55,7 +140,8 @@ def parse_document_dates(start: str, end: str = "") -> tuple[float, float] | Non
         if end:
             raise ValueError("date_end needs a date")
         return None
-    first, last = _moment(start, end=False), _moment(end or start, end=True)
+    first = _moment(start, end=False, field="date")
+    last = _moment(end or start, end=True, field="date_end" if end else "date")
     if last < first:
         raise ValueError("date_end is before date")
     return first, last
@@ -103,6 +189,9 @@ class SearchFilters:
     sources: tuple[str, ...] = ()
     public_only: bool = False
     rooms: tuple[str, ...] = ()
+    # Of these rooms, only documents dated from this time on (what every reader saw said
+    # in the room); undated ones of such a room are left out.
+    rooms_since: tuple[tuple[str, float], ...] = ()
     updated_after: float | None = None
     updated_before: float | None = None
     # Dated documents must meet this range (timestamps, the end excluded, as a document's

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from core.knowledge.documents import FORMATS, Document, parse_document_dates
+from core.knowledge.documents import (
+    FORMATS,
+    Document,
+    id_problem,
+    load_json,
+    parse_document_dates,
+)
 
 SUFFIXES = {
     ".md": "markdown",
@@ -40,11 +45,16 @@ def _from_jsonl(path: Path, collection: str) -> Iterator[Document | FileProblem]
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
+            # The same reading as the ingestion API's: deep nesting, long numbers and lone
+            # surrogates are refused here rather than crashing the run later.
+            item = load_json(line)
             fmt = item.get("format", "markdown")
             if fmt not in FORMATS:
                 raise ValueError(f"format must be one of {', '.join(FORMATS)}")
             parse_document_dates(str(item.get("date", "")), str(item.get("date_end", "")))
+            problem = id_problem(str(item["id"]))
+            if problem:
+                raise ValueError(problem)
             yield Document(
                 collection=collection,
                 id=str(item["id"]),
@@ -85,4 +95,9 @@ def read_documents(paths: list[Path], collection: str) -> Iterator[Document | Fi
                 yield FileProblem(f"{path}: cannot be read: {exc}")
                 continue
             doc_id = path.relative_to(root).as_posix() if root.is_dir() else path.name
+            # A name that is not UTF-8 reads with lone surrogates, which cannot be stored.
+            problem = id_problem(doc_id)
+            if problem:
+                yield FileProblem(f"{path}: {problem}")
+                continue
             yield Document(collection, doc_id, _title(path, text, fmt), text, fmt)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.knowledge.documents import FIRST_YEAR, LAST_YEAR, MAX_ID_CHARS, MAX_NUMBER_DIGITS
+
 ERROR = {
     "type": "object",
     "properties": {
@@ -45,10 +47,18 @@ ERRORS = {
     "401": _response("no or unknown token"),
     "403": _response("the collection belongs to another application"),
     "404": _response("unknown collection"),
+    "400": _response("a collection name or document id too long or with control characters"),
+}
+# Names and ids: no control characters (C0, DEL, C1), and not too long.
+NAME = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": MAX_ID_CHARS,
+    "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]+$",
 }
 DOCUMENT_PARAMETERS = [
-    {"name": "collection", "in": "path", "required": True, "schema": {"type": "string"}},
-    {"name": "doc_id", "in": "path", "required": True, "schema": {"type": "string"}},
+    {"name": "collection", "in": "path", "required": True, "schema": NAME},
+    {"name": "doc_id", "in": "path", "required": True, "schema": NAME},
 ]
 WAIT = {
     "name": "wait",
@@ -76,9 +86,13 @@ def build_openapi(document_schema: dict[str, Any]) -> dict[str, Any]:
             "responses": {
                 "200": _response("unchanged, or indexed (with wait)", "Status"),
                 "202": _response("queued for indexing", "Status"),
-                "400": _response("invalid JSON, id or document"),
-                "413": _response("the document is over the size limit"),
                 **ERRORS,
+                "400": _response(
+                    f"invalid JSON (syntax, nesting, a number over {MAX_NUMBER_DIGITS} digits, "
+                    "a lone surrogate), id or document (its fields; dates outside the years "
+                    f"{FIRST_YEAR} to {LAST_YEAR})"
+                ),
+                "413": _response("the document is over the size limit"),
             },
         },
         "delete": {

@@ -18,6 +18,7 @@ from pathlib import Path
 from core.config import ConfigError, Settings, load_config
 from core.knowledge.api import IngestApi, start_ingest_api
 from core.knowledge.base import KnowledgeBase
+from core.privacy import keep_private, quiet_libraries
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     if not settings.ingest_api.enabled:
         print("[ingest_api] enabled is false in the config; nothing to run.", file=sys.stderr)
         return 2
+    quiet_libraries()
+    keep_private(settings.bot.data_dir)
     kb = KnowledgeBase(lambda: settings)
     try:
         asyncio.run(run_knowledge_services(kb, lambda: settings))

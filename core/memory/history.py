@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -104,9 +105,10 @@ class HistoryIndex:
         k: int,
         max_distance: float,
         between: tuple[float, float] | None = None,
+        not_before: float = -math.inf,
     ) -> list[HistoryHit]:
-        """The room's windows nearest to `query`, within `max_distance` and, when given,
-        overlapping the time range `between`."""
+        """The room's windows nearest to `query`, within `max_distance`, starting at
+        `not_before` or later and, when given, overlapping the time range `between`."""
         if k == 0:
             return []
         name, model = collection_of(room), self._model()
@@ -116,7 +118,7 @@ class HistoryIndex:
         embedder = await asyncio.to_thread(self.embedders.get, model)
         vector = (await embedder.embed([query]))[0]
         # Chroma returns fewer when the room has fewer windows.
-        n = k * 4 if between is None else 200
+        n = k * 4 if between is None and not_before == -math.inf else 200
         found = await asyncio.to_thread(self.vectors.query, name, model, vector, n)
         near = [(wid, d) for wid, d in found if d <= max_distance]
         windows = self.store.windows(room, [wid for wid, _ in near])
@@ -126,6 +128,8 @@ class HistoryIndex:
             if window is None:
                 continue
             if between and not (window.end_ts >= between[0] and window.start_ts <= between[1]):
+                continue
+            if window.start_ts < not_before:
                 continue
             hits.append(HistoryHit(window, distance))
         return hits[:k]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections.abc import Callable
 
@@ -70,8 +71,9 @@ class ConversationMemory:
         keep = self.settings().memory.max_memories_per_room
         return self.store.add_memory(request.room, user, wish.fact, request.sender, keep)
 
-    def memories_for(self, room: str, user: str) -> list[Memory]:
-        return self.store.memories(room, user)
+    def memories_for(self, room: str, user: str, since: float = -math.inf) -> list[Memory]:
+        """The room's memories and the user's own, kept at `since` or later."""
+        return [m for m in self.store.memories(room, user) if m.created >= since]
 
     def forget(self, room: str, ids: list[int]) -> int:
         return self.store.forget(room, ids)

@@ -32,7 +32,7 @@ from core.memory.followup import FollowupDecision, decide_followup
 from core.memory.memory import ConversationMemory
 from core.memory.remember import RememberRequest, parse_remember
 from core.memory.rephrase import decide_rephrasing
-from core.pipeline.context import build_conversation, build_sources_block
+from core.pipeline.context import build_conversation, build_sources_block, fence
 from core.pipeline.grounding import build_audience
 from core.pipeline.prestep import PrestepVerdict, decide_from_verdict, decide_locally
 from core.pipeline.recall import build_memories_block
@@ -153,7 +153,7 @@ class AnswerPipeline:
             "prestep",
             collections=build_collections_list(settings),
             conversation=build_conversation(recent, settings.pipeline.context_tokens // 4),
-            question=request.text,
+            question=fence(request.text),
         )
         verdict, completion = await self.llm.complete_json(messages, PrestepVerdict, "prestep")
         details = {
@@ -196,7 +196,8 @@ class AnswerPipeline:
             ),
             memories=build_memories_block(sources.memories, budget // 8),
             conversation=conversation,
-            question=question,
+            # The rewritten question is the model's echo of the asker's text: fenced too.
+            question=fence(question),
         )
         started = time.perf_counter()
         text = ""

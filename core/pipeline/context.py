@@ -17,7 +17,8 @@ def estimate_tokens(text: str) -> int:
 
 # The tags the prompts use to fence data (core/llm/prompts.toml).
 FENCE_TAGS = re.compile(
-    r"<(/?)(?=(sources?|memor(?:y|ies)|conversation|answer|messages|summaries|expected)\b)",
+    r"<(/?)(?=(sources?|memor(?:y|ies)|conversation|question|answer|messages|summaries"
+    r"|expected)\b)",
     re.IGNORECASE,
 )
 

@@ -10,7 +10,7 @@ from core.knowledge.documents import Hit, SearchFilters
 from core.knowledge.retrieval import Retriever
 from core.requests import Request, TraceStep
 from core.rights.checker import RightsChecker
-from core.rights.readers import Audience, decide_audience
+from core.rights.readers import ALWAYS, Audience, decide_audience
 
 # Retrieve more than shown, so that k passages remain when the rights check denies some.
 OVERFETCH = 3
@@ -34,7 +34,10 @@ async def fetch_grounding(
     """The best passages every reader may see; dated documents must meet `between`."""
     started = time.perf_counter()
     filters = SearchFilters(
-        public_only=audience.public_only, rooms=audience.rooms, dated_between=between
+        public_only=audience.public_only,
+        rooms=tuple(room for room, _ in audience.rooms),
+        rooms_since=tuple((room, since) for room, since in audience.rooms if since > ALWAYS),
+        dated_between=between,
     )
     hits = await retriever.search(question, filters, k=k, overfetch=OVERFETCH)
     retrieved = time.perf_counter()
@@ -62,9 +65,10 @@ def build_audience(request: Request, settings: Settings) -> Audience:
     """Everyone who will read the answer to this request, as the config bounds them."""
     return decide_audience(
         request.sender,
-        request.members,
+        request.readers,
         is_direct=request.is_direct,
         room_public_only=settings.room(request.room).public_only,
+        open_room=request.open_room,
         max_members=settings.rights.max_room_members,
-        shared_rooms=request.shared_rooms,
+        rooms=request.knowledge,
     )

@@ -51,6 +51,8 @@ class SourcesFinder:
         now = datetime.now(ZoneInfo(timezone))
         started = time.perf_counter()
         between = await asyncio.to_thread(self.times.find_range, question, now)
+        # The room's own knowledge, only what every reader could read said in the room.
+        since = audience.knowledge_since(request.room)
         grounding, history = await asyncio.gather(
             fetch_grounding(
                 self.retriever,
@@ -60,11 +62,11 @@ class SourcesFinder:
                 settings.retrieval.top_k,
                 between.as_timestamps() if between else None,
             ),
-            self._history(request, question, settings, between),
+            self._history(request, question, settings, between, since),
         )
         memories: list[Memory] = []
-        if self.memory is not None and settings.memory.memories_in_prompt:
-            found = self.memory.memories_for(request.room, request.sender)
+        if self.memory is not None and settings.memory.memories_in_prompt and since is not None:
+            found = self.memory.memories_for(request.room, request.sender, since)
             memories = found[-settings.memory.memories_in_prompt :]
         step = TraceStep(
             "recall",
@@ -79,9 +81,14 @@ class SourcesFinder:
         return Sources(hits, memories, grounding.unchecked, (*grounding.trace, step))
 
     async def _history(
-        self, request: Request, question: str, settings: Settings, between: TimeRange | None
+        self,
+        request: Request,
+        question: str,
+        settings: Settings,
+        between: TimeRange | None,
+        since: float | None,
     ) -> list[HistoryHit]:
-        if self.memory is None or self.memory.history is None:
+        if self.memory is None or self.memory.history is None or since is None:
             return []
         if not settings.room(request.room).history:
             return []
@@ -91,4 +98,5 @@ class SourcesFinder:
             settings.memory.history_top_k,
             settings.memory.history_max_distance,
             between.as_timestamps() if between else None,
+            not_before=since,
         )

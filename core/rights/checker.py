@@ -35,8 +35,21 @@ def _key(hit: Hit) -> DocumentKey:
     return (hit.collection, hit.document_id)
 
 
+def _document_key(item: object) -> DocumentKey | None:
+    """A `{"collection", "id"}` item of `allowed`, or None when it is anything else."""
+    if not isinstance(item, dict):
+        return None
+    collection, doc_id = item.get("collection"), item.get("id")
+    if not isinstance(collection, str) or not isinstance(doc_id, str):
+        return None
+    return collection, doc_id
+
+
 def parse_results(body: object, tokens: int) -> list[set[DocumentKey]] | None:
-    """The allowed documents per token, or None when the answer does not follow the protocol."""
+    """The allowed documents per token, or None when the answer does not follow the protocol.
+
+    One malformed item makes the whole answer unusable: dropping it would deny its
+    document silently, without telling the readers that some sources were not checked."""
     if not isinstance(body, dict) or not isinstance(body.get("results"), list):
         return None
     results = body["results"]
@@ -47,13 +60,10 @@ def parse_results(body: object, tokens: int) -> list[set[DocumentKey]] | None:
         items = result.get("allowed") if isinstance(result, dict) else None
         if not isinstance(items, list):
             return None
-        allowed.append(
-            {
-                (str(item.get("collection")), str(item.get("id")))
-                for item in items
-                if isinstance(item, dict)
-            }
-        )
+        keys = [_document_key(item) for item in items]
+        if None in keys:
+            return None
+        allowed.append({key for key in keys if key is not None})
     return allowed
 
 

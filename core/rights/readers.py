@@ -1,48 +1,143 @@
-"""Who reads an answer, and who each reader is in a source application. Pure decisions."""
+"""Who reads an answer, and who each reader is in a source application. Pure decisions.
+
+Two notions, kept apart on purpose:
+- the *readers* of a room: everyone who can read what the bot posts there now or once
+  they accept an invite (their rights bound which documents may be used);
+- the *members for a room's own knowledge* (summaries, memories, history windows, earlier
+  answers): joined members only, and where the room's history visibility is `joined`
+  or `invited`, only what was said since they became members.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 
 from core.config.rights import ReaderMapping
 from core.ids import RoomID, UserID, localpart_of, server_of
 
+# History visibilities under which a member sees only what was said while a member.
+SINCE_MEMBERSHIP = frozenset({"joined", "invited"})
+# Join rules that need an invitation; any other (public, restricted, ...) lets people in
+# that the bot cannot enumerate.
+BY_INVITATION = frozenset({"invite", "knock", "private"})
+ALWAYS = -math.inf
+
+
+@dataclass(frozen=True)
+class RoomMembers:
+    """A room as the homeserver shows it now; `since` values are epoch seconds at which
+    each person's current membership began (the latest member event known: a later
+    value than the truth only ever hides more)."""
+
+    room: RoomID
+    joined: Mapping[UserID, float] = field(default_factory=dict)
+    invited: Mapping[UserID, float] = field(default_factory=dict)
+    history_visibility: str = "shared"
+    join_rule: str = "invite"
+
+
+def decide_readers(room: RoomMembers) -> frozenset[UserID]:
+    """Everyone who can read what the bot posts now: joined members, and invited ones
+    who will read it once they join (all but `joined` visibility lets them; an unknown
+    visibility counts them too: fail closed)."""
+    if room.history_visibility == "joined":
+        return frozenset(room.joined)
+    return frozenset(room.joined) | frozenset(room.invited)
+
+
+def decide_open(room: RoomMembers) -> bool:
+    """Anyone may come and read what is posted: world-readable history, or a room people
+    join without an invitation whose history newcomers can scroll back to."""
+    if room.history_visibility == "world_readable":
+        return True
+    return room.join_rule not in BY_INVITATION and room.history_visibility not in SINCE_MEMBERSHIP
+
+
+def decide_knowledge_since(
+    room: RoomMembers, readers: Iterable[UserID], *, own_room: bool
+) -> float | None:
+    """From when the room's discussion is readable by every one of `readers`: `ALWAYS`,
+    a time, or None when some reader may not have the room's knowledge at all.
+
+    In another room, every reader must be a joined member. In the room itself, an
+    invited reader counts as the visibility lets them read once they join.
+    """
+    members = dict(room.joined)
+    if own_room and room.history_visibility != "joined":
+        members = {**room.invited, **members}
+    since = ALWAYS
+    for reader in readers:
+        if reader not in members:
+            return None
+        if room.history_visibility in SINCE_MEMBERSHIP:
+            since = max(since, members[reader])
+    return since
+
+
+def decide_room_knowledge(
+    own: RoomMembers, readers: frozenset[UserID], others: Iterable[RoomMembers]
+) -> tuple[tuple[RoomID, float], ...]:
+    """The rooms whose own knowledge every reader may get, with the time from which:
+    the room itself first, then the bot's other rooms where all readers are members."""
+    found = []
+    for room, own_room in ((own, True), *((o, False) for o in others if o.room != own.room)):
+        since = decide_knowledge_since(room, readers, own_room=own_room)
+        if since is not None:
+            found.append((room.room, since))
+    return tuple(found)
+
+
+def decide_audience_holds(computed: frozenset[UserID], now: frozenset[UserID]) -> bool:
+    """Whether text computed for `computed` readers may be posted to the room's readers
+    `now`: people who left change nothing, anyone new does."""
+    return now <= computed
+
 
 @dataclass(frozen=True)
 class Audience:
-    """The people whose rights bound an answer. No readers means public documents only."""
+    """The people whose rights bound an answer, and the rooms whose own knowledge they
+    may all get (with the time from which). No readers means public documents only."""
 
     readers: tuple[UserID, ...]
-    rooms: tuple[RoomID, ...]
+    rooms: tuple[tuple[RoomID, float], ...]
     reason: str
 
     @property
     def public_only(self) -> bool:
         return not self.readers
 
+    def knowledge_since(self, room: RoomID) -> float | None:
+        """From when the room's own knowledge may be used; None: not at all."""
+        return next((since for name, since in self.rooms if name == room), None)
+
 
 def decide_audience(
     asker: UserID,
-    members: tuple[UserID, ...],
+    readers: tuple[UserID, ...],
     *,
     is_direct: bool,
     room_public_only: bool,
+    open_room: bool,
     max_members: int,
-    shared_rooms: tuple[RoomID, ...],
+    rooms: tuple[tuple[RoomID, float], ...],
 ) -> Audience:
-    """Everyone in the room reads the answer, so everyone's rights count.
+    """Everyone who reads the answer, so everyone's rights count.
 
-    `members` are the room's joined members except the bot; `shared_rooms` the rooms
-    all of them are in, whose own documents (summaries, memories) they may get.
+    `readers` are the room's readers except the bot (see `decide_readers`); `rooms`
+    those whose own knowledge they may all get (see `decide_room_knowledge`).
     """
     if room_public_only:
-        return Audience((), shared_rooms, "the room is set to public documents only")
+        return Audience((), rooms, "the room is set to public documents only")
+    if open_room:
+        return Audience((), rooms, "anyone may join and read the room: public documents only")
     if is_direct:
-        return Audience((asker,), shared_rooms, "a direct chat: the asker's rights")
-    readers = tuple(dict.fromkeys((asker, *members)))
-    if len(readers) > max_members:
-        return Audience((), shared_rooms, f"more than {max_members} members: public documents only")
-    return Audience(readers, shared_rooms, "every member's rights")
+        return Audience((asker,), rooms, "a direct chat: the asker's rights")
+    everyone = tuple(dict.fromkeys((asker, *readers)))
+    if len(everyone) > max_members:
+        return Audience((), rooms, f"more than {max_members} readers: public documents only")
+    return Audience(everyone, rooms, "every reader's rights")
 
 
 def map_reader(user_id: UserID, mapping: ReaderMapping) -> str | None:

@@ -58,14 +58,46 @@ def test_the_health_check_and_ports_agree_with_the_config():
     port = OpsSettings().port
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert f"127.0.0.1:{port}/health" in dockerfile and f"EXPOSE {port} 8088" in dockerfile
-    config = load_config(COMPOSE / "config.toml", {"BOT_PASSWORD": "x", "WIKI_TOKEN": "y"})
+    env = {"BOT_PASSWORD": "x", "WIKI_TOKEN": "y", "BOT_PICKLE_KEY": "k" * 32}
+    config = load_config(COMPOSE / "config.toml", env)
     assert config.ops.port == port and config.ops.host == "0.0.0.0"
     assert config.ingest_api.port == 8088 and config.ingest_api.host == "0.0.0.0"
     assert str(config.bot.data_dir) == "/data"
     assert config.knowledge.chroma_url == "http://chroma:8000"
     assert config.llm.url == "http://vllm:8000/v1"
     bot = yaml.safe_load((COMPOSE / "compose.yaml").read_text())["services"]["bot"]
-    assert f"{port}:{port}" in bot["ports"] and "8088:8088" in bot["ports"]
+    assert {published(entry) for entry in bot["ports"]} == {
+        ("127.0.0.1", str(port)),
+        ("127.0.0.1", "8088"),
+    }
+
+
+def published(entry: str | int | dict) -> tuple[str, str]:
+    """(host address, container port) of a compose `ports:` entry, short or long syntax;
+    the address is "" when the entry names none, which means every interface."""
+    if isinstance(entry, dict):
+        return str(entry.get("host_ip", "")), str(entry["target"])
+    text = str(entry).split("/")[0]
+    if text.startswith("["):  # [::1]:8088:8088
+        address, rest = text[1:].split("]:", 1)
+        return address, rest.rsplit(":", 1)[-1]
+    parts = text.split(":")
+    return (parts[0] if len(parts) == 3 else ""), parts[-1]
+
+
+def test_no_plain_http_port_is_published_beyond_the_host():
+    """The ingestion API, /health, /metrics (and Synapse's client port) speak plain HTTP:
+    a port published on every interface would carry tokens and passwords in clear text."""
+    for name in ("compose.yaml", "scale.yaml"):
+        services = yaml.safe_load((COMPOSE / name).read_text())["services"]
+        for service, spec in services.items():
+            assert spec.get("network_mode") != "host", f"{name}: {service} on the host network"
+            for entry in spec.get("ports", []):
+                address, target = published(entry)
+                assert address in ("127.0.0.1", "::1"), (
+                    f"{name}: {service} publishes {target} beyond the host ({entry!r}); "
+                    "bind it to 127.0.0.1 and put a TLS reverse proxy in front"
+                )
 
 
 def test_the_compose_stack_has_a_gpu_inference_endpoint_and_the_bot():

@@ -13,6 +13,7 @@ import pytest
 from bot.app import BotApp
 from bot.dev.synapse import Homeserver, ensure_synapse_venv, start_homeserver
 from tests.e2e.people import Person
+from tests.rights.conftest import SourceApp, serve
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "correct horse battery staple"
@@ -123,3 +124,14 @@ async def bot(homeserver: Homeserver, tmp_path: Path) -> AsyncIterator[BotHarnes
     harness.folder.mkdir()
     yield harness
     await harness.stop()
+
+
+@pytest.fixture
+async def wiki() -> AsyncIterator[SourceApp]:
+    """The `wiki` source application: it verifies the bot's reader tokens (set its
+    `jwks_url` and `acl`)."""
+    app = SourceApp("wiki", "")
+    server = await serve(app)
+    app.url = str(server.make_url("/rights"))
+    yield app
+    await server.close()

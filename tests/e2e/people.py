@@ -13,8 +13,10 @@ from nio import (
     AsyncClient,
     AsyncClientConfig,
     Event,
+    JoinResponse,
     LoginResponse,
     RoomCreateResponse,
+    RoomInviteResponse,
     RoomRedactResponse,
     RoomSendResponse,
 )
@@ -62,7 +64,12 @@ class Person:
         await self.client.close()
 
     async def create_room(
-        self, invite: list[str], *, encrypted: bool = False, direct: bool = False
+        self,
+        invite: list[str],
+        *,
+        encrypted: bool = False,
+        direct: bool = False,
+        visibility: str | None = None,
     ) -> str:
         state = (
             [
@@ -75,6 +82,9 @@ class Person:
             if encrypted
             else []
         )
+        if visibility:
+            state.append({"type": "m.room.history_visibility", "state_key": "",
+                          "content": {"history_visibility": visibility}})  # fmt: skip
         response = await self.client.room_create(
             name="test room", invite=invite, initial_state=state, is_direct=direct
         )
@@ -119,6 +129,15 @@ class Person:
         elif reply_to:
             content["m.relates_to"] = {"m.in_reply_to": {"event_id": reply_to}}
         return await self.send(room_id, content)
+
+    async def invite(self, room_id: str, user_id: str) -> None:
+        response = await self.client.room_invite(room_id, user_id)
+        assert isinstance(response, RoomInviteResponse), response
+
+    async def join(self, room_id: str) -> None:
+        response = await self.client.join(room_id)
+        assert isinstance(response, JoinResponse), response
+        await self.wait_until(lambda: room_id in self.client.rooms)
 
     async def react(self, room_id: str, event_id: str, key: str) -> str:
         content = {"m.relates_to": {"rel_type": "m.annotation", "event_id": event_id, "key": key}}
@@ -175,3 +194,11 @@ def membership_of(user_id: str, membership: str) -> Predicate:
         and event.get("state_key") == user_id
         and event.get("content", {}).get("membership") == membership
     )
+
+
+async def bring_in(room: str, inviter: Person, newcomer: Person) -> None:
+    """`inviter` invites `newcomer`, who joins; returns once the inviter sees the join."""
+    await inviter.invite(room, newcomer.user_id)
+    await newcomer.wait_until(lambda: room in newcomer.client.invited_rooms)
+    await newcomer.join(room)
+    await inviter.wait_for(room, membership_of(newcomer.user_id, "join"))

@@ -11,7 +11,7 @@ from core.strings import PLACEHOLDER
 from tests.e2e.people import replies_to
 from tests.e2e.test_knowledge import knowledge_config
 from tests.e2e.test_pipeline import edits_of
-from tests.pipeline.conftest import verdict
+from tests.pipeline.conftest import question_in, verdict
 
 SOURCE = re.compile(r'<source n="(\d+)" kind="([^"]+)" title="[^"]*">\n(.*?)\n</source>', re.S)
 
@@ -27,7 +27,7 @@ def reading_model(body: dict) -> str | dict:
     schema = body.get("response_format", {}).get("json_schema", {}).get("name")
     user = body["messages"][1]["content"]
     if schema == "prestep":
-        question = user.rsplit("Message: ", 1)[1]
+        question = question_in(user)
         conversation = user.split("<conversation>\n", 1)[1].split("</conversation>")[0].strip()
         asked = [line.split(": ", 1)[1] for line in conversation.splitlines() if "?" in line]
         rewrite = f"{asked[-1]} ({question})" if asked and "also" in question else question
@@ -35,7 +35,7 @@ def reading_model(body: dict) -> str | dict:
         return verdict(toxicity=toxicity, standalone_question=rewrite)
     if schema == "support":
         return {"risk": "low"}
-    question = words(user.rsplit("Question: ", 1)[1])
+    question = words(question_in(user))
     best = max(
         ((number, kind, line) for number, kind, text in SOURCE.findall(user)
          for line in text.splitlines()),

@@ -9,7 +9,7 @@ import pytest
 
 from bot.dev.synapse import free_port
 from core import strings
-from tests.e2e.people import from_user, replies_to
+from tests.e2e.people import bring_in, from_user, replies_to
 from tests.e2e.scripted import ask, llm_config, reading_model, start_alice_and_bot
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import knowledge_config, put
@@ -47,6 +47,8 @@ async def test_votes_are_kept_withdrawn_persisted_and_reported_to_admins_only(pe
     await bot.start()
     await admin.wait_for(admin_room, lambda e: e.get("state_key") == bot.user_id)
     room = await room_with_bot(alice, bot)
+    # The admin reads alice's room, so the report may show its answers in detail.
+    await bring_in(room, alice, admin)
     await put(port, "handbook", "travel", {"title": "Travel policy", "url": "https://wiki/t",
               "content": "Trains are booked through Travelink two weeks ahead."})  # fmt: skip
 

@@ -67,7 +67,7 @@ async def test_follow_ups_use_the_previous_turn_unless_it_was_toxic(people, bot,
     amended = await ask(alice, room, "also for part-time staff", bot)
     assert "how many leave days do full-time staff get?" in prestep_conversation()
     assert (
-        "Question: how many leave days do full-time staff get? (also for part-time staff)"
+        "<question>\nhow many leave days do full-time staff get? (also for part-time staff)\n"
         in (llm.history[-1]["messages"][1]["content"])
     )
     assert "Part-time staff have 15 days" in amended["body"]

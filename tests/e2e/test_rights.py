@@ -10,28 +10,17 @@ from core.ids import localpart_of
 from tests.e2e.people import membership_of, replies_to
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import put
-from tests.rights.conftest import SourceApp, keys_toml, serve, write_key
+from tests.rights.conftest import keys_toml, write_key
 
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture
-async def wiki():
-    app = SourceApp("wiki", "")
-    server = await serve(app)
-    app.url = str(server.make_url("/rights"))
-    yield app
-    await server.close()
-
-
-async def test_a_private_document_shows_in_a_direct_chat_but_not_where_others_read(
-    people, bot, wiki, tmp_path
-):
-    alice, bob = await people("alice"), await people("bob")
-    port = free_port()
+def wiki_config(wiki, tmp_path, port: int) -> str:
+    """The ingestion API on `port` and a restricted `wiki` collection whose application
+    verifies every reader's token against the bot's published keys."""
     key = write_key(tmp_path / "bot.pem")
-    bot.write_config(
-        f"""
+    wiki.jwks_url = f"http://127.0.0.1:{port}/api/v1/jwks.json"
+    return f"""
 {keys_toml(("bot-1", "EdDSA", key))}
 [ingest_api]
 enabled = true
@@ -46,10 +35,15 @@ homeserver = "localhost"
 
 [collections.wiki]
 source = "wiki"
-""",
-        allowed_users=[alice.user_id],
-    )
-    wiki.jwks_url = f"http://127.0.0.1:{port}/api/v1/jwks.json"
+"""
+
+
+async def test_a_private_document_shows_in_a_direct_chat_but_not_where_others_read(
+    people, bot, wiki, tmp_path
+):
+    alice, bob = await people("alice"), await people("bob")
+    port = free_port()
+    bot.write_config(wiki_config(wiki, tmp_path, port), allowed_users=[alice.user_id])
     wiki.acl = {localpart_of(alice.user_id): {("wiki", "budget")}}
     await bot.start()
     await put(

@@ -10,7 +10,7 @@ from pathlib import Path
 from core.evaluation.cli import main
 from core.evaluation.scores import score_result
 from core.evaluation.store import RunStore
-from tests.pipeline.conftest import verdict
+from tests.pipeline.conftest import question_in, verdict
 
 DATA = Path(__file__).parent.parent / "data"
 CONFIG = """
@@ -70,7 +70,7 @@ def scripted(body: dict) -> str | dict:
     schema = body.get("response_format", {}).get("json_schema", {}).get("name")
     user = body["messages"][1]["content"]
     if schema == "prestep":
-        return verdict(standalone_question=user.rsplit("Message: ", 1)[1])
+        return verdict(standalone_question=question_in(user))
     if schema == "judge":
         return {"faithfulness": 0.9, "correctness": 0.8}
     first = re.search(r'<source n="1"[^>]*>\n(.*?)\n</source>', user, re.S)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from types import SimpleNamespace
 
 import aiohttp
 import pytest
 from aiohttp.test_utils import TestServer
+from yarl import URL
 
 from core.knowledge.api import IngestApi
 from core.knowledge.base import KnowledgeBase
@@ -30,7 +32,7 @@ async def api(tmp_path, embedders):
     server = TestServer(IngestApi(kb, lambda: settings).build_app())
     await server.start_server()
     async with aiohttp.ClientSession(str(server.make_url("/"))) as http:
-        yield SimpleNamespace(http=http, kb=kb)
+        yield SimpleNamespace(http=http, kb=kb, url=server.make_url("/"))
     worker.cancel()
     await server.close()
     kb.close()
@@ -196,3 +198,109 @@ async def test_the_openapi_document_describes_every_route(api):
     path = spec["paths"]["/api/v1/collections/{collection}/documents/{doc_id}"]
     assert {"put", "delete", "get"} <= set(path)
     assert set(spec["components"]["schemas"]["Document"]["required"]) == {"title", "content"}
+
+
+def raw_json(text: str) -> dict:
+    """A body written by hand, as a hostile or careless client may send it."""
+    return {"data": text.encode(), "headers": {**WIKI, "Content-Type": "application/json"}}
+
+
+DEEP = "[" * 50_000 + "]" * 50_000
+UNREADABLE = {
+    "JSON nested 50,000 deep": (
+        "PUT", "/collections/handbook/documents/a", raw_json(DEEP),
+        "invalid_json", "nests arrays or objects too deeply",
+    ),
+    "a 5,000-digit number": (
+        "PUT", "/collections/handbook/documents/a",
+        raw_json('{"title": "T", "content": "C", "version": ' + "7" * 5000 + "}"),
+        "invalid_json", "a number has more than 100 digits",
+    ),
+    "a date in the year 9999": (
+        "PUT", "/collections/handbook/documents/a",
+        {"json": {**DOC, "date": "9999-12-31"}, "headers": WIKI},
+        "invalid_document", "date '9999-12-31' is out of range: years 1 to 9998",
+    ),
+    "a period that ends in the year 9999": (
+        "PUT", "/collections/handbook/documents/a",
+        {"json": {**DOC, "date": "2026-01-01", "date_end": "9999-12-31"}, "headers": WIKI},
+        "invalid_document", "date_end '9999-12-31' is out of range: years 1 to 9998",
+    ),
+    "a lone surrogate in the content": (
+        "PUT", "/collections/handbook/documents/a",
+        raw_json('{"title": "T", "content": "broken \\ud800 text"}'),
+        "invalid_json", "content: has a lone UTF-16 surrogate",
+    ),
+    "a lone surrogate in the title": (
+        "PUT", "/collections/handbook/documents/a",
+        raw_json('{"title": "\\udfff", "content": "C"}'),
+        "invalid_json", "title: has a lone UTF-16 surrogate",
+    ),
+    "a body that is not UTF-8": (
+        "PUT", "/collections/handbook/documents/a",
+        {"data": b'{"title": "\xed\xa0\x80", "content": "C"}', "headers": WIKI},
+        "invalid_json", "not utf-8 text",
+    ),
+    "an unknown charset": (
+        "PUT", "/collections/handbook/documents/a",
+        {"data": b"{}", "headers": {**WIKI, "Content-Type": "application/json; charset=nope"}},
+        "invalid_json", "unknown charset 'nope'",
+    ),
+    "NUL in a document id": (
+        "PUT", "/collections/handbook/documents/a%00b", {"json": DOC, "headers": WIKI},
+        "invalid_id", "control characters or lone surrogates (found U+0000)",
+    ),
+    "ESC in a document id": (
+        "PUT", "/collections/handbook/documents/a%1B[31m", {"json": DOC, "headers": WIKI},
+        "invalid_id", "(found U+001B)",
+    ),
+    "DEL in a document id to delete": (
+        "DELETE", "/collections/handbook/documents/a%7F", {"headers": WIKI},
+        "invalid_id", "(found U+007F)",
+    ),
+    "a C1 control in a document id asked about": (
+        "GET", "/collections/handbook/documents/a%C2%85", {"headers": WIKI},
+        "invalid_id", "(found U+0085)",
+    ),
+    "a control character in a collection name": (
+        "PUT", "/collections/hand%00book/documents/a", {"json": DOC, "headers": WIKI},
+        "invalid_collection", "a collection name cannot hold control characters",
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "method,path,kwargs,code,message", UNREADABLE.values(), ids=UNREADABLE.keys()
+)
+async def test_unreadable_bodies_dates_and_ids_get_a_precise_400(
+    api, method, path, kwargs, code, message
+):
+    async with api.http.request(method, URL("/api/v1" + path, encoded=True), **kwargs) as got:
+        assert got.content_type == "application/json", await got.text()
+        body = await got.json()
+    assert (got.status, body["error"]["code"]) == (400, code), body
+    assert message in body["error"]["message"], body
+    assert api.kb.catalog.queue_depth() == 0
+    assert api.kb.catalog.collection_sizes() == {}
+
+
+async def test_the_accepted_date_range_still_indexes(api):
+    edges = {**DOC, "date": "0001-01-01", "date_end": "9998-12-31"}
+    status, body = await call(
+        api, "PUT", "/collections/handbook/documents/a?wait=true", json=edges, headers=WIKI
+    )
+    assert (status, body["state"]) == (200, "indexed"), body
+
+
+async def test_a_token_that_is_not_utf8_is_unknown_not_an_error(api):
+    """Raw bytes in the header, as no well-behaved client library would send them."""
+    reader, writer = await asyncio.open_connection(api.url.host, api.url.port)
+    writer.write(
+        b"GET /api/v1/collections HTTP/1.1\r\nHost: bot\r\n"
+        b"Authorization: Bearer wiki-\xff\xfe\r\nConnection: close\r\n\r\n"
+    )
+    await writer.drain()
+    head, _, body = (await reader.read()).partition(b"\r\n\r\n")
+    writer.close()
+    assert head.startswith(b"HTTP/1.1 401 "), head
+    assert json.loads(body)["error"]["code"] == "unauthenticated"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -58,3 +59,32 @@ def test_bad_input_gets_a_clear_answer(tmp_path):
     assert result.returncode == 1
     assert f"{broken}:2: KeyError" in result.stderr
     assert "1 added, 0 updated, 0 unchanged, 1 unreadable" in result.stdout
+
+
+def test_json_lines_the_api_would_refuse_are_skipped_with_the_reason(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text(KB_CONFIG.format(data_dir=tmp_path / "data", chroma=""))
+    lines = tmp_path / "hostile.jsonl"
+    lines.write_text(
+        "\n".join(
+            [
+                '{"id": "ok", "title": "Fine", "content": "Fine."}',
+                '{"id": "deep", "content": ' + "[" * 100_000 + "]" * 100_000 + "}",
+                '{"id": "far", "content": "x", "date": "9999-12-31"}',
+                '{"id": "broken", "content": "a \\ud800 b"}',
+                '{"id": "esc\\u001b[31m", "content": "x"}',
+            ]
+        )
+        + "\n"
+    )
+    result = ingest(config, "--collection", "handbook", str(lines))
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    for number, reason in [
+        (2, "nests arrays or objects too deeply"),
+        (3, "out of range: years 1 to 9998"),
+        (4, "content: has a lone UTF-16 surrogate"),
+        (5, "cannot hold control characters"),
+    ]:
+        said = rf"skipped: {re.escape(str(lines))}:{number}: [^\n]*{re.escape(reason)}"
+        assert re.search(said, result.stderr), result.stderr
+    assert "1 added, 0 updated, 0 unchanged, 4 unreadable" in result.stdout

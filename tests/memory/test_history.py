@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 from core.memory.memory import ConversationMemory
 from core.memory.store import MemoryStore
+from core.rights.readers import ALWAYS
 
 OCTOBER = datetime(2026, 10, 5, 9, tzinfo=UTC).timestamp()
 NOVEMBER = datetime(2026, 11, 18, 9, tzinfo=UTC).timestamp()
@@ -91,7 +92,7 @@ async def test_search_only_answers_show_the_rooms_own_history_too(memory, kb):
 
     def ask(room: str) -> Request:
         return Request("Where is the VPN gateway now?", "@ann:x", room, None, is_direct=True,
-                       members=("@ann:x",), shared_rooms=(room,))  # fmt: skip
+                       readers=("@ann:x",), knowledge=((room, ALWAYS),))  # fmt: skip
 
     here = await answerer.answer(ask("!a"))
     assert "vpn2.example.org" in here.text

@@ -59,3 +59,8 @@ def verdict(**changes) -> dict:
         "standalone_question": "",
     }
     return base | changes
+
+
+def question_in(prompt: str) -> str:
+    """The asker's question as the prompt fences it (`<question>` ... `</question>`)."""
+    return prompt.rsplit("<question>\n", 1)[1].rsplit("\n</question>", 1)[0]

@@ -20,6 +20,7 @@ from core.memory.memory import ConversationMemory
 from core.memory.store import MemoryStore
 from core.pipeline.answer import AnswerPipeline
 from core.requests import ChatLine, Request
+from core.rights.readers import ALWAYS
 from tests.pipeline.conftest import DOCUMENTS, verdict
 from tests.rights.conftest import cache_seconds, world  # noqa: F401  (fixtures)
 
@@ -38,7 +39,7 @@ class Bot:
             "$thread" if in_thread else None,
             recent=tuple(recent),
             is_direct=True,
-            shared_rooms=(room,),
+            knowledge=((room, ALWAYS),),
             event=f"$q{len(self.llm.history)}",
             in_bot_conversation=in_thread,
         )

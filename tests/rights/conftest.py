@@ -98,6 +98,8 @@ class SourceApp:
     rejected: list[str] = field(default_factory=list)
     delay: float = 0.0
     jwks: dict | None = None
+    # Items added to every `allowed` list: a buggy application's answer, outside the protocol.
+    malformed: list = field(default_factory=list)
 
     async def handle(self, request: web.Request) -> web.Response:
         body = await request.json()
@@ -125,7 +127,7 @@ class SourceApp:
                 self.rejected.append(str(exc))
                 readable = set()
             allowed = [d for d in body["documents"] if (d["collection"], d["id"]) in readable]
-            results.append({"allowed": allowed})
+            results.append({"allowed": allowed + self.malformed})
         return web.json_response({"results": results})
 
 

@@ -10,6 +10,7 @@ import pytest
 from core.knowledge.documents import Document
 from core.passages import PassagesAnswerer
 from core.requests import Request
+from core.rights.readers import ALWAYS
 from core.strings import SOURCES_UNCHECKED
 
 ALICE, BOB, CAROL, BOSS = (
@@ -59,8 +60,10 @@ def ask(
         room,
         None,
         is_direct=direct,
-        members=tuple(members),
-        shared_rooms=shared or (room,),
+        readers=tuple(members),
+        knowledge=tuple(
+            item if isinstance(item, tuple) else (item, ALWAYS) for item in (shared or (room,))
+        ),
     )
 
 
@@ -116,6 +119,26 @@ async def test_an_application_that_fails_yields_what_could_be_checked_in_time(
     assert time.monotonic() - started < 3, "the configured timeout is 1 s"
     assert cited(answer) == {"pub-1", "T-1"}
     assert SOURCES_UNCHECKED in answer.text
+
+
+MALFORMED_ITEMS = {
+    "a bare id": "budget",
+    "no id": {"collection": "wiki"},
+    "a number for an id": {"collection": "wiki", "id": 7},
+    "no collection": {"id": "salaries"},
+    "a list": ["wiki", "salaries"],
+}
+
+
+@pytest.mark.parametrize("item", MALFORMED_ITEMS.values(), ids=MALFORMED_ITEMS.keys())
+async def test_an_answer_with_a_malformed_allowed_item_counts_as_unchecked(answerer, world, item):
+    world.wiki.malformed = [item]
+    answer = await answerer.answer(ask(ALICE, direct=True))
+    assert cited(answer) == {"pub-1", "T-1"}, "nothing of the wiki's answer is trusted"
+    assert SOURCES_UNCHECKED in answer.text, "the readers are told, not silently denied"
+    world.wiki.malformed = []
+    again = await answerer.answer(ask(ALICE, direct=True))
+    assert cited(again) == {"pub-1", "salaries", "roadmap", "T-1"}, "nothing was cached"
 
 
 async def test_decisions_are_cached_and_dropped_when_a_document_changes(answerer, world):

@@ -6,6 +6,7 @@
     llm.enqueue("{not json")                   # something broken, on purpose
     llm.enqueue(status=500) / enqueue("x", delay=2)
     llm.respond = lambda body: ...             # replies when nothing is enqueued
+    llm.held = asyncio.Event(); llm.hold_after = 3   # the next stream waits after 3 pieces
     ... llm.history[0]["messages"] ...
 
 Streams with server-sent events when asked (`stream: true`), in small pieces, like vLLM.
@@ -43,6 +44,9 @@ class FakeLlm:
     delay: float = 0.0
     # A scripted model for long conversations: the request body in, the reply out.
     respond: Callable[[dict[str, Any]], str | dict] | None = None
+    # The next stream stops after `hold_after` pieces until the test sets `held`.
+    held: asyncio.Event | None = None
+    hold_after: int = 0
 
     @property
     def url(self) -> str:
@@ -114,7 +118,10 @@ class FakeLlm:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
         pieces = [text[i : i + 8] for i in range(0, len(text), 8)] or [""]
+        held, self.held = self.held, None
         for index, piece in enumerate(pieces):
+            if held is not None and index == self.hold_after:
+                await held.wait()
             chunk = {
                 "id": f"chatcmpl-{len(self.history)}",
                 "object": "chat.completion.chunk",

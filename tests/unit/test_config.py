@@ -95,6 +95,14 @@ ERRORS = {
         MATRIX + "[llm]\nurl = 'http://v/v1'\nmodel = 'm'\napi_key_env = 'NO_SUCH_KEY'",
         "bot.toml: llm.api_key_env: the environment variable NO_SUCH_KEY is not set",
     ),
+    "two pickle keys": (
+        MATRIX + 'pickle_key = "a-long-enough-passphrase"\npickle_key_env = "BOT_PASSWORD"',
+        "bot.toml: matrix: give exactly one of pickle_key or pickle_key_env",
+    ),
+    "short pickle key": (
+        MATRIX + 'pickle_key = "short"',
+        "bot.toml: matrix: the pickle key must be at least 16 characters",
+    ),
     "overlap too large": (
         MATRIX
         + "[sources.wiki]\ntoken = 't'\n[collections.docs]\nsource = 'wiki'\nchunk_tokens = 64\nchunk_overlap = 40",
@@ -133,6 +141,23 @@ def test_secrets_are_resolved_but_never_shown():
     settings = parse(MATRIX)
     assert settings.matrix.login_password() == "s3cret-value"
     assert "s3cret-value" not in repr(settings) + str(settings.model_dump())
+
+
+def test_the_pickle_key_comes_from_its_variable_and_is_never_shown():
+    key = "a passphrase of thirty-two chars"
+    settings = parse(MATRIX + 'pickle_key_env = "BOT_PICKLE_KEY"', {**ENV, "BOT_PICKLE_KEY": key})
+    assert settings.matrix.store_pickle_key() == key
+    assert key not in repr(settings) + str(settings.model_dump())
+    assert parse(MATRIX).matrix.store_pickle_key() is None
+    # The ingestion tools skip the bot's secrets: an unset variable is no error there.
+    skipped = parse_config(
+        MATRIX + 'pickle_key_env = "BOT_PICKLE_KEY"',
+        origin="bot.toml",
+        env={},
+        base_dir=Path("/srv/bot"),
+        skip_secrets=frozenset({"matrix"}),
+    )
+    assert skipped.matrix.store_pickle_key() is None
 
 
 def test_missing_file_is_a_config_error(tmp_path):

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from bot.feedback_commands import FeedbackRequest, build_feedback_reply, decide_feedback_request
+from bot.feedback_commands import (
+    FeedbackRequest,
+    build_export_record,
+    build_feedback_reply,
+    decide_feedback_request,
+    decide_shown,
+)
 from core import strings
 from core.feedback.store import RoomCounts
 from core.feedback.votes import decide_adjustments, parse_vote
@@ -71,7 +77,7 @@ def test_no_admin_room_means_nobody():
 def test_the_report_shows_rooms_periods_and_the_worst_answers_with_sources():
     worst = [{
         "answer_id": "a1", "room": "!team", "question": "How do I book trains?", "up": 0,
-        "down": 2, "comments": ["the link is dead"],
+        "down": 2, "comments": ["the link is dead"], "readers": [ADMIN, "@ann:example.org"],
         "sources": [{"title": "Travel", "collection": "handbook", "document_id": "travel",
                      "url": "", "score": 0.0312}],
     }]  # fmt: skip
@@ -79,9 +85,45 @@ def test_the_report_shows_rooms_periods_and_the_worst_answers_with_sources():
         FeedbackRequest("summary"),
         counts={7: [RoomCounts("!team", 1, 2)], 30: [RoomCounts("!team", 4, 2)]},
         worst=worst,
+        room_readers={ADMIN},
     )
     assert "| !team | 1 / 2 | 4 / 2 |" in text
     assert "👎 2 · 👍 0: “How do I book trains?” in !team" in text
     assert "Travel (handbook/travel, score 0.031)" in text and "the link is dead" in text
-    empty = build_feedback_reply(FeedbackRequest("summary"), counts={7: [], 30: []}, worst=[])
+    empty = build_feedback_reply(
+        FeedbackRequest("summary"), counts={7: [], 30: []}, worst=[], room_readers={ADMIN}
+    )
     assert strings.FEEDBACK_NONE in empty and strings.FEEDBACK_NO_WORST in empty
+
+
+SHOWN = {
+    "every reader was in the audience": ([ADMIN, "@ann:x"], {ADMIN}, True),
+    "a reader was not": ([ADMIN], {ADMIN, "@dave:x"}, False),
+    "stored before readers were kept: nobody": ([], {ADMIN}, False),
+}
+
+
+@pytest.mark.parametrize("answer,room,expected", SHOWN.values(), ids=SHOWN.keys())
+def test_decide_shown(answer, room, expected):
+    assert decide_shown(answer, room) is expected
+
+
+def test_a_hidden_answer_shows_counts_and_ids_only():
+    item = {
+        "answer_id": "a1", "room": "!team", "question": "What is the secret budget?",
+        "up": 1, "down": 2, "comments": ["wrong figure"], "readers": [ADMIN],
+        "sources": [{"title": "Budget 2027", "collection": "wiki", "document_id": "budget",
+                     "url": "", "score": None}],
+    }  # fmt: skip
+    text = build_feedback_reply(
+        FeedbackRequest("worst"), counts={}, worst=[item], room_readers={ADMIN, "@dave:x"}
+    )
+    assert "a1" in text and "👎 2 · 👍 1" in text
+    for secret in ("secret budget", "Budget 2027", "wrong figure"):
+        assert secret not in text
+    record = {**item, "event_id": "$e", "created": 1.0, "trace": [{"prompt": "secret"}],
+              "votes": [{"user": ADMIN, "vote": "down", "ts": 1.0}]}  # fmt: skip
+    hidden = build_export_record(record, {ADMIN, "@dave:x"})
+    assert hidden == {"answer_id": "a1", "event_id": "$e", "room": "!team", "created": 1.0,
+                      "hidden": True, "up": 0, "down": 1}  # fmt: skip
+    assert build_export_record(record, {ADMIN}) == record

@@ -27,7 +27,7 @@ def test_the_shipped_prompts_load_and_render():
         question="Why?",
     )
     assert system["role"] == "system" and "- handbook" in system["content"]
-    assert user["content"].endswith("Question: Why?")
+    assert user["content"].endswith("<question>\nWhy?\n</question>")
 
 
 def test_an_override_replaces_one_part_and_marks_the_version():

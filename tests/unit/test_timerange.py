@@ -44,7 +44,10 @@ def test_resolve_range(expression, connective, start, end):
     assert found is not None and (found.start, found.end) == (start, end)
 
 
-@pytest.mark.parametrize("expression", ["two weeks", "soon", "the weekly sync"])
+@pytest.mark.parametrize(
+    "expression",
+    ["two weeks", "soon", "the weekly sync", "December 31, 9999", "the last 99999999 years"],
+)
 def test_durations_and_vague_words_are_not_ranges(expression):
     assert resolve_range(expression, NOW) is None
 

@@ -1,0 +1,101 @@
+"""Who reads each of the bot's rooms now: nio's room state (members, history visibility,
+join rule) and, from the member events of the sync, since when each person is a member.
+
+The decisions are `core.rights.readers`; this module only gathers the facts.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from nio import RoomMemberEvent, SyncResponse
+
+from bot.matrix import MatrixIO
+from core.ids import RoomID, UserID
+from core.rights.readers import (
+    RoomMembers,
+    decide_audience_holds,
+    decide_open,
+    decide_readers,
+    decide_room_knowledge,
+)
+
+MEMBER = ("join", "invite")
+
+
+class AudienceChanged(Exception):
+    """New readers came into the room while an answer for the earlier ones was written."""
+
+
+@dataclass(frozen=True)
+class RoomAudience:
+    """The readers of a room when a reply was computed, and what they may get."""
+
+    room: RoomID
+    readers: frozenset[UserID]
+    open_room: bool
+    knowledge: tuple[tuple[RoomID, float], ...]
+
+    def own_since(self) -> float | None:
+        """From when the room's own lines may be reused for these readers; None: never."""
+        return next((since for room, since in self.knowledge if room == self.room), None)
+
+
+class Audiences:
+    def __init__(self, matrix: MatrixIO) -> None:
+        self.matrix = matrix
+        # room -> user -> (membership, epoch seconds it began)
+        self._since: dict[str, dict[str, tuple[str, float]]] = {}
+
+    def observe(self, response: SyncResponse) -> None:
+        """Note when each membership began; a member event that keeps the membership (a
+        new display name) keeps its start."""
+        for room_id, info in response.rooms.join.items():
+            known = self._since.setdefault(room_id, {})
+            for event in (*info.state, *info.timeline.events):
+                if not isinstance(event, RoomMemberEvent):
+                    continue
+                if event.membership not in MEMBER:
+                    known.pop(event.state_key, None)
+                elif known.get(event.state_key, ("", 0.0))[0] != event.membership:
+                    known[event.state_key] = (event.membership, event.server_timestamp / 1000)
+        for room_id in response.rooms.leave:
+            self._since.pop(room_id, None)
+
+    def members(self, room_id: str) -> RoomMembers:
+        """The room now; a membership of unknown start counts from now (hides more)."""
+        room = self.matrix.client.rooms.get(room_id)
+        if room is None:
+            return RoomMembers(RoomID(room_id))
+        known = self._since.get(room_id, {})
+        now = time.time()
+        joined, invited = {}, {}
+        for user_id, user in room.users.items():
+            if user_id == self.matrix.user_id:
+                continue
+            since = known.get(user_id, ("", now))[1]
+            (invited if user.invited else joined)[UserID(user_id)] = since
+        return RoomMembers(
+            RoomID(room_id), joined, invited, room.history_visibility, room.join_rule
+        )
+
+    def of_room(self, room_id: str) -> RoomAudience:
+        """Who reads the room now, and which rooms' knowledge they may all get."""
+        own = self.members(room_id)
+        readers = decide_readers(own)
+        others = (
+            self.members(other)
+            for other, room in self.matrix.client.rooms.items()
+            if other != room_id and readers <= room.users.keys()
+        )
+        return RoomAudience(
+            own.room, readers, decide_open(own), decide_room_knowledge(own, readers, others)
+        )
+
+    def holds(self, audience: RoomAudience) -> bool:
+        """Whether text computed for `audience` may still be posted in its room."""
+        now = self.members(audience.room)
+        return decide_audience_holds(audience.readers, decide_readers(now)) and (
+            audience.open_room or not decide_open(now)
+        )

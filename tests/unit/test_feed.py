@@ -1,0 +1,43 @@
+"""The conversation lines reused as context: only for readers who could read them."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.feed import Feed, FeedLine
+from core.requests import ChatLine
+from core.rights.readers import ALWAYS
+
+ALICE, CAROL, BOT = "@alice:x", "@carol:x", "@bot:x"
+
+
+def feed() -> Feed:
+    lines = Feed()
+    lines.add("!r", None, FeedLine("$1", ChatLine(ALICE, "what does the note say?"), 100.0))
+    answer = ChatLine(BOT, "The note says 42.", from_bot=True)
+    lines.add("!r", None, FeedLine("a1", answer, 101.0, frozenset({ALICE})))
+    lines.add("!r", None, FeedLine("$3", ChatLine(ALICE, "thanks"), 300.0))
+    lines.add("!r", None, FeedLine("$4", ChatLine(CAROL, "what else?"), 400.0))
+    return lines
+
+
+CASES = {
+    "the readers it was written for: everything": (
+        {ALICE},
+        ALWAYS,
+        ["what does the note say?", "The note says 42.", "thanks"],
+    ),
+    "a new reader: not the bot's answer to others": (
+        {ALICE, CAROL},
+        ALWAYS,
+        ["what does the note say?", "thanks"],
+    ),
+    "joined history: nothing said before the latest join": ({ALICE, CAROL}, 200.0, ["thanks"]),
+    "no knowledge of the room at all": ({ALICE}, None, []),
+}
+
+
+@pytest.mark.parametrize("readers,since,expected", CASES.values(), ids=CASES.keys())
+def test_recent_lines_for_readers(readers, since, expected):
+    found = feed().recent("!r", None, 10, "$4", readers=frozenset(readers), since=since)
+    assert [line.text for line in found] == expected
