@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 
 from bot.audience import Audiences
@@ -21,6 +21,7 @@ from bot.render import build_room_notice
 from bot.settings_holder import SettingsHolder
 from bot.state import StateStore
 from bot.summaries import SummaryDesk
+from bot.supervise import Supervisor
 from bot.sync import SyncLoop
 from core.answering import Answerer, NoKnowledgeAnswerer, PredeterminedFirst
 from core.config import Settings, load_config
@@ -111,22 +112,29 @@ class BotApp:
             )
             if self.handle_signals:
                 watcher.reload_on_sighup()
+            supervisor = Supervisor()
             async with asyncio.TaskGroup() as group:
-                group.create_task(sync.run())
-                group.create_task(watcher.watch())
+
+                def keep(name: str, start: Callable[[], Awaitable[None]]) -> None:
+                    group.create_task(supervisor.keep_running(name, start))
+
+                keep("sync", sync.run)
+                keep("config watcher", watcher.watch)
                 if kb:
-                    group.create_task(run_knowledge_services(kb, self._current))
-                group.create_task(memory.run_flusher())
-                group.create_task(self._warm_up(kb, answerer))
+                    keep("ingestion", lambda: run_knowledge_services(kb, self._current))
+                keep("history flusher", memory.run_flusher)
+                keep("model warm-up", lambda: self._warm_up(kb, answerer))
                 if self.settings.current.ops.enabled:
-                    ops = OpsServer(self._current, metrics, lambda: sync.last_sync, kb)
-                    group.create_task(ops.run())
+                    ops = OpsServer(
+                        self._current, metrics, lambda: sync.last_sync, kb, supervisor.failing
+                    )
+                    keep("health endpoint", ops.run)
                 await sync.ready.wait()
                 scheduler = SummaryScheduler(
                     self._job_store_url(), str(data_dir.resolve()), summaries.run_scheduled
                 )
                 scheduler.start()
-                group.create_task(self._keep_summary_jobs(scheduler, matrix))
+                keep("summary schedules", lambda: self._keep_summary_jobs(scheduler, matrix))
                 self.ready.set()
         finally:
             if scheduler:

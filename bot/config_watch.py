@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 
@@ -12,10 +13,13 @@ from watchfiles import awatch
 
 from bot.settings_holder import SettingsHolder
 from core import strings
-from core.config import ConfigError, Settings, decide_restart_only_changes, load_config
+from core.config import ConfigError, Settings, decide_restart_only_changes, parse_config
+from core.config.load import parse_config_text
 from core.config.model import RESTART_ONLY_KEYS, RESTART_ONLY_SECTIONS
 
 log = logging.getLogger(__name__)
+# How long an edit that drops whole sections must leave the file unchanged to count.
+STABLE_SECONDS = 1.0
 
 Report = Callable[[str], Awaitable[None]]
 
@@ -35,6 +39,20 @@ def build_applied(old: Settings, new: Settings) -> tuple[Settings, list[str]]:
     return new.model_copy(update=kept), restart_keys
 
 
+def decide_dropped(old: Settings, new: Settings) -> list[str]:
+    """What the running config uses that the edit takes away whole: collections, sources,
+    rooms and the model endpoint. A file cut short while it is written looks like this."""
+    dropped = [
+        f"{section}.{name}"
+        for section in ("collections", "sources", "rooms")
+        for name in getattr(old, section)
+        if name not in getattr(new, section)
+    ]
+    if old.llm.url and not new.llm.url:
+        dropped.append("llm.url")
+    return dropped
+
+
 class ConfigWatcher:
     def __init__(
         self, path: Path, env: Mapping[str, str], holder: SettingsHolder, report: Report
@@ -47,23 +65,61 @@ class ConfigWatcher:
         self._signalled: set[asyncio.Task[bool]] = set()
 
     async def reload(self) -> bool:
-        """Validate the file and apply it; an invalid file changes nothing."""
+        """Validate the file and apply it; an invalid file changes nothing. The catch-all
+        of config edits: nothing an admin writes may stop the bot."""
         async with self._lock:
             try:
-                new = load_config(self.path, self.env)
-            except ConfigError as exc:
-                log.error("config edit rejected, keeping the running config:\n%s", exc)
-                await self.report(strings.CONFIG_REJECTED.format(problems=_as_list(exc.problems)))
+                return await self._reload()
+            except Exception:
+                reference = uuid.uuid4().hex[:8]
+                log.exception("applying a config edit failed (reference %s)", reference)
+                await self.report(strings.CONFIG_RELOAD_FAILED.format(reference=reference))
                 return False
-            applied, restart_keys = build_applied(self.holder.current, new)
-            if applied == self.holder.current and not restart_keys:
-                return True
-            self.holder.current = applied
-            log.info("config reloaded from %s", self.path)
-            if restart_keys:
-                log.warning("these settings need a restart: %s", ", ".join(restart_keys))
-                await self.report(strings.CONFIG_NEEDS_RESTART.format(keys=", ".join(restart_keys)))
+
+    async def _reload(self) -> bool:
+        try:
+            data = await asyncio.to_thread(self.path.read_bytes)
+            new = parse_config(
+                parse_config_text(data, str(self.path)), origin=str(self.path), env=self.env,
+                base_dir=self.path.parent.resolve(),
+            )  # fmt: skip
+        except OSError as exc:
+            problems = [f"{self.path}: cannot be read: {exc.strerror}"]
+            return await self._reject(ConfigError(problems))
+        except ConfigError as exc:
+            return await self._reject(exc)
+        dropped = decide_dropped(self.holder.current, new)
+        if dropped and not await self._unchanged_for_a_moment(data):
+            log.info("the config file drops %s and is still being written; waiting for it",
+                     ", ".join(dropped))  # fmt: skip
+            return False
+        return await self._apply(new)
+
+    async def _unchanged_for_a_moment(self, data: bytes) -> bool:
+        """A half-written file is never applied: an edit that takes whole sections away
+        counts only once the file stays the same for a moment (a later write of the
+        file brings its own reload)."""
+        await asyncio.sleep(STABLE_SECONDS)
+        try:
+            return await asyncio.to_thread(self.path.read_bytes) == data
+        except OSError:
+            return False
+
+    async def _reject(self, exc: ConfigError) -> bool:
+        log.error("config edit rejected, keeping the running config:\n%s", exc)
+        await self.report(strings.CONFIG_REJECTED.format(problems=_as_list(exc.problems)))
+        return False
+
+    async def _apply(self, new: Settings) -> bool:
+        applied, restart_keys = build_applied(self.holder.current, new)
+        if applied == self.holder.current and not restart_keys:
             return True
+        self.holder.current = applied
+        log.info("config reloaded from %s", self.path)
+        if restart_keys:
+            log.warning("these settings need a restart: %s", ", ".join(restart_keys))
+            await self.report(strings.CONFIG_NEEDS_RESTART.format(keys=", ".join(restart_keys)))
+        return True
 
     async def watch(self) -> None:
         """Reload whenever the file is written (editors often replace it, so watch its folder)."""

@@ -34,6 +34,7 @@ from bot.state import PendingEvent, StateStore
 from core import strings
 from core.answering import Answerer
 from core.ids import EventID, RoomID, UserID
+from core.knowledge.vectors import KnowledgeUnavailable
 from core.llm.client import LlmError
 from core.requests import Answer, ChatLine, Request
 
@@ -158,6 +159,10 @@ class Dispatcher:
             log.warning("the language model failed for %s: %s", message.event_id, exc)
             self._count_failure("llm")
             await self._tell_failure(reply, strings.LLM_FAILED)
+        except KnowledgeUnavailable as exc:
+            log.warning("the documents could not be searched for %s: %s", message.event_id, exc)
+            self._count_failure("knowledge_unavailable")
+            await self._tell_failure(reply, strings.SEARCH_UNAVAILABLE)
         except Exception:
             reference = uuid.uuid4().hex[:8]
             log.exception("answering %s failed (reference %s)", message.event_id, reference)

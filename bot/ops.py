@@ -29,11 +29,13 @@ class OpsServer:
         metrics: Metrics,
         last_sync: Callable[[], float | None],
         kb: KnowledgeBase | None,
+        failing_loops: Callable[[], list[str]] = list,
     ) -> None:
         self.settings = settings
         self.metrics = metrics
         self.last_sync = last_sync
         self.kb = kb
+        self.failing_loops = failing_loops
 
     def build_app(self) -> web.Application:
         app = web.Application()
@@ -65,7 +67,9 @@ class OpsServer:
 
     async def health(self, request: web.Request) -> web.Response:
         sync, chroma, llm = await asyncio.gather(self._sync(), self._chroma(), self._llm())
-        status, body = decide_health({"sync": sync, "chroma": chroma, "llm": llm})
+        checks: dict[str, Check] = {"sync": sync, "chroma": chroma, "llm": llm}
+        checks |= {f"loop: {name}": "failing" for name in self.failing_loops()}
+        status, body = decide_health(checks)
         return web.json_response(body, status=status)
 
     async def _sync(self) -> Check:

@@ -61,6 +61,9 @@ class PassagesAnswerer:
         settings = self.settings()
         audience = build_audience(request, settings)
         found = await self.finder.find(request, request.text, audience, settings)
+        if found.unavailable and not found.hits:
+            unavailable = strings.SEARCH_UNAVAILABLE
+            return Answer(unavailable, "notice", (), found.trace, reason="unavailable")
         text, sources = build_passages_answer(found.hits)
         if found.unchecked:
             text += "\n\n" + strings.SOURCES_UNCHECKED

@@ -172,3 +172,12 @@ CONFIG_RELOAD_FAILED = (
     NOTICE_PREFIX + "A config edit could not be applied (reference {reference}); the running "
     "config stays in force. The log has the details."
 )
+
+# Chroma (the document search) cannot be reached.
+SEARCH_UNAVAILABLE = (
+    NOTICE_PREFIX + "I cannot search the documents right now. Please ask again in a few minutes."
+)
+SEARCH_PARTLY_UNAVAILABLE = (
+    "_The documents could not be searched right now: this answer comes only from what this "
+    "room asked me to remember._"
+)

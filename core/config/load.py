@@ -44,6 +44,10 @@ def parse_config(
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([f"{origin}: not valid TOML: {exc}"]) from None
+    except RecursionError:
+        raise ConfigError([f"{origin}: not valid TOML: nested too deeply"]) from None
+    except ValueError:  # Python's limit on digits, hit by a number thousands of digits long
+        raise ConfigError([f"{origin}: not valid TOML: a number is too long"]) from None
     try:
         context = {"env": env, "base_dir": base_dir, "skip_secrets": skip_secrets}
         return Settings.model_validate(data, context=context)
@@ -59,12 +63,23 @@ def load_config(
 ) -> Settings:
     """Read and validate the config file at `path`."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = parse_config_text(path.read_bytes(), str(path))
     except OSError as exc:
         raise ConfigError([f"{path}: cannot be read: {exc.strerror}"]) from None
     return parse_config(
         text, origin=str(path), env=env, base_dir=path.parent.resolve(), skip_secrets=skip_secrets
     )
+
+
+def parse_config_text(data: bytes, origin: str) -> str:
+    """The file's text; bytes that are not UTF-8 are an error naming where they are."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ConfigError(
+            [f"{origin}: line {line}: not UTF-8 text (byte {exc.start}); save the file as UTF-8"]
+        ) from None
 
 
 def decide_restart_only_changes(old: Settings, new: Settings) -> list[str]:

@@ -164,8 +164,8 @@ def _check_timezone(value: str | None) -> str | None:
         return value
     try:
         ZoneInfo(value)
-    except (ZoneInfoNotFoundError, ValueError) as exc:
-        raise ValueError(f"{value!r} is not a time zone like Europe/Paris") from exc
+    except (ZoneInfoNotFoundError, ValueError, OSError) as exc:  # OSError: a name too long
+        raise ValueError(f"{value[:60]!r} is not a time zone like Europe/Paris") from exc
     return value
 
 

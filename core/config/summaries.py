@@ -14,6 +14,7 @@ INTERVAL = re.compile(
     r"^every\s+(\d+)\s*(s|sec|seconds?|m|min|minutes?|h|hours?|d|days?)$", re.IGNORECASE
 )
 UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+MAX_INTERVAL_SECONDS = 366 * 86400
 
 
 @dataclass(frozen=True)
@@ -29,10 +30,14 @@ def parse_schedule(text: str) -> Schedule | None:
     text = text.strip()
     if not text:
         return None
-    if match := INTERVAL.match(text):
+    if (match := INTERVAL.match(text)) and len(match.group(1)) > 9:
+        raise ValueError("a schedule runs at least once a year")
+    if match:
         seconds = int(match.group(1)) * UNIT_SECONDS[match.group(2)[0].lower()]
         if seconds < 10:
             raise ValueError("a schedule runs at most every 10 seconds")
+        if seconds > MAX_INTERVAL_SECONDS:
+            raise ValueError("a schedule runs at least once a year")
         return Schedule(seconds=seconds)
     if text.lower().startswith("cron:"):
         crontab = text[5:].strip()

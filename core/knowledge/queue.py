@@ -14,10 +14,12 @@ from dataclasses import asdict
 from core.knowledge.catalog import Catalog, Job
 from core.knowledge.documents import Document
 from core.knowledge.indexer import Indexer, Outcome
+from core.knowledge.vectors import KnowledgeUnavailable
 
 log = logging.getLogger(__name__)
 
 MAX_DOCUMENTS_PER_RUN = 32
+OUTAGE_RETRY_SECONDS = (1, 2, 5, 10, 30)
 
 
 def _runs(jobs: list[Job]) -> list[list[Job]]:
@@ -65,15 +67,24 @@ class IngestQueue:
             self._finished.pop(job_id, None)
 
     async def run(self) -> None:
-        """Work through stored jobs until cancelled."""
+        """Work through stored jobs until cancelled. While Chroma is unreachable the jobs
+        stay queued and are tried again, less and less often."""
+        outages = 0
         while True:
             self._wakeup.clear()
             jobs = self.catalog.queued_jobs(MAX_DOCUMENTS_PER_RUN)
             if not jobs:
                 await self._wakeup.wait()
                 continue
-            for run in _runs(jobs):
-                await self._process(run)
+            try:
+                for run in _runs(jobs):
+                    await self._process(run)
+                outages = 0
+            except KnowledgeUnavailable as exc:
+                delay = OUTAGE_RETRY_SECONDS[min(outages, len(OUTAGE_RETRY_SECONDS) - 1)]
+                outages += 1
+                log.warning("ingestion waits for Chroma (%s); trying again in %s s", exc, delay)
+                await asyncio.sleep(delay)
 
     async def _process(self, run: list[Job]) -> None:
         try:
@@ -81,6 +92,8 @@ class IngestQueue:
                 outcomes = [await self.indexer.delete(run[0].collection, run[0].doc_id)]
             else:
                 outcomes = await self.indexer.put_many([Document(**j.payload or {}) for j in run])
+        except KnowledgeUnavailable:
+            raise  # not the document's fault: it stays queued
         except Exception as exc:  # a bad document must not stop the queue
             if len(run) > 1:
                 for job in run:

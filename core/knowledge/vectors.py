@@ -6,12 +6,15 @@ always passed in, never computed by Chroma (its default model would download at 
 
 from __future__ import annotations
 
+import functools
 import logging
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 from urllib.parse import urlparse
 
 import chromadb
+import httpx
 from chromadb.config import Settings as ChromaSettings
 
 log = logging.getLogger(__name__)
@@ -21,22 +24,56 @@ class ModelMismatch(Exception):
     """A collection was indexed with another embedding model than the configured one."""
 
 
+class KnowledgeUnavailable(Exception):
+    """Chroma cannot be reached (a server that is down or restarting); for logs."""
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _reached(call: Callable[P, R]) -> Callable[P, R]:
+    """A call to Chroma whose network failure is a KnowledgeUnavailable, so that callers
+    tell an outage (say so, retry later) from a bug."""
+
+    @functools.wraps(call)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return call(*args, **kwargs)
+        except httpx.TransportError as exc:
+            raise KnowledgeUnavailable(f"Chroma is not reachable: {type(exc).__name__}") from exc
+
+    return wrapper
+
+
 class VectorStore:
     def __init__(self, chroma_url: str | None, data_dir: Path) -> None:
+        self._chroma_url = chroma_url
+        self._data_dir = data_dir
+        self._client_made: Any = None
+        self._collections: dict[str, Any] = {}
+
+    @property
+    def _client(self) -> Any:
+        """Connected on first use, so that the bot starts while a Chroma server is down."""
+        if self._client_made is None:
+            self._client_made = self._connect()
+        return self._client_made
+
+    def _connect(self) -> Any:
         settings = ChromaSettings(anonymized_telemetry=False)
-        if chroma_url:
-            url = urlparse(chroma_url)
-            self._client = chromadb.HttpClient(
+        if not self._chroma_url:
+            return chromadb.PersistentClient(path=str(self._data_dir / "chroma"), settings=settings)
+        url = urlparse(self._chroma_url)
+        try:
+            return chromadb.HttpClient(
                 host=url.hostname or "127.0.0.1",
                 port=url.port or (443 if url.scheme == "https" else 8000),
                 ssl=url.scheme == "https",
                 settings=settings,
             )
-        else:
-            self._client = chromadb.PersistentClient(
-                path=str(data_dir / "chroma"), settings=settings
-            )
-        self._collections: dict[str, Any] = {}
+        except ValueError as exc:  # Chroma's "Could not connect to a Chroma server"
+            raise KnowledgeUnavailable(str(exc)) from exc
 
     def _collection(self, name: str, model: str) -> Any:
         cached = self._collections.get(name)
@@ -55,6 +92,7 @@ class VectorStore:
             )
         return cached
 
+    @_reached
     def upsert(
         self,
         name: str,
@@ -68,6 +106,7 @@ class VectorStore:
                 ids=ids, embeddings=embeddings, metadatas=metadatas
             )
 
+    @_reached
     def delete_document(self, name: str, model: str, doc_id: str, keep_hash: str = "") -> None:
         """Remove a document's chunks, except those of the version `keep_hash`."""
         where: dict[str, Any] = {"doc_id": doc_id}
@@ -75,6 +114,7 @@ class VectorStore:
             where = {"$and": [where, {"content_hash": {"$ne": keep_hash}}]}
         self._collection(name, model).delete(where=where)
 
+    @_reached
     def query(self, name: str, model: str, vector: list[float], n: int) -> list[tuple[str, float]]:
         """(chunk id, cosine distance), nearest first.
 
@@ -86,9 +126,11 @@ class VectorStore:
         result = collection.query(query_embeddings=[vector], n_results=n, include=["distances"])
         return list(zip(result["ids"][0], result["distances"][0], strict=True))
 
+    @_reached
     def heartbeat(self) -> None:
         """Raises when Chroma does not answer."""
         self._client.heartbeat()
 
+    @_reached
     def count(self, name: str, model: str) -> int:
         return self._collection(name, model).count()

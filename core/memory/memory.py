@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 
 from core.config import Settings
+from core.knowledge.vectors import KnowledgeUnavailable
 from core.memory.history import HistoryIndex
 from core.memory.remember import RememberRequest
 from core.memory.store import Memory, MemoryStore, Turn
@@ -45,14 +46,20 @@ class ConversationMemory:
         if self.history is None or not self.settings().room(room).history:
             return
         self.store.add_line(room, event_id, sender, text, ts, link)
-        await self.history.embed_ready_windows(room, idle_too=False)
+        try:
+            await self.history.embed_ready_windows(room, idle_too=False)
+        except KnowledgeUnavailable:
+            pass  # the line is kept; the flusher embeds its window once Chroma is back
 
     async def run_flusher(self) -> None:
         """Embed the last lines of rooms that went quiet, once a minute."""
         while self.history is not None:
             await asyncio.sleep(FLUSH_EVERY_SECONDS)
-            for room in self.store.rooms_with_lines():
-                await self.history.embed_ready_windows(room)
+            try:
+                for room in self.store.rooms_with_lines():
+                    await self.history.embed_ready_windows(room)
+            except KnowledgeUnavailable as exc:
+                log.warning("history windows wait for Chroma: %s", exc)
 
     # Turns.
     def previous_turn(self, request: Request) -> Turn | None:

@@ -120,6 +120,11 @@ class AnswerPipeline:
             sources = await self.finder.find(request, question, audience, settings)
         trace += sources.trace
         general = settings.room(request.room).general_answers
+        if sources.unavailable and not sources.hits and not sources.memories:
+            self._record(request, question, "unavailable")
+            return Answer(
+                strings.SEARCH_UNAVAILABLE, kind="notice", trace=tuple(trace), reason="unavailable"
+            )
         if not sources.hits and not sources.memories and not general:
             self._record(request, question, "nothing_found")
             return Answer(
@@ -208,6 +213,8 @@ class AnswerPipeline:
         cited_text, cited = build_cited_text(text, given)
         if sources.unchecked:
             cited_text += "\n\n" + strings.SOURCES_UNCHECKED
+        if sources.unavailable:
+            cited_text += "\n\n" + strings.SEARCH_PARTLY_UNAVAILABLE
         details = {"prompt": messages, "raw": text, "model": self.llm.model,
                    "prompt_version": self.prompts().version}  # fmt: skip
         trace.append(TraceStep("answer", time.perf_counter() - started, details))

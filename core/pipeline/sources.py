@@ -4,23 +4,40 @@ the room's own history, and the room's memories, searched separately."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 from core.config import Settings
 from core.knowledge.documents import Hit
 from core.knowledge.retrieval import Retriever
+from core.knowledge.vectors import KnowledgeUnavailable
 from core.memory.history import HistoryHit
 from core.memory.memory import ConversationMemory
 from core.memory.store import Memory
-from core.pipeline.grounding import fetch_grounding
+from core.pipeline.grounding import Grounding, fetch_grounding
 from core.pipeline.recall import build_history_hit
 from core.requests import Request, TraceStep
 from core.rights.checker import RightsChecker
 from core.rights.readers import Audience
 from core.timerange import TimeExpressionFinder, TimeRange
+
+log = logging.getLogger(__name__)
+NO_GROUNDING = Grounding([], False, ())
+T = TypeVar("T")
+
+
+async def _unless_unavailable(work: Awaitable[T], empty: T) -> tuple[T, bool]:
+    """The search's result, or `empty` and True when Chroma cannot be reached."""
+    try:
+        return await work, False
+    except KnowledgeUnavailable as exc:
+        log.warning("a search was skipped: %s", exc)
+        return empty, True
 
 
 @dataclass(frozen=True)
@@ -29,6 +46,8 @@ class Sources:
     memories: list[Memory]
     unchecked: bool
     trace: tuple[TraceStep, ...]
+    # Chroma could not be reached: documents and history were not searched.
+    unavailable: bool = False
 
 
 class SourcesFinder:
@@ -53,17 +72,14 @@ class SourcesFinder:
         between = await asyncio.to_thread(self.times.find_range, question, now)
         # The room's own knowledge, only what every reader could read said in the room.
         since = audience.knowledge_since(request.room)
-        grounding, history = await asyncio.gather(
-            fetch_grounding(
-                self.retriever,
-                self.rights,
-                question,
-                audience,
-                settings.retrieval.top_k,
-                between.as_timestamps() if between else None,
+        # An outage of Chroma is said in the answer; the room's memories still work.
+        (grounding, documents_down), (history, history_down) = await asyncio.gather(
+            _unless_unavailable(
+                self._documents(question, audience, settings, between), NO_GROUNDING
             ),
-            self._history(request, question, settings, between, since),
+            _unless_unavailable(self._history(request, question, settings, between, since), []),
         )
+        unavailable = documents_down or history_down
         memories: list[Memory] = []
         if self.memory is not None and settings.memory.memories_in_prompt and since is not None:
             found = self.memory.memories_for(request.room, request.sender, since)
@@ -78,7 +94,20 @@ class SourcesFinder:
             },
         )
         hits = grounding.hits + [build_history_hit(h, timezone) for h in history]
-        return Sources(hits, memories, grounding.unchecked, (*grounding.trace, step))
+        trace = (*grounding.trace, step)
+        return Sources(hits, memories, grounding.unchecked, trace, unavailable=unavailable)
+
+    async def _documents(
+        self, question: str, audience: Audience, settings: Settings, between: TimeRange | None
+    ) -> Grounding:
+        return await fetch_grounding(
+            self.retriever,
+            self.rights,
+            question,
+            audience,
+            settings.retrieval.top_k,
+            between.as_timestamps() if between else None,
+        )
 
     async def _history(
         self,

@@ -48,7 +48,7 @@ class SummaryScheduler:
         did not change keeps its next run time."""
         jobs = {job.id: job for job in self.scheduler.get_jobs()}
         for room, schedule in wanted.items():
-            trigger = _trigger(schedule)
+            trigger = build_trigger(schedule)
             job = jobs.pop(JOB_PREFIX + room, None)
             if job is not None and str(job.trigger) == str(trigger):
                 continue
@@ -65,7 +65,7 @@ class SummaryScheduler:
                 self.scheduler.remove_job(job_id)
 
 
-def _trigger(schedule: Schedule) -> IntervalTrigger | CronTrigger:
+def build_trigger(schedule: Schedule) -> IntervalTrigger | CronTrigger:
     if schedule.crontab:
         return CronTrigger.from_crontab(schedule.crontab)
     return IntervalTrigger(seconds=schedule.seconds or 86_400)

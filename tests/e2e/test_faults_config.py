@@ -1,0 +1,75 @@
+"""Config edits that go wrong, as a hurried admin makes them: bytes that are not UTF-8,
+a schedule out of range, a file caught half-written. The bot keeps running on the
+config it had, says what is wrong, and never applies half a file."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from tests.e2e.people import from_user, replies_to
+from tests.e2e.test_conversation import room_with_bot
+from tests.e2e.test_lifecycle import wait_for_config
+
+pytestmark = pytest.mark.e2e
+
+
+async def still_answers(person, room: str, bot) -> None:
+    question = await person.say(room, "!help", mentions=[bot.user_id])
+    await person.wait_for(room, replies_to(question), timeout=30)
+
+
+async def next_report(person, admin_room: str, bot, seen: int) -> str:
+    """The text of the bot's next notice in the admin room after `seen` of them."""
+    notices = lambda: person.seen(admin_room, from_user(bot.user_id))  # noqa: E731
+    await person.wait_until(lambda: len(notices()) > seen, timeout=30)
+    return notices()[seen]["content"]["body"]
+
+
+async def test_broken_edits_are_reported_and_the_bot_keeps_running(people, bot):
+    alice = await people("alice")
+    bot.write_config(allowed_users=[alice.user_id])
+    await bot.start()
+    admin_room = await room_with_bot(alice, bot)
+    room = await room_with_bot(alice, bot)
+    override = f'[rooms."{room}"]\nanswer_without_mention = true\n'
+    bot.write_config(override, allowed_users=[alice.user_id], admin_room=admin_room)
+    await wait_for_config(bot, lambda settings: settings.room(room).answer_without_mention)
+    good = bot.config_path.read_bytes()
+    reports = len(alice.seen(admin_room, from_user(bot.user_id)))
+
+    bot.config_path.write_bytes(good.replace(b"Knowledge Bot", b"Knowledge \xff Bot"))
+    report = await next_report(alice, admin_room, bot, reports)
+    assert "not UTF-8" in report and "line" in report
+    await still_answers(alice, room, bot)
+
+    bot.config_path.write_bytes(
+        good + b'\n[room_defaults]\nsummary_schedule = "every 99999999999d"\n'
+    )
+    report = await next_report(alice, admin_room, bot, reports + 1)
+    assert "room_defaults.summary_schedule" in report
+    await still_answers(alice, room, bot)
+
+    # Half a file (valid TOML, the room's section not written yet), then the rest.
+    kept = []
+    watching = asyncio.create_task(_watch(bot, room, kept))
+    bot.config_path.write_bytes(good[: good.index(b"[rooms.")])
+    await asyncio.sleep(0.3)
+    bot.config_path.write_bytes(good)
+    await asyncio.sleep(3)
+    watching.cancel()
+    assert kept and all(kept), "the half-written file was never applied"
+    plain = await alice.say(room, "no mention needed here")
+    await alice.wait_for(room, replies_to(plain), timeout=30)
+
+    # The same cut, left as it is, is what the admin wants: it applies once stable.
+    bot.config_path.write_bytes(good[: good.index(b"[rooms.")])
+    await wait_for_config(bot, lambda settings: not settings.room(room).answer_without_mention)
+
+
+async def _watch(bot, room: str, kept: list[bool]) -> None:
+    """Record, every 20 ms, whether the running config still has the room's section."""
+    while True:
+        kept.append(bot.app.settings.current.room(room).answer_without_mention)
+        await asyncio.sleep(0.02)
