@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import aiohttp
@@ -21,40 +18,9 @@ from tests.e2e.scripted import ask, llm_config, reading_model
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import knowledge_config, put
 from tests.e2e.test_ops import get
+from tests.support.chroma_server import ChromaServer
 
 pytestmark = pytest.mark.e2e
-CHROMA = Path(sys.executable).parent / "chroma"
-
-
-class ChromaServer:
-    """`chroma run` on one port and folder, stopped (killed) and started again at will."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.process: subprocess.Popen | None = None
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [str(CHROMA), "run", "--path", str(self.path), "--host", "127.0.0.1",
-             "--port", str(self.port)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(f"{self.url}/api/v2/heartbeat", timeout=1)
-                return
-            except OSError:
-                assert time.monotonic() < deadline, "chroma run did not start"
-                time.sleep(0.2)
-
-    def kill(self) -> None:
-        if self.process:
-            self.process.kill()
-            self.process.wait(timeout=10)
-            self.process = None
 
 
 @pytest.fixture

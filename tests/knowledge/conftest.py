@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from bot.dev.synapse import free_port
 from core.config import Settings, parse_config
 from core.knowledge.base import KnowledgeBase
 from core.knowledge.embedding import Embedders
+from tests.support.chroma_server import ChromaServer
 
 KB_CONFIG = """
 [matrix]
@@ -55,26 +51,10 @@ def knowledge_settings(data_dir: Path, chroma_url: str | None = None, extra: str
 
 @pytest.fixture(scope="session")
 def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    chroma = Path(sys.executable).parent / "chroma"
-    path = tmp_path_factory.mktemp("chroma-server")
-    process = subprocess.Popen(
-        [str(chroma), "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=1)
-            break
-        except OSError:
-            assert time.monotonic() < deadline, "chroma run did not start"
-            time.sleep(0.2)
-    yield url
-    process.terminate()
-    process.wait(timeout=10)
+    server = ChromaServer(tmp_path_factory.mktemp("chroma-server"))
+    server.start()
+    yield server.url
+    server.stop()
 
 
 @pytest.fixture(params=["embedded", "server"])
