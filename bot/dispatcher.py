@@ -36,6 +36,7 @@ from core.answering import Answerer
 from core.ids import EventID, RoomID, UserID
 from core.knowledge.vectors import KnowledgeUnavailable
 from core.llm.client import LlmError
+from core.pipeline.answer import build_failure_notice, failure_cause
 from core.requests import Answer, ChatLine, Request
 
 log = logging.getLogger(__name__)
@@ -147,7 +148,8 @@ class Dispatcher:
         if message is None or isinstance(action, Ignore):
             self.state.mark_done(event.source.get("event_id", ""))
             return
-        reply = self._reply(message, action.thread_root)
+        # The reply kept with the message in the inbox; after a restart, in the same message.
+        reply = self._reply(message, action.thread_root, resume_from=event.reply_event_id)
         ANSWER_ID.set(uuid.uuid4().hex)
         try:
             await self._act_for_readers(reply, action)
@@ -157,8 +159,11 @@ class Dispatcher:
             raise
         except LlmError as exc:
             log.warning("the language model failed for %s: %s", message.event_id, exc)
-            self._count_failure("llm")
-            await self._tell_failure(reply, strings.LLM_FAILED)
+            self._count_failure(failure_cause(exc))
+            # What an incomplete answer wrote so far was computed for the readers as they
+            # were: it is shown (quoted, no answer id) only while they are all who read.
+            notice = build_failure_notice(exc, show_partial=reply.still_holds())
+            await self._tell_failure(reply, notice)
         except KnowledgeUnavailable as exc:
             log.warning("the documents could not be searched for %s: %s", message.event_id, exc)
             self._count_failure("knowledge_unavailable")
@@ -170,13 +175,21 @@ class Dispatcher:
             await self._tell_failure(reply, strings.ANSWER_FAILED.format(reference=reference))
         self.state.mark_done(message.event_id)
 
-    def _reply(self, message: IncomingMessage, thread_root: str) -> ReplyWriter:
-        """A reply computed for the room's readers as they are now."""
+    def _reply(
+        self, message: IncomingMessage, thread_root: str, *, resume_from: str | None = None
+    ) -> ReplyWriter:
+        """The reply to `message`, computed for the room's readers as they are now."""
         edit_seconds = self.settings.current.pipeline.stream_edit_seconds
         return ReplyWriter(
             self.matrix, self.state, message, thread_root, edit_seconds,
             self.audiences.of_room(message.room_id), self.audiences.holds,
+            in_inbox=True, resume_from=resume_from,
         )  # fmt: skip
+
+    def _notice(self, message: IncomingMessage, thread_root: str) -> ReplyWriter:
+        """An extra notice about `message`, not its reply (not kept in the inbox)."""
+        edit_seconds = self.settings.current.pipeline.stream_edit_seconds
+        return ReplyWriter(self.matrix, self.state, message, thread_root, edit_seconds)
 
     async def _act_for_readers(
         self, reply: ReplyWriter, action: AnswerQuestion | RunCommand | KeepFeedback
@@ -192,7 +205,7 @@ class Dispatcher:
             except AudienceChanged:
                 log.info("new readers in %s while answering; answering again", room_id)
                 await reply.take_back()
-                await self._reply(reply.message, reply.thread_root).finish_fixed(
+                await self._notice(reply.message, reply.thread_root).finish_fixed(
                     strings.AUDIENCE_CHANGED
                 )
                 reply.audience = self.audiences.of_room(room_id)
@@ -222,8 +235,14 @@ class Dispatcher:
             log.exception("feedback event %s was not recorded", event.source.get("event_id"))
 
     async def _tell_failure(self, reply: ReplyWriter, text: str) -> None:
+        """The failure notice in place of the reply. It is no answer, so reactions on it are
+        no votes; what was shown of the reply goes if new readers came in meanwhile."""
         try:
+            if not reply.still_holds():
+                await reply.take_back()
             await reply.finish_fixed(text)
+            if self.feedback is not None and reply.event_id:
+                self.feedback.store.forget_answer_event(reply.event_id)
         except SEND_ERRORS:
             log.warning("could not tell the asker about a failure in %s", reply.message.room_id)
 

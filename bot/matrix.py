@@ -16,6 +16,8 @@ from nio import (
     LocalProtocolError,
     LoginResponse,
     ProfileGetDisplayNameResponse,
+    RoomGetEventError,
+    RoomGetEventResponse,
     RoomRedactResponse,
     RoomSendResponse,
     UploadResponse,
@@ -83,6 +85,20 @@ class MatrixIO:
         response = await self.client.room_redact(room_id, event_id, reason=reason)
         if not isinstance(response, RoomRedactResponse):
             raise MatrixError(f"redacting in {room_id} failed: {response}")
+
+    async def is_gone(self, room_id: str, event_id: str) -> bool:
+        """Whether one of the bot's messages can no longer be edited into view: the
+        homeserver does not know it, it was redacted, or it is not the bot's. (A homeserver
+        accepts an edit of a redacted message, but no client shows it.) Any other answer
+        is no proof: the edit itself will tell."""
+        response = await self.client.room_get_event(room_id, event_id)
+        if isinstance(response, RoomGetEventError):
+            return response.status_code == "M_NOT_FOUND"
+        if not isinstance(response, RoomGetEventResponse):
+            return False
+        source = response.event.source
+        redacted = bool(source.get("unsigned", {}).get("redacted_because"))
+        return redacted or source.get("sender") != self.user_id
 
     async def typing(self, room_id: str, active: bool) -> None:
         await self.client.room_typing(room_id, typing_state=active, timeout=30_000)

@@ -6,20 +6,28 @@ is edited (`m.replace`) from then on, so that a thread shows one answer, not a t
 Every write of computed text is checked against the room's readers first: text computed
 for one audience is never posted once someone new can read the room (`AudienceChanged`).
 Fixed sentences (the placeholder, failure notices) carry nothing of anyone's and are not.
+
+After a crash or restart the reply to a message still pending resumes the message the
+earlier run left (`resume_from`): the answer is edited into it, so that the thread never
+keeps a stale "Working on it…" next to a second answer.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable
 
 from bot.audience import AudienceChanged, RoomAudience
 from bot.events import IncomingMessage
-from bot.matrix import MatrixIO
+from bot.links import build_permalink
+from bot.matrix import SEND_ERRORS, MatrixError, MatrixIO
 from bot.render import build_edit, build_notice
 from bot.state import StateStore
 from core import strings
+
+log = logging.getLogger(__name__)
 
 STREAMING_MARK = " …"
 
@@ -34,7 +42,13 @@ class ReplyWriter:
         edit_seconds: float,
         audience: RoomAudience | None = None,
         holds: Callable[[RoomAudience], bool] | None = None,
+        *,
+        in_inbox: bool = False,
+        resume_from: str | None = None,
     ) -> None:
+        """`in_inbox`: this is the reply to the pending message itself (not an extra
+        notice), whose message id is kept with it in the inbox; `resume_from`: the message
+        an earlier run sent as that reply, which this one takes over."""
         self.matrix = matrix
         self.state = state
         self.message = message
@@ -43,7 +57,10 @@ class ReplyWriter:
         # Who the reply is computed for, and the check that they are still all who read.
         self.audience = audience
         self.holds = holds
+        self.in_inbox = in_inbox
         self.event_id: str | None = None
+        # An earlier run's message for this reply, until the first write takes it over.
+        self.earlier: str | None = resume_from
         self.sent: list[str] = []  # the message and its edits, to take back
         # Told the id of the reply's message when it is first sent.
         self.on_sent: Callable[[str], None] | None = None
@@ -51,9 +68,11 @@ class ReplyWriter:
         self._last_edit = 0.0
 
     async def placeholder(self) -> None:
+        """The placeholder; a resumed reply's message shows it again in place of what the
+        earlier run left there (such as the restart notice)."""
         async with self._lock:
             if self.event_id is None:
-                self.event_id = await self._send(strings.PLACEHOLDER, notify=False)
+                await self._show(strings.PLACEHOLDER, answer_id=None, notify=False)
 
     async def progress(self, text: str) -> None:
         """Show the answer so far, at most every `edit_seconds` (not per token)."""
@@ -79,22 +98,71 @@ class ReplyWriter:
         return self.audience is None or self.holds is None or self.holds(self.audience)
 
     async def take_back(self) -> None:
-        """Redact what was shown of this reply; the next write starts a new message."""
+        """Redact what was shown of this reply; the next write starts a new message.
+        An earlier run's message not taken over yet goes too: it may hold part of an
+        answer computed for the earlier readers."""
         async with self._lock:
-            for event_id in reversed(self.sent):
+            shown = list(reversed(self.sent)) + ([self.earlier] if self.earlier else [])
+            for event_id in shown:
                 await self.matrix.redact(self.message.room_id, event_id, strings.TAKEN_BACK)
             self.sent.clear()
-            self.event_id = None
+            self.event_id = self.earlier = None
+            if self.in_inbox:
+                self.state.record_reply(self.message.event_id, None)
 
     async def _write(self, text: str, *, answer_id: str | None, notify: bool, computed: bool):
         async with self._lock:
             if computed and not self.still_holds():
                 raise AudienceChanged(self.message.room_id)
-            if self.event_id is None:
-                self.event_id = await self._send(text, notify=notify, answer_id=answer_id)
-            else:
-                content = build_edit(self.event_id, text, answer_id=answer_id)
-                self.sent.append(await self.matrix.send(self.message.room_id, content))
+            await self._show(text, answer_id=answer_id, notify=notify)
+
+    async def _show(self, text: str, *, answer_id: str | None, notify: bool) -> None:
+        """Under the lock: the reply's message is sent (or taken over) once, then edited."""
+        if self.event_id is not None:
+            await self._edit(self.event_id, text, answer_id)
+        elif self.earlier is not None:
+            await self._resume(self.earlier, text, answer_id=answer_id, notify=notify)
+        else:
+            self.event_id = await self._send(text, notify=notify, answer_id=answer_id)
+
+    async def _resume(
+        self, earlier: str, text: str, *, answer_id: str | None, notify: bool
+    ) -> None:
+        """Take over the earlier run's message by editing it; one that is gone (redacted)
+        or that the homeserver will not let the bot edit is replaced by a new message,
+        and the refused one, if it can still be edited, points to the new one."""
+        room_id = self.message.room_id
+        if await self.matrix.is_gone(room_id, earlier):
+            log.info("the earlier reply %s in %s is gone; replying anew", earlier, room_id)
+            self.event_id = await self._send(text, notify=notify, answer_id=answer_id)
+            self.earlier = None
+            return
+        try:
+            await self._edit(earlier, text, answer_id)
+        except MatrixError as exc:
+            log.warning("could not edit the earlier reply %s (%s); replying anew", earlier, exc)
+            new = await self._send(text, notify=notify, answer_id=answer_id)
+            self.event_id, self.earlier = new, None
+            await self._point_to(earlier, new)
+            return
+        self.event_id, self.earlier = earlier, None
+        self.sent.insert(0, earlier)
+        if self.on_sent is not None:
+            self.on_sent(earlier)
+
+    async def _point_to(self, earlier: str, new: str) -> None:
+        """Best effort: the edit of `earlier` was refused once already."""
+        room_id = self.message.room_id
+        moved = strings.REPLY_MOVED.format(link=build_permalink(room_id, new))
+        # Not one of this reply's edits (`sent`): taking the reply back must not undo it.
+        try:
+            await self.matrix.send(room_id, build_edit(earlier, moved))
+        except SEND_ERRORS as exc:
+            log.warning("the earlier reply %s could not point to %s: %s", earlier, new, exc)
+
+    async def _edit(self, event_id: str, text: str, answer_id: str | None) -> None:
+        content = build_edit(event_id, text, answer_id=answer_id)
+        self.sent.append(await self.matrix.send(self.message.room_id, content))
 
     async def _send(self, text: str, *, notify: bool, answer_id: str | None = None) -> str:
         content = build_notice(
@@ -107,6 +175,8 @@ class ReplyWriter:
         event_id = await self.matrix.send(self.message.room_id, content)
         self.sent.append(event_id)
         self.state.record_bot_message(event_id, self.message.room_id, self.thread_root)
+        if self.in_inbox:
+            self.state.record_reply(self.message.event_id, event_id)
         if self.on_sent is not None:
             self.on_sent(event_id)
         return event_id

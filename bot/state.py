@@ -4,6 +4,10 @@ SQLite in the data folder. A sync batch's token and the messages the bot must an
 are committed in one transaction before any answer starts, and a message is marked
 done only after its answer is sent. So a crash or restart neither drops a message
 (pending ones are picked up again) nor answers one twice (done ones are skipped).
+
+The bot's reply to a pending message is kept with it as soon as it is first sent, so
+that after a crash the answer goes into that same message (a placeholder, part of the
+answer, or the restart notice) rather than a second one.
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ CREATE TABLE IF NOT EXISTS inbox (
     room_id TEXT NOT NULL,
     source TEXT,
     done INTEGER NOT NULL DEFAULT 0,
-    received_ms INTEGER NOT NULL
+    received_ms INTEGER NOT NULL,
+    reply_event_id TEXT
 );
 CREATE TABLE IF NOT EXISTS bot_messages (
     event_id TEXT PRIMARY KEY,
@@ -43,6 +48,8 @@ CREATE TABLE IF NOT EXISTS joined_rooms (
 class PendingEvent:
     room_id: str
     source: Mapping[str, Any]
+    # The bot's message answering it, sent before a crash or restart; None if none.
+    reply_event_id: str | None = None
 
 
 def now_ms() -> int:
@@ -55,6 +62,17 @@ class StateStore:
         self._db = sqlite3.connect(path, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(SCHEMA)
+        self._upgrade()
+
+    def _upgrade(self) -> None:
+        """Bring a state.sqlite3 written by an older version up to SCHEMA, in place.
+
+        There is no migration framework yet: each column added since is added here when
+        missing (`CREATE TABLE IF NOT EXISTS` leaves an existing table as it was). Keep
+        to additive changes; anything more deserves real migrations."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(inbox)")}
+        if "reply_event_id" not in columns:
+            self._db.execute("ALTER TABLE inbox ADD COLUMN reply_event_id TEXT")
 
     def close(self) -> None:
         self._db.close()
@@ -93,9 +111,16 @@ class StateStore:
 
     def pending_events(self) -> list[PendingEvent]:
         rows = self._db.execute(
-            "SELECT room_id, source FROM inbox WHERE done = 0 ORDER BY received_ms"
+            "SELECT room_id, source, reply_event_id FROM inbox WHERE done = 0 ORDER BY received_ms"
         ).fetchall()
-        return [PendingEvent(room_id, json.loads(source)) for room_id, source in rows]
+        return [PendingEvent(room, json.loads(source), reply) for room, source, reply in rows]
+
+    def record_reply(self, event_id: str, reply_event_id: str | None) -> None:
+        """The bot's message answering the inbox's message `event_id`; None once it was
+        taken back (the next reply is a new message)."""
+        self._db.execute(
+            "UPDATE inbox SET reply_event_id = ? WHERE event_id = ?", (reply_event_id, event_id)
+        )
 
     def mark_done(self, event_id: str) -> None:
         # The message text is dropped once answered: encrypted rooms' plaintext should

@@ -181,3 +181,14 @@ SEARCH_PARTLY_UNAVAILABLE = (
     "_The documents could not be searched right now: this answer comes only from what this "
     "room asked me to remember._"
 )
+
+# After a restart, the bot's unfinished reply could not be edited into the answer.
+REPLY_MOVED = "↪️ My answer to this is in a newer message: {link}"
+
+# The model's answer stream stopped before the model finished it; {partial} is what it
+# wrote until then, quoted. Not an answer: no sources, no votes, no support check.
+LLM_INCOMPLETE = (
+    NOTICE_PREFIX + "Sorry, the language model stopped before finishing its answer. This is "
+    "what it wrote until then, unchecked and without its sources; please ask again in a "
+    "moment for a whole answer.\n\n{partial}\n\n_(incomplete)_"
+)

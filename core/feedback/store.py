@@ -108,7 +108,7 @@ class FeedbackStore(SqliteStore):
                  record.prompt_version, json.dumps(record.trace, default=str), record.created),
             )  # fmt: skip
             self._db.execute(
-                "INSERT OR IGNORE INTO answer_events VALUES (?, ?)",
+                "INSERT OR REPLACE INTO answer_events VALUES (?, ?)",
                 (record.event_id, record.answer_id),
             )
             self._db.executemany(
@@ -123,7 +123,12 @@ class FeedbackStore(SqliteStore):
 
     def note_answer_event(self, event_id: str, answer_id: str) -> None:
         """The message of an answer still being written: a vote on it counts already."""
-        self._run("INSERT OR IGNORE INTO answer_events VALUES (?, ?)", (event_id, answer_id))
+        self._run("INSERT OR REPLACE INTO answer_events VALUES (?, ?)", (event_id, answer_id))
+
+    def forget_answer_event(self, event_id: str) -> None:
+        """The message turned out not to be an answer (a failure notice took its place):
+        reactions on it are no votes."""
+        self._run("DELETE FROM answer_events WHERE event_id = ?", (event_id,))
 
     def answer_of_event(self, event_id: str) -> str | None:
         rows = self._run("SELECT answer_id FROM answer_events WHERE event_id = ?", (event_id,))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
@@ -51,13 +52,17 @@ class VectorStore:
         self._chroma_url = chroma_url
         self._data_dir = data_dir
         self._client_made: Any = None
+        # Searches run in threads; two first uses at once would both open Chroma, and
+        # embedded Chroma fails when opened twice concurrently.
+        self._connecting = threading.Lock()
         self._collections: dict[str, Any] = {}
 
     @property
     def _client(self) -> Any:
         """Connected on first use, so that the bot starts while a Chroma server is down."""
-        if self._client_made is None:
-            self._client_made = self._connect()
+        with self._connecting:
+            if self._client_made is None:
+                self._client_made = self._connect()
         return self._client_made
 
     def _connect(self) -> Any:

@@ -3,6 +3,9 @@
 The openai library does the HTTP, the timeouts and the retries with backoff; this adds a
 limit on concurrent calls, streaming, and structured output: `response_format` with a
 JSON schema (what vLLM honours), validated after parsing, with one repair attempt.
+
+A streamed answer counts only when the model ended it: a stream that stops early, or
+that ends with no text, raises instead of passing for an answer (`stream`).
 """
 
 from __future__ import annotations
@@ -38,6 +41,22 @@ class LlmInvalidOutput(LlmError):
     """The output did not follow the schema, even after one repair attempt."""
 
 
+class IncompleteAnswer(LlmError):
+    """The answer's stream stopped before the model ended it (see `stream`).
+
+    `partial` is the text received until then: it may be shown marked as incomplete,
+    never as an answer."""
+
+    def __init__(self, why: str, partial: str) -> None:
+        super().__init__(f"the answer stopped early ({why}) after {len(partial)} characters")
+        self.why = why
+        self.partial = partial
+
+
+class EmptyAnswer(LlmError):
+    """The model ended its answer normally, with no text (or only whitespace)."""
+
+
 @dataclass(frozen=True)
 class Completion:
     text: str
@@ -46,6 +65,12 @@ class Completion:
 
 
 API_ERRORS = (openai.APIError, openai.APIConnectionError, openai.APITimeoutError)
+
+# The one finish_reason that means the model ended its answer. "length" is the answer
+# cut at the token limit (max_tokens, or the server's context length): it stops
+# mid-sentence, so it is incomplete like a dropped stream, not a short answer. The
+# others ("content_filter", vLLM's "abort" and "error") are no whole answer either.
+FINISHED = "stop"
 
 
 class LlmClient:
@@ -81,17 +106,34 @@ class LlmClient:
         )
 
     async def stream(self, messages: Messages) -> AsyncIterator[str]:
-        """The answer's text as it is generated, in pieces."""
+        """The answer's text as it is generated, in pieces.
+
+        Raises IncompleteAnswer when the stream stops before a chunk says the model
+        finished (`FINISHED`): the connection dropped or the server sent an error
+        mid-stream (openai raises APIConnectionError or APIError), or the body just ended
+        without a finish_reason (openai then ends the iteration quietly, [DONE] or not).
+        Raises EmptyAnswer when the model finished with no text."""
         async with self._slots:
             try:
                 stream = await self._client.chat.completions.create(
                     model=self.model, messages=messages, stream=True
                 )
-                async for chunk in stream:
-                    if chunk.choices and chunk.choices[0].delta.content:
-                        yield chunk.choices[0].delta.content
             except API_ERRORS as exc:
                 raise LlmUnavailable(f"{type(exc).__name__}: {exc}") from None
+            text, finish = "", None
+            try:
+                async for chunk in stream:
+                    # A chunk with no choices: usage, or an error in an older vLLM's format.
+                    if not chunk.choices:
+                        continue
+                    choice = chunk.choices[0]
+                    finish = choice.finish_reason or finish
+                    if choice.delta and choice.delta.content:
+                        text += choice.delta.content
+                        yield choice.delta.content
+            except API_ERRORS as exc:
+                raise IncompleteAnswer(f"{type(exc).__name__}: {exc}", text) from None
+        _check_ending(finish, text)
 
     async def complete_json(
         self, messages: Messages, schema: type[Model], name: str
@@ -116,6 +158,14 @@ class LlmClient:
             return schema.model_validate_json(repaired.text), repaired
         except ValidationError as exc:
             raise LlmInvalidOutput(f"{name}: {_describe(exc)}") from None
+
+
+def _check_ending(finish: str | None, text: str) -> None:
+    if finish != FINISHED:
+        why = f"finish_reason {finish!r}" if finish else "no finish_reason"
+        raise IncompleteAnswer(why, text)
+    if not text.strip():
+        raise EmptyAnswer("the model finished its answer with no text")
 
 
 def _describe(error: ValidationError) -> str:

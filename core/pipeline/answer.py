@@ -10,6 +10,8 @@
    history are searched separately; with the room's memories they ground the answer.
 4. The answer streams from the model; markers that point to no given source are removed.
 5. The support check runs after the answer is shown (Answer.followup).
+   An answer stream that stops early or ends empty is no answer: the client raises
+   (IncompleteAnswer, EmptyAnswer) and the caller shows `build_failure_notice` instead.
 
 Two sequential model calls sit on the critical path: the pre-step and the answer.
 """
@@ -25,7 +27,7 @@ from core import strings
 from core.citations import build_cited_text
 from core.config import Settings
 from core.knowledge.retrieval import Retriever
-from core.llm.client import LlmClient
+from core.llm.client import EmptyAnswer, IncompleteAnswer, LlmClient, LlmError
 from core.llm.prompts import Prompts
 from core.memory.answerer import store_memory
 from core.memory.followup import FollowupDecision, decide_followup
@@ -227,6 +229,28 @@ class AnswerPipeline:
             else None
         )
         return Answer(cited_text, sources=cited_sources, trace=tuple(trace), followup=followup)
+
+
+def build_failure_notice(error: LlmError, *, show_partial: bool = True) -> str:
+    """The notice in place of an answer the model did not give: for an incomplete one,
+    what it wrote so far, quoted and marked incomplete (with `show_partial`, i.e. while
+    the readers it was written for are still all who read it); else the apology."""
+    partial = error.partial if isinstance(error, IncompleteAnswer) and show_partial else ""
+    # No source is listed under it, so its citation markers would point at nothing.
+    text = build_cited_text(partial, ())[0].strip()
+    if not text:
+        return strings.LLM_FAILED
+    quoted = "\n".join(f"> {line}" if line.strip() else ">" for line in text.splitlines())
+    return strings.LLM_INCOMPLETE.format(partial=quoted)
+
+
+def failure_cause(error: LlmError) -> str:
+    """The cause a failed answer is counted under (`bot_failures_total{cause}`)."""
+    if isinstance(error, IncompleteAnswer):
+        return "llm_incomplete"
+    if isinstance(error, EmptyAnswer):
+        return "llm_empty"
+    return "llm"
 
 
 def _marker_words(settings: Settings) -> frozenset[str]:

@@ -9,7 +9,14 @@ import pytest
 from pydantic import BaseModel
 
 from core.config.llm import LlmSettings
-from core.llm.client import LlmClient, LlmInvalidOutput, LlmUnavailable
+from core.llm.client import (
+    EmptyAnswer,
+    IncompleteAnswer,
+    LlmClient,
+    LlmError,
+    LlmInvalidOutput,
+    LlmUnavailable,
+)
 from tests.support.fake_llm import FakeLlm
 
 QUESTION = [{"role": "user", "content": "What is our travel policy?"}]
@@ -53,6 +60,57 @@ async def test_an_answer_streams_in_pieces(llm):
         and "".join(pieces) == "Trains are booked through Travelink, two weeks ahead."
     )
     assert llm.history[0]["stream"] is True
+
+
+HALF = "Trains are booked through Trave"
+
+
+@pytest.mark.parametrize(
+    ("ending", "why"),
+    [
+        ("cut", "APIConnectionError"),  # openai: "peer closed connection", mid-body
+        ("no_done", "no finish_reason"),  # openai: the iteration just ends
+        ("error", "APIError"),  # openai: raises the error event's message
+        ("length", "finish_reason 'length'"),  # cut at the token limit
+    ],
+)
+async def test_a_stream_that_stops_before_the_model_finished_is_incomplete(llm, ending, why):
+    llm.enqueue(HALF, ending=ending)
+    pieces = []
+    with pytest.raises(IncompleteAnswer, match=why) as raised:
+        async for piece in client(llm).stream(QUESTION):
+            pieces.append(piece)
+    assert raised.value.partial == HALF == "".join(pieces), "what came was streamed, and kept"
+    assert isinstance(raised.value, LlmError), "the dispatcher's apology catches it"
+
+
+@pytest.mark.parametrize("content", ["", "  \n ", None])
+async def test_a_stream_with_no_text_is_empty_not_an_answer(llm, content):
+    if content is None:
+        llm.enqueue("ignored", ending="empty")  # a role chunk and a finish chunk, no content
+    else:
+        llm.enqueue(content)
+    with pytest.raises(EmptyAnswer):
+        async for _ in client(llm).stream(QUESTION):
+            pass
+
+
+async def test_a_stream_cut_before_any_text_is_incomplete_with_nothing(llm):
+    llm.enqueue("", ending="cut")
+    with pytest.raises(IncompleteAnswer) as raised:
+        async for _ in client(llm).stream(QUESTION):
+            pass
+    assert raised.value.partial == ""
+
+
+async def test_a_cut_stream_gives_its_slot_back(llm):
+    llm.enqueue(HALF, ending="cut")
+    llm.enqueue("Trains via Travelink.")
+    llm_client = client(llm, max_concurrency=1)
+    with pytest.raises(IncompleteAnswer):
+        async for _ in llm_client.stream(QUESTION):
+            pass
+    assert "".join([p async for p in llm_client.stream(QUESTION)]) == "Trains via Travelink."
 
 
 async def test_structured_output_asks_for_the_schema_and_validates(llm):

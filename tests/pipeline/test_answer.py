@@ -9,7 +9,8 @@ import pytest
 from core import strings
 from core.answering import PredeterminedFirst
 from core.config import parse_config
-from core.llm.client import LlmUnavailable
+from core.llm.client import EmptyAnswer, IncompleteAnswer, LlmUnavailable
+from core.pipeline.answer import build_failure_notice, failure_cause
 from core.requests import ChatLine, Request
 from core.rights.readers import ALWAYS
 from tests.pipeline.conftest import question_in, verdict
@@ -141,6 +142,46 @@ async def test_a_model_that_is_down_raises_for_the_apology(pipeline, llm):
     llm.enqueue(status=503)
     with pytest.raises(LlmUnavailable):
         await pipeline.answer(ask("How do I book trains?"))
+
+
+async def test_a_cut_answer_stream_is_no_answer_and_gets_no_support_check(pipeline, llm):
+    llm.enqueue(verdict())
+    llm.enqueue("Book trains through Travelink [1], two we", ending="cut")
+    llm.enqueue({"risk": "low"})
+    shown = []
+
+    async def progress(text):
+        shown.append(text)
+
+    with pytest.raises(IncompleteAnswer) as raised:
+        await pipeline.answer(ask("How do I book trains?"), progress)
+    assert raised.value.partial == "Book trains through Travelink [1], two we"
+    assert shown[-1] == raised.value.partial, "what was streamed is what the error carries"
+    assert len(llm.history) == 2 and len(llm.replies) == 1, "no support check was asked"
+    notice = build_failure_notice(raised.value)
+    assert notice.startswith(strings.NOTICE_PREFIX) and notice.endswith("_(incomplete)_")
+    assert "> Book trains through Travelink, two we" in notice, "quoted, its marker dropped"
+    assert failure_cause(raised.value) == "llm_incomplete"
+
+
+async def test_an_empty_answer_stream_is_no_answer(pipeline, llm):
+    llm.enqueue(verdict())
+    llm.enqueue("", ending="empty")
+    with pytest.raises(EmptyAnswer) as raised:
+        await pipeline.answer(ask("How do I book trains?"))
+    assert build_failure_notice(raised.value) == strings.LLM_FAILED
+    assert failure_cause(raised.value) == "llm_empty"
+
+
+def test_the_failure_notice_quotes_every_line_and_falls_back_to_the_apology():
+    partial = IncompleteAnswer("cut", "Steps:\n\n1. Open Travelink [2]\n2. Pick")
+    notice = build_failure_notice(partial)
+    assert "> Steps:\n>\n> 1. Open Travelink\n> 2. Pick\n\n_(incomplete)_" in notice
+    assert build_failure_notice(partial, show_partial=False) == strings.LLM_FAILED
+    for nothing in ("", "  \n", " [1]"):
+        assert build_failure_notice(IncompleteAnswer("cut", nothing)) == strings.LLM_FAILED
+    assert build_failure_notice(LlmUnavailable("down")) == strings.LLM_FAILED
+    assert failure_cause(LlmUnavailable("down")) == "llm"
 
 
 async def test_a_predetermined_answer_bypasses_the_model(pipeline, llm):

@@ -5,11 +5,14 @@
     llm.enqueue({"toxicity": 0})               # JSON, for a response_format request
     llm.enqueue("{not json")                   # something broken, on purpose
     llm.enqueue(status=500) / enqueue("x", delay=2)
+    llm.enqueue("Half an ans", ending="cut")   # a stream that ends badly (ENDINGS)
     llm.respond = lambda body: ...             # replies when nothing is enqueued
     llm.held = asyncio.Event(); llm.hold_after = 3   # the next stream waits after 3 pieces
     ... llm.history[0]["messages"] ...
 
-Streams with server-sent events when asked (`stream: true`), in small pieces, like vLLM.
+Streams with server-sent events when asked (`stream: true`), in small pieces, like vLLM:
+the last piece carries `finish_reason: "stop"`, then `data: [DONE]`. A scripted `ending`
+breaks that on purpose (ENDINGS); it applies to streamed replies only.
 An unscripted request (nothing enqueued and no `respond`) gets a 500, so a test never
 passes on a reply it did not expect.
 """
@@ -22,10 +25,20 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from aiohttp import web
 from aiohttp.test_utils import TestServer
+
+# How a stream ends. "stop": normally. "length": cut at the token limit (the last piece
+# says `finish_reason: "length"`). "no_done": no piece carries a finish_reason, and the
+# body ends cleanly without `data: [DONE]`. "cut": the pieces, then the connection is
+# closed mid-body (no finish_reason, no [DONE], no end of the chunked body). "empty": no
+# content at all (a role chunk and a finish chunk, as vLLM sends), then a normal end.
+# "error": the pieces, then an error event as vLLM sends one mid-stream, then [DONE].
+Ending = Literal["stop", "length", "no_done", "cut", "empty", "error"]
+ENDINGS: tuple[Ending, ...] = ("stop", "length", "no_done", "cut", "empty", "error")
+FINISH_REASONS = {"stop": "stop", "length": "length"}
 
 
 @dataclass
@@ -33,6 +46,7 @@ class Reply:
     content: str | dict | None = None
     status: int = 200
     delay: float = 0.0
+    ending: Ending = "stop"
 
 
 @dataclass
@@ -66,9 +80,15 @@ class FakeLlm:
             await self.server.close()
 
     def enqueue(
-        self, content: str | dict | None = None, *, status: int = 200, delay: float = 0.0
+        self,
+        content: str | dict | None = None,
+        *,
+        status: int = 200,
+        delay: float = 0.0,
+        ending: Ending = "stop",
     ) -> None:
-        self.replies.append(Reply(content, status, delay))
+        assert ending in ENDINGS, ending
+        self.replies.append(Reply(content, status, delay, ending))
 
     async def _models(self, request: web.Request) -> web.Response:
         return web.json_response(
@@ -92,7 +112,7 @@ class FakeLlm:
             )
         text = json.dumps(reply.content) if isinstance(reply.content, dict) else str(reply.content)
         if body.get("stream"):
-            return await self._stream(request, text)
+            return await self._stream(request, text, reply.ending)
         return web.json_response(
             {
                 "id": f"chatcmpl-{len(self.history)}",
@@ -114,31 +134,53 @@ class FakeLlm:
             }
         )
 
-    async def _stream(self, request: web.Request, text: str) -> web.StreamResponse:
+    async def _stream(self, request: web.Request, text: str, ending: Ending) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
+        if ending == "empty":
+            # No content at all, as vLLM streams it: the role, then the finish reason.
+            await self._send(response, {"role": "assistant", "content": ""}, None)
+            await self._send(response, {}, "stop")
+        else:
+            await self._send_pieces(response, text, FINISH_REASONS.get(ending))
+        if ending == "cut":
+            # Gone mid-body: what was written is flushed, then the socket is closed, so
+            # the chunked body never gets its last chunk (a server or proxy that died).
+            assert request.transport is not None
+            request.transport.close()
+            return response
+        if ending == "error":
+            error = {"message": "scripted failure mid-stream", "type": "InternalServerError",
+                     "param": None, "code": 500}  # fmt: skip
+            await response.write(f"data: {json.dumps({'error': error})}\n\n".encode())
+        if ending != "no_done":
+            await response.write(b"data: [DONE]\n\n")
+        await response.write_eof()
+        return response
+
+    async def _send_pieces(
+        self, response: web.StreamResponse, text: str, finish: str | None
+    ) -> None:
+        """The text in small pieces; the last one says why it ended (`finish`)."""
         pieces = [text[i : i + 8] for i in range(0, len(text), 8)] or [""]
         held, self.held = self.held, None
         for index, piece in enumerate(pieces):
             if held is not None and index == self.hold_after:
                 await held.wait()
-            chunk = {
-                "id": f"chatcmpl-{len(self.history)}",
-                "object": "chat.completion.chunk",
-                "created": int(time.time()),
-                "model": self.model,
-                "choices": [
-                    {
-                        "index": 0,
-                        "delta": {"content": piece},
-                        "finish_reason": "stop" if index == len(pieces) - 1 else None,
-                    }
-                ],
-            }
-            await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
-        await response.write(b"data: [DONE]\n\n")
-        await response.write_eof()
-        return response
+            last = index == len(pieces) - 1
+            await self._send(response, {"content": piece}, finish if last else None)
+
+    async def _send(
+        self, response: web.StreamResponse, delta: dict[str, Any], finish: str | None
+    ) -> None:
+        chunk = {
+            "id": f"chatcmpl-{len(self.history)}",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": self.model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+        await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
 
 
 def _count(body: dict[str, Any]) -> int:
