@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator
 from dataclasses import replace
 
 from bot.audience import AudienceChanged, Audiences
@@ -41,7 +39,6 @@ from core.requests import Answer, ChatLine, Request
 
 log = logging.getLogger(__name__)
 
-TYPING_REFRESH_SECONDS = 20
 # How often an answer is started again because new readers came in while it was written.
 AUDIENCE_ATTEMPTS = 3
 
@@ -281,7 +278,7 @@ class Dispatcher:
         if self.feedback is not None:
             feedback, answer_id = self.feedback, ANSWER_ID.get()
             reply.on_sent = lambda event_id: feedback.store.note_answer_event(event_id, answer_id)
-        async with self._typing(message.room_id):
+        async with self.matrix.typing_while(message.room_id):
             work = asyncio.ensure_future(self.answerer.answer(request, reply.progress))
             try:
                 await asyncio.wait_for(
@@ -322,18 +319,3 @@ class Dispatcher:
         task = asyncio.create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-
-    @contextlib.asynccontextmanager
-    async def _typing(self, room_id: str) -> AsyncIterator[None]:
-        async def keep_typing() -> None:
-            while True:
-                await self.matrix.typing(room_id, True)
-                await asyncio.sleep(TYPING_REFRESH_SECONDS)
-
-        typing = asyncio.create_task(keep_typing())
-        try:
-            yield
-        finally:
-            typing.cancel()
-            with contextlib.suppress(*SEND_ERRORS):
-                await self.matrix.typing(room_id, False)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 import os
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -36,6 +39,8 @@ class MatrixError(Exception):
 
 # What a call to the homeserver may raise besides returning an error response.
 SEND_ERRORS = (MatrixError, LocalProtocolError, ClientError, TimeoutError)
+# A typing notice lasts 30 s; it is renewed before it runs out.
+TYPING_REFRESH_SECONDS = 20
 
 
 class MatrixIO:
@@ -102,6 +107,23 @@ class MatrixIO:
 
     async def typing(self, room_id: str, active: bool) -> None:
         await self.client.room_typing(room_id, typing_state=active, timeout=30_000)
+
+    @contextlib.asynccontextmanager
+    async def typing_while(self, room_id: str) -> AsyncIterator[None]:
+        """Show the bot typing in the room for as long as the block runs."""
+
+        async def keep_typing() -> None:
+            while True:
+                await self.typing(room_id, True)
+                await asyncio.sleep(TYPING_REFRESH_SECONDS)
+
+        typing = asyncio.create_task(keep_typing())
+        try:
+            yield
+        finally:
+            typing.cancel()
+            with contextlib.suppress(*SEND_ERRORS):
+                await self.typing(room_id, False)
 
     async def join(self, room_id: str) -> bool:
         response = await self.client.join(room_id)
