@@ -28,7 +28,7 @@ from core import strings
 from tests.e2e.conftest import ROOT, BotHarness
 from tests.e2e.people import Person, membership_of, replies_to
 from tests.e2e.scripted import llm_config, reading_model
-from tests.e2e.test_knowledge import put
+from tests.e2e.test_knowledge import knowledge_config, put
 from tests.e2e.test_pipeline import edits_of
 from tests.support.fake_llm import FakeLlm
 
@@ -38,28 +38,6 @@ pytestmark = pytest.mark.e2e
 ANSWER = "Trains are booked through Travelink two weeks ahead."
 # A separate process imports torch and loads the models before it syncs.
 START_SECONDS = 120
-
-
-def knowledge(port: int) -> str:
-    """One collection, and not the room's history: a fresh process that opens the
-    embedded Chroma from two threads at once (two collections, or documents and history,
-    searched together, as a question resumed at start does) fails to open it. A bug of
-    its own (VectorStore connects without a lock), kept out of these tests."""
-    return f"""
-[ingest_api]
-enabled = true
-port = {port}
-
-[sources.wiki]
-token = "wiki-token"
-
-[collections.handbook]
-source = "wiki"
-public = true
-
-[room_defaults]
-history = false
-"""
 
 
 class BotProcess:
@@ -124,7 +102,7 @@ async def alice_asks_the_bot_process(
     alice = await people("alice")
     port = free_port()
     bot.write_config(
-        knowledge(port) + llm_config(llm) + "stream_edit_seconds = 0.2\n",
+        knowledge_config(port) + llm_config(llm) + "stream_edit_seconds = 0.2\n",
         allowed_users=[alice.user_id],
         placeholder_after_seconds=0,
         shutdown_grace_seconds=0,
@@ -236,7 +214,7 @@ async def test_a_reply_redacted_while_the_bot_was_down_gives_way_to_a_new_one(pe
     alice = await people("alice")
     port = free_port()
     bot.write_config(
-        knowledge(port) + llm_config(llm),
+        knowledge_config(port) + llm_config(llm),
         allowed_users=[alice.user_id],
         placeholder_after_seconds=0,
         shutdown_grace_seconds=0,
