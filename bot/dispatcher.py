@@ -15,7 +15,7 @@ from bot.feed import Feed, FeedLine
 from bot.links import build_permalink
 from bot.logs import ANSWER_ID
 from bot.matrix import SEND_ERRORS, MatrixIO
-from bot.mentions import BotIdentity
+from bot.mentions import BotIdentity, strip_reply_fallback
 from bot.render import build_answer_markdown
 from bot.reply import ReplyWriter
 from bot.routing import (
@@ -87,6 +87,8 @@ class Dispatcher:
             command_prefix=bot_settings.command_prefix,
             feedback_asked=bool(self.feedback)
             and self.feedback.asked(message.room_id, message.thread_root, message.sender),
+            edited_was_addressed=bool(message.replaces)
+            and self.state.was_received(message.replaces),
         )
 
     def _not_before_ms(self, room_id: str) -> int:
@@ -100,10 +102,13 @@ class Dispatcher:
         return invited_as_direct and self.matrix.member_count(room_id) <= 2
 
     def observe(self, message: IncomingMessage) -> None:
-        """Keep a room's messages as context, leaving out the bot's own notices."""
+        """Keep a room's messages as context, leaving out the bot's own notices and the
+        quotes that older clients put before a reply (the quoted answer would otherwise
+        come back in every later prompt and history search)."""
         if message.is_edit or message.sender == self.bot.user_id:
             return
         if message.msgtype in ("m.text", "m.emote"):
+            message = replace(message, body=strip_reply_fallback(message.body).strip())
             line = ChatLine(message.sender, message.body)
             entry = FeedLine(message.event_id, line, message.timestamp_ms / 1000)
             self.feed.add(message.room_id, message.thread_root, entry)
@@ -309,7 +314,7 @@ class Dispatcher:
         try:
             badge = await answer.followup()
             if badge:
-                await reply.finish(f"{text}\n\n{badge}", answer_id=answer.id)
+                await reply.finish(f"{text}\n\n{badge}", answer_id=answer.id, notify=False)
         except AudienceChanged:
             log.info("no support badge for %s: new readers in the room", event_id)
         except (LlmError, *SEND_ERRORS) as exc:

@@ -31,6 +31,9 @@ class IncomingMessage:
     thread_root: EventID | None = None
     reply_to: EventID | None = None
     is_edit: bool = False
+    # For an edit: the message it replaces. Its body and formatted body are the new
+    # content's; its mentions are the edit's own, which name only the newly mentioned.
+    replaces: EventID | None = None
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
@@ -57,6 +60,15 @@ def parse_message(source: Mapping[str, Any], room_id: RoomID) -> IncomingMessage
         return None
     content = _mapping(source.get("content"))
     relation = _mapping(content.get("m.relates_to"))
+    is_edit = relation.get("rel_type") == "m.replace"
+    replaces = relation.get("event_id") if is_edit else None
+    if is_edit and isinstance(content.get("m.new_content"), Mapping):
+        # Read the new content, with the edit's own mentions: those name only the people
+        # the edit newly mentions, so an edit that adds the bot's mention addresses it.
+        edited = {k: v for k, v in content["m.new_content"].items() if k != "m.mentions"}
+        if "m.mentions" in content:
+            edited["m.mentions"] = content["m.mentions"]
+        content = edited
     is_thread = relation.get("rel_type") == "m.thread"
     reply_to = _mapping(relation.get("m.in_reply_to")).get("event_id")
     formatted = (
@@ -77,7 +89,8 @@ def parse_message(source: Mapping[str, Any], room_id: RoomID) -> IncomingMessage
         reply_to=EventID(reply_to)
         if isinstance(reply_to, str) and not (is_thread and relation.get("is_falling_back"))
         else None,
-        is_edit=relation.get("rel_type") == "m.replace",
+        is_edit=is_edit,
+        replaces=EventID(replaces) if isinstance(replaces, str) else None,
     )
 
 

@@ -67,11 +67,18 @@ def build_notice(
 
 
 def build_edit(
-    original_event_id: str, markdown_text: str, *, answer_id: str | None = None
+    original_event_id: str,
+    markdown_text: str,
+    *,
+    answer_id: str | None = None,
+    notify: str | None = None,
 ) -> dict[str, Any]:
-    """An `m.replace` edit that turns an earlier notice (the placeholder) into this text."""
+    """An `m.replace` edit that turns an earlier notice (the placeholder) into this text.
+    `notify` is mentioned by the edit itself, so that the asker is notified once, when
+    the answer is complete (a notice notifies nobody under default push rules)."""
+    mentions = {"user_ids": [notify]} if notify else {}
     new_content = _formatted(markdown_text)
-    new_content["m.mentions"] = {}
+    new_content["m.mentions"] = mentions
     if answer_id:
         new_content[ANSWER_ID_KEY] = answer_id
     content = _formatted(markdown_text)
@@ -79,7 +86,7 @@ def build_edit(
     content["formatted_body"] = "* " + content["formatted_body"]
     content["m.new_content"] = new_content
     content["m.relates_to"] = {"rel_type": "m.replace", "event_id": original_event_id}
-    content["m.mentions"] = {}
+    content["m.mentions"] = mentions
     if answer_id:
         content[ANSWER_ID_KEY] = answer_id
     return content

@@ -82,9 +82,10 @@ class ReplyWriter:
         self._last_edit = now
         await self._write(text + STREAMING_MARK, answer_id=None, notify=False, computed=True)
 
-    async def finish(self, text: str, answer_id: str | None = None) -> str:
-        """The final, computed text; returns the id of the message that holds it."""
-        await self._write(text, answer_id=answer_id, notify=True, computed=True)
+    async def finish(self, text: str, answer_id: str | None = None, *, notify: bool = True) -> str:
+        """The final, computed text; returns the id of the message that holds it. The asker
+        is notified (mentioned) unless `notify` is false (a later touch-up, the badge)."""
+        await self._write(text, answer_id=answer_id, notify=notify, computed=True)
         assert self.event_id is not None
         return self.event_id
 
@@ -119,7 +120,7 @@ class ReplyWriter:
     async def _show(self, text: str, *, answer_id: str | None, notify: bool) -> None:
         """Under the lock: the reply's message is sent (or taken over) once, then edited."""
         if self.event_id is not None:
-            await self._edit(self.event_id, text, answer_id)
+            await self._edit(self.event_id, text, answer_id, notify=notify)
         elif self.earlier is not None:
             await self._resume(self.earlier, text, answer_id=answer_id, notify=notify)
         else:
@@ -138,7 +139,7 @@ class ReplyWriter:
             self.earlier = None
             return
         try:
-            await self._edit(earlier, text, answer_id)
+            await self._edit(earlier, text, answer_id, notify=notify)
         except MatrixError as exc:
             log.warning("could not edit the earlier reply %s (%s); replying anew", earlier, exc)
             new = await self._send(text, notify=notify, answer_id=answer_id)
@@ -160,15 +161,18 @@ class ReplyWriter:
         except SEND_ERRORS as exc:
             log.warning("the earlier reply %s could not point to %s: %s", earlier, new, exc)
 
-    async def _edit(self, event_id: str, text: str, answer_id: str | None) -> None:
-        content = build_edit(event_id, text, answer_id=answer_id)
+    async def _edit(
+        self, event_id: str, text: str, answer_id: str | None, *, notify: bool = False
+    ) -> None:
+        asker = self.message.sender if notify else None
+        content = build_edit(event_id, text, answer_id=answer_id, notify=asker)
         self.sent.append(await self.matrix.send(self.message.room_id, content))
 
     async def _send(self, text: str, *, notify: bool, answer_id: str | None = None) -> str:
         content = build_notice(
             text,
             thread_root=self.thread_root,
-            reply_to=self.message.event_id,
+            reply_to=self.message.replaces or self.message.event_id,
             notify=self.message.sender if notify else None,
             answer_id=answer_id,
         )

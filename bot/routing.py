@@ -29,6 +29,8 @@ class RoutingFacts:
     command_prefix: str = "!"
     # The bot asked this person in this thread what was wrong with an answer they rated 👎.
     feedback_asked: bool = False
+    # For an edit: the message it replaces was already addressed to the bot.
+    edited_was_addressed: bool = False
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,7 @@ def _ignore_reason(message: IncomingMessage, bot: BotIdentity, facts: RoutingFac
         return "own message"
     if message.sender in facts.ignored_users:
         return "sender is an ignored bot"
-    if message.is_edit:
+    if message.is_edit and not _edit_adds_mention(message, bot, facts):
         return "edit"
     if message.msgtype == "m.notice":
         return "notice"
@@ -79,6 +81,13 @@ def _ignore_reason(message: IncomingMessage, bot: BotIdentity, facts: RoutingFac
     if message.timestamp_ms < facts.not_before_ms:
         return "sent before the bot started or joined"
     return None
+
+
+def _edit_adds_mention(message: IncomingMessage, bot: BotIdentity, facts: RoutingFacts) -> bool:
+    """An edit is a new question only when it newly mentions the bot (the edit's own
+    `m.mentions`, as Element sends them) and the message was not addressed already."""
+    newly = message.mentions.present and bot.user_id in message.mentions.user_ids
+    return newly and not facts.edited_was_addressed
 
 
 def decide_action(
@@ -102,7 +111,7 @@ def decide_action(
         if mentioned
         else strip_reply_fallback(message.body).strip()
     )
-    thread_root = message.thread_root or message.event_id
+    thread_root = message.thread_root or message.replaces or message.event_id
 
     command = _parse_command(text, facts.command_prefix)
     if facts.feedback_asked and message.thread_root and not command and text:

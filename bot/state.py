@@ -122,6 +122,11 @@ class StateStore:
             "UPDATE inbox SET reply_event_id = ? WHERE event_id = ?", (reply_event_id, event_id)
         )
 
+    def was_received(self, event_id: str) -> bool:
+        """Whether the message was addressed to the bot (pending or answered)."""
+        query = "SELECT 1 FROM inbox WHERE event_id = ?"
+        return self._db.execute(query, (event_id,)).fetchone() is not None
+
     def mark_done(self, event_id: str) -> None:
         # The message text is dropped once answered: encrypted rooms' plaintext should
         # not pile up on disk.

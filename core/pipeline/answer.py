@@ -212,7 +212,9 @@ class AnswerPipeline:
             text += piece
             if progress:
                 await progress(text)
-        cited_text, cited = build_cited_text(text, given)
+        cited_text, cited = build_cited_text(
+            text, given, key=lambda h: (h.collection, h.document_id)
+        )
         if sources.unchecked:
             cited_text += "\n\n" + strings.SOURCES_UNCHECKED
         if sources.unavailable:

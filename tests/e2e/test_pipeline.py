@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.dev.synapse import free_port
+from bot.reply import STREAMING_MARK
 from core import strings
 from tests.e2e.people import replies_to
 from tests.e2e.test_conversation import room_with_bot
@@ -65,6 +66,15 @@ async def test_an_answer_streams_into_one_message_with_links_and_a_badge(people,
     assert '<a href="https://wiki/travel">Travel policy</a>' in final["formatted_body"]
     assert final["org.knowledgebot.answer_id"]
     assert len(alice.seen(room, replies_to(question))) == 1, "one message, edited; not a trail"
+    # The asker is notified once, by the edit that completes the answer.
+    mentions = [
+        (e["content"]["m.new_content"]["body"], e["content"]["m.mentions"])
+        for e in alice.seen(room, edits_of(first["event_id"]))
+    ]
+    notifying = [body for body, mentioned in mentions if mentioned]
+    assert len(notifying) == 1 and not notifying[0].endswith(STREAMING_MARK)
+    assert strings.SUPPORT_BADGES["low"] not in notifying[0]
+    assert dict(mentions)[notifying[0]] == {"user_ids": [alice.user_id]}
 
 
 async def test_a_model_that_is_down_gets_an_apology_not_silence(people, bot, llm):

@@ -90,3 +90,31 @@ def test_parse_message_reads_threads_replies_and_edits():
     assert parse_message(source, "!r").is_edit
     assert parse_message({**source, "type": "m.reaction"}, "!r") is None
     assert parse_message({**source, "content": "garbage"}, "!r").body == ""
+
+
+def test_an_edit_is_read_with_its_new_content_and_its_own_mentions():
+    """As Element sends an edit that adds a mention: the edit's `m.mentions` names only
+    the newly mentioned; the new content's own are the whole message's."""
+    source = {
+        "type": "m.room.message",
+        "event_id": "$edit",
+        "sender": "@alice:example.org",
+        "origin_server_ts": 5,
+        "content": {
+            "msgtype": "m.text",
+            "body": "* Knowledge Bot: what is the travel policy?",
+            "m.mentions": {"user_ids": [BOT.user_id]},
+            "m.new_content": {
+                "msgtype": "m.text",
+                "body": "Knowledge Bot: what is the travel policy?",
+                "m.mentions": {"user_ids": [BOT.user_id, "@bob:example.org"]},
+            },
+            "m.relates_to": {"rel_type": "m.replace", "event_id": "$original"},
+        },
+    }
+    parsed = parse_message(source, "!r")
+    assert parsed.is_edit and parsed.replaces == "$original"
+    assert parsed.body == "Knowledge Bot: what is the travel policy?"
+    assert parsed.mentions.user_ids == {BOT.user_id}
+    del source["content"]["m.mentions"]
+    assert not parse_message(source, "!r").mentions.present, "no new mention: not addressed"

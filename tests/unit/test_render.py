@@ -31,6 +31,13 @@ def test_edit_replaces_the_placeholder_and_carries_the_answer_id():
     assert content["m.new_content"]["body"] == "Done"
     assert content["m.new_content"][ANSWER_ID_KEY] == "a1"
     assert content["body"] == "* Done"
+    assert content["m.mentions"] == {} == content["m.new_content"]["m.mentions"]
+
+
+def test_the_edit_that_completes_an_answer_notifies_the_asker():
+    content = build_edit("$placeholder", "Done", answer_id="a1", notify="@alice:x")
+    assert content["m.mentions"] == {"user_ids": ["@alice:x"]}
+    assert content["m.new_content"]["m.mentions"] == {"user_ids": ["@alice:x"]}
 
 
 def test_sources_are_listed_as_numbered_links():

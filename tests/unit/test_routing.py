@@ -53,7 +53,19 @@ CASES = {
     ),
     "notice": (replace(MENTIONED, msgtype="m.notice"), ROOM, FACTS, Ignore("notice")),
     "image": (replace(MENTIONED, msgtype="m.image"), ROOM, FACTS, Ignore("not a text message")),
-    "edit": (replace(MENTIONED, is_edit=True), ROOM, FACTS, Ignore("edit")),
+    "edit": (replace(BASE, is_edit=True, replaces="$q0"), ROOM, FACTS, Ignore("edit")),
+    "edit that adds the mention: a question in the original's thread": (
+        replace(MENTIONED, event_id="$edit", is_edit=True, replaces="$q0"),
+        ROOM,
+        FACTS,
+        AnswerQuestion("what is the travel policy?", "$q0"),
+    ),
+    "edit of a message already addressed": (
+        replace(MENTIONED, event_id="$edit", is_edit=True, replaces="$q0"),
+        ROOM,
+        replace(FACTS, edited_was_addressed=True),
+        Ignore("edit"),
+    ),
     "before start": (
         replace(MENTIONED, timestamp_ms=500),
         ROOM,
