@@ -164,6 +164,14 @@ class StateStore:
             (room_id, joined_ms, invited_as_direct),
         )
 
+    def note_invited(self, room_id: str, invited_ms: int) -> None:
+        """The invite is the room's cut-off when it is earlier than the join: a message
+        sent to a new DM before the bot could join is the bot's."""
+        self._db.execute(
+            "UPDATE joined_rooms SET joined_ms = MIN(joined_ms, ?) WHERE room_id = ?",
+            (invited_ms, room_id),
+        )
+
     def joined_room(self, room_id: str) -> tuple[int, bool]:
         """When the bot joined the room, and whether it was invited to a direct chat."""
         query = "SELECT joined_ms, invited_as_direct FROM joined_rooms WHERE room_id = ?"

@@ -6,7 +6,7 @@ import asyncio
 import logging
 import time
 
-from nio import InviteMemberEvent, MegolmEvent, SyncError, SyncResponse
+from nio import InviteMemberEvent, MegolmEvent, RoomMemberEvent, SyncError, SyncResponse
 
 from bot.dispatcher import Dispatcher
 from bot.invites import decide_invite
@@ -75,6 +75,7 @@ class SyncLoop:
         """The messages of the batch that the bot must act on."""
         pending = []
         for room_id, info in response.rooms.join.items():
+            self._note_invite(room_id, [*info.state, *info.timeline.events])
             for event in info.timeline.events:
                 if isinstance(event, MegolmEvent):
                     self._report_undecryptable(room_id, event)
@@ -93,6 +94,17 @@ class SyncLoop:
                 else:
                     log.debug("ignoring %s: %s", message.event_id, action.reason)
         return pending
+
+    def _note_invite(self, room_id: str, events: list) -> None:
+        """The bot's own invite, as the first sync after joining shows it (the invite
+        itself, stripped state, has no time)."""
+        for event in events:
+            if (
+                isinstance(event, RoomMemberEvent)
+                and event.state_key == self.matrix.user_id
+                and event.membership == "invite"
+            ):
+                self.state.note_invited(room_id, event.server_timestamp)
 
     def _report_undecryptable(self, room_id: str, event: MegolmEvent) -> None:
         if event.session_id in self._undecryptable_sessions:

@@ -81,3 +81,17 @@ async def test_an_answer_citing_two_passages_of_one_document_lists_it_once(peopl
     listed = answer["body"].split("**Sources**", 1)[1]
     assert listed.count("Travel policy") == 1, listed
     assert "[2]" not in answer["body"].split("**Sources**")[0], "one number per document"
+
+
+async def test_the_first_message_of_a_new_dm_sent_before_the_bot_joins_is_answered(
+    people, bot
+):
+    alice = await people("alice")
+    bot.write_config(allowed_users=[alice.user_id])
+    await bot.start()
+    await bot.stop()  # the bot is down (busy, restarting) when alice starts the chat
+    room = await alice.create_room([bot.user_id], direct=True)
+    first = await alice.say(room, "what is the travel policy?")
+    await bot.start()
+    answer = await alice.wait_for(room, replies_to(first), timeout=60)
+    assert "travel policy" in answer["content"]["body"]
