@@ -83,9 +83,7 @@ async def test_an_answer_citing_two_passages_of_one_document_lists_it_once(peopl
     assert "[2]" not in answer["body"].split("**Sources**")[0], "one number per document"
 
 
-async def test_the_first_message_of_a_new_dm_sent_before_the_bot_joins_is_answered(
-    people, bot
-):
+async def test_the_first_message_of_a_new_dm_sent_before_the_bot_joins_is_answered(people, bot):
     alice = await people("alice")
     bot.write_config(allowed_users=[alice.user_id])
     await bot.start()
