@@ -16,6 +16,7 @@ from core.ids import RoomID, UserID
 from core.rights.readers import (
     RoomMembers,
     decide_audience_holds,
+    decide_knowledge_since,
     decide_open,
     decide_readers,
     decide_room_knowledge,
@@ -92,6 +93,11 @@ class Audiences:
         return RoomAudience(
             own.room, readers, decide_open(own), decide_room_knowledge(own, readers, others)
         )
+
+    def own_since(self, room_id: str) -> float | None:
+        """From when the room's own discussion is readable by all who read it now."""
+        room = self.members(room_id)
+        return decide_knowledge_since(room, decide_readers(room), own_room=True)
 
     def holds(self, audience: RoomAudience) -> bool:
         """Whether text computed for `audience` may still be posted in its room."""

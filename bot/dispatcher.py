@@ -51,8 +51,8 @@ class Dispatcher:
         answerer: Answerer,
         settings: SettingsHolder,
         bot: BotIdentity,
-        desks: Desks | None = None,
-        audiences: Audiences | None = None,
+        desks: Desks | None,
+        audiences: Audiences,
     ) -> None:
         self.matrix = matrix
         self.desks = desks or Desks()
@@ -64,7 +64,7 @@ class Dispatcher:
         self.settings = settings
         self.bot = bot
         self.feed = Feed()
-        self.audiences = audiences or Audiences(matrix)
+        self.audiences = audiences
         self.first_start_ms = state.first_start_ms()
         self._tasks: set[asyncio.Task[None]] = set()
 

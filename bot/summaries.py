@@ -43,8 +43,8 @@ class SummaryDesk:
         settings: SettingsHolder,
         indexer: Indexer | None,
         times: TimeExpressionFinder,
-        metrics: Metrics | None = None,
-        audiences: Audiences | None = None,
+        metrics: Metrics | None,
+        audiences: Audiences,
     ) -> None:
         self.matrix = matrix
         self.summarizer = summarizer
@@ -98,9 +98,7 @@ class SummaryDesk:
 
     def _readable_since(self, room_id: str, start: float) -> bool:
         """Whether everyone who reads the room now could read it from `start` on."""
-        if self.audiences is None:
-            return True
-        since = self.audiences.of_room(room_id).own_since()
+        since = self.audiences.own_since(room_id)
         if since is None or since > start:
             log.info("the summary of %s is not posted: some readers joined since", room_id)
             return False
