@@ -19,7 +19,7 @@ from bot.mentions import BotIdentity
 from bot.ops import OpsServer
 from bot.render import build_room_notice
 from bot.settings_holder import SettingsHolder
-from bot.state import StateStore
+from bot.state import SqlStateStore
 from bot.summaries import SummaryDesk
 from bot.supervise import Supervisor
 from bot.sync import SyncLoop
@@ -27,7 +27,7 @@ from core.answering import Answerer, NoKnowledgeAnswerer, PredeterminedFirst
 from core.config import Settings, load_config
 from core.config.summaries import parse_schedule
 from core.feedback.ranking import FeedbackRanking
-from core.feedback.store import FeedbackStore
+from core.feedback.store import SqlFeedbackStore
 from core.guardrails.guard import Guarded
 from core.knowledge.base import KnowledgeBase
 from core.knowledge.serve import run_knowledge_services
@@ -36,13 +36,14 @@ from core.llm.prompts import Prompts, load_prompts
 from core.memory.answerer import MemoryFirst
 from core.memory.history import HistoryIndex
 from core.memory.memory import ConversationMemory
-from core.memory.store import MemoryStore
+from core.memory.store import SqlMemoryStore
 from core.metrics import Metrics
 from core.passages import PassagesAnswerer
 from core.pipeline.answer import AnswerPipeline
 from core.privacy import keep_private
+from core.storage.opening import Storage
 from core.summaries.schedule import SummaryScheduler
-from core.summaries.store import SummaryMarks
+from core.summaries.store import SqlSummaryMarks, SummaryMarks
 from core.summaries.summarizer import Summarizer
 from core.timerange import TimeExpressionFinder
 
@@ -75,21 +76,23 @@ class BotApp:
         # Here rather than in `main` only, so that a bot started in-process gets them too.
         apply_log_level(self.settings.current.bot.log_level)
         keep_private(data_dir)
-        state = StateStore(data_dir / "state.sqlite3")
-        kb = self._open_knowledge()
-        memory = self._open_memory(kb)
-        feedback_store = FeedbackStore(data_dir / "feedback.sqlite3")
-        metrics = Metrics()
-        if kb:
-            metrics.watch_queue(kb.catalog.queue_depth)
-            kb.retriever.adjustments = FeedbackRanking(feedback_store, self._current).factors
-        if self.settings.current.llm.url:
-            self._llm = LlmClient(self.settings.current.llm)
-        marks = SummaryMarks(self._job_store_url())
+        storage = Storage(self.settings.current.storage, data_dir)
+        kb: KnowledgeBase | None = None
         scheduler: SummaryScheduler | None = None
         matrix: MatrixIO | None = None
         dispatcher: Dispatcher | None = None
         try:
+            state = await SqlStateStore.open(await storage.database("state"))
+            kb = await self._open_knowledge(storage)
+            memory = await self._open_memory(kb, storage)
+            feedback_store = await SqlFeedbackStore.open(await storage.database("feedback"))
+            metrics = Metrics()
+            if kb:
+                metrics.watch_queue(kb.jobs.queue_depth)
+                kb.retriever.adjustments = FeedbackRanking(feedback_store, self._current).factors
+            if self.settings.current.llm.url:
+                self._llm = LlmClient(self.settings.current.llm)
+            marks = await SqlSummaryMarks.open(await storage.database("summaries"))
             matrix = await connect(self.settings.current.matrix, data_dir)
             bot = BotIdentity(matrix.user_id, await matrix.display_name())
             answerer = self.answerer or Guarded(
@@ -105,7 +108,10 @@ class BotApp:
             feedback = FeedbackDesk(matrix, state, feedback_store, self.settings, metrics)
             summaries = self._summary_desk(matrix, kb, marks, metrics, audiences)
             desks = Desks(memory, feedback, summaries, metrics)
-            dispatcher = Dispatcher(matrix, state, answerer, self.settings, bot, desks, audiences)
+            dispatcher = Dispatcher(
+                matrix, state, answerer, self.settings, bot, desks, audiences,
+                first_start_ms=await state.first_start_ms(),
+            )  # fmt: skip
             sync = SyncLoop(matrix, state, dispatcher, self.settings)
             watcher = ConfigWatcher(
                 self.config_path, self.env, self.settings, self._admin_reporter(matrix)
@@ -139,17 +145,13 @@ class BotApp:
         finally:
             if scheduler:
                 scheduler.stop()
-            marks.close()
             if dispatcher:
                 await dispatcher.drain(self.settings.current.bot.shutdown_grace_seconds)
             if matrix:
                 await matrix.close()
-            state.close()
-            memory.store.close()
-            feedback_store.close()
             if kb:
-                await kb.close_http()
-                kb.close()
+                await kb.close()
+            await storage.close()
             if self._llm:
                 await self._llm.close()
 
@@ -220,16 +222,18 @@ class BotApp:
             await embedder.embed(["warm-up"])
         log.info("models loaded")
 
-    def _open_memory(self, kb: KnowledgeBase | None) -> ConversationMemory:
+    async def _open_memory(self, kb: KnowledgeBase | None, storage: Storage) -> ConversationMemory:
         """Memories and turns always; the rooms' history needs the embedding model and
         Chroma of the knowledge base."""
-        store = MemoryStore(self.settings.current.bot.data_dir / "memory.sqlite3")
+        store = await SqlMemoryStore.open(await storage.database("memory"))
         history = HistoryIndex(store, kb.vectors, kb.embedders, self._current) if kb else None
         return ConversationMemory(store, history, self._current)
 
-    def _open_knowledge(self) -> KnowledgeBase | None:
+    async def _open_knowledge(self, storage: Storage) -> KnowledgeBase | None:
         """The knowledge base, when the config has collections (opened once per process)."""
-        return KnowledgeBase(self._current) if self.settings.current.collections else None
+        if not self.settings.current.collections:
+            return None
+        return await KnowledgeBase.open(self._current, storage=storage)
 
     def _admin_reporter(self, matrix: MatrixIO):
         async def report(text: str) -> None:

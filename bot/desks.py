@@ -28,7 +28,7 @@ class Desks:
     ) -> None:
         """A command for a desk, or the help and its explanations."""
         if action.name in ("memory", "forget") and self.memory is not None:
-            await reply.finish(self._memory_reply(reply, action, settings.bot.command_prefix))
+            await reply.finish(await self._memory_reply(reply, action, settings.bot.command_prefix))
         elif action.name == "feedback" and self.feedback is not None:
             await self.feedback.command(reply, action)
         elif action.name == "summarize" and self.summaries is not None:
@@ -40,13 +40,13 @@ class Desks:
                 build_command_reply(action.name, action.args, room, prefix, is_direct)
             )
 
-    def _memory_reply(self, reply: ReplyWriter, action: RunCommand, prefix: str) -> str:
+    async def _memory_reply(self, reply: ReplyWriter, action: RunCommand, prefix: str) -> str:
         assert self.memory is not None
         message = reply.message
         # Only what every reader of the room saw being remembered (history visibility).
         since = reply.audience.own_since() if reply.audience else None
         memories = (
-            self.memory.memories_for(message.room_id, message.sender, since)
+            await self.memory.memories_for(message.room_id, message.sender, since)
             if since is not None
             else []
         )
@@ -55,4 +55,4 @@ class Desks:
         chosen = decide_forget(action.args, memories, prefix)
         if isinstance(chosen, str):
             return chosen
-        return strings.FORGOTTEN.format(count=self.memory.forget(message.room_id, chosen))
+        return strings.FORGOTTEN.format(count=await self.memory.forget(message.room_id, chosen))

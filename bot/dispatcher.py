@@ -53,6 +53,7 @@ class Dispatcher:
         bot: BotIdentity,
         desks: Desks | None,
         audiences: Audiences,
+        first_start_ms: int,
     ) -> None:
         self.matrix = matrix
         self.desks = desks or Desks()
@@ -65,43 +66,45 @@ class Dispatcher:
         self.bot = bot
         self.feed = Feed()
         self.audiences = audiences
-        self.first_start_ms = state.first_start_ms()
+        self.first_start_ms = first_start_ms
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def route(self, event: PendingEvent) -> tuple[IncomingMessage | None, Action]:
+    async def route(self, event: PendingEvent) -> tuple[IncomingMessage | None, Action]:
         message = parse_message(event.source, RoomID(event.room_id))
         if message is None:
             return None, Ignore("not a message")
         room = self.settings.current.room(message.room_id)
-        return message, decide_action(message, self.bot, room, self._facts(message))
+        return message, decide_action(message, self.bot, room, await self._facts(message))
 
-    def _facts(self, message: IncomingMessage) -> RoutingFacts:
+    async def _facts(self, message: IncomingMessage) -> RoutingFacts:
         bot_settings = self.settings.current.bot
+        state, feedback = self.state, self.feedback
         return RoutingFacts(
-            not_before_ms=self._not_before_ms(message.room_id),
-            replied_to_bot=bool(message.reply_to) and self.state.is_bot_message(message.reply_to),
+            not_before_ms=await self._not_before_ms(message.room_id),
+            replied_to_bot=bool(message.reply_to)
+            and await state.is_bot_message(message.reply_to or ""),
             thread_has_bot=bool(message.thread_root)
-            and self.state.bot_in_thread(message.room_id, message.thread_root),
-            is_direct=self._is_direct(message.room_id),
+            and await state.bot_in_thread(message.room_id, message.thread_root or ""),
+            is_direct=await self._is_direct(message.room_id),
             ignored_users=frozenset(bot_settings.ignore_users),
             command_prefix=bot_settings.command_prefix,
-            feedback_asked=bool(self.feedback)
-            and self.feedback.asked(message.room_id, message.thread_root, message.sender),
+            feedback_asked=feedback is not None
+            and await feedback.asked(message.room_id, message.thread_root, message.sender),
             edited_was_addressed=bool(message.replaces)
-            and self.state.was_received(message.replaces),
+            and await state.was_received(message.replaces or ""),
         )
 
-    def _not_before_ms(self, room_id: str) -> int:
+    async def _not_before_ms(self, room_id: str) -> int:
         """Messages older than the bot's first start, or its joining the room, are not its."""
-        joined_ms, _ = self.state.joined_room(room_id)
+        joined_ms, _ = await self.state.joined_room(room_id)
         return max(self.first_start_ms, joined_ms)
 
-    def _is_direct(self, room_id: str) -> bool:
+    async def _is_direct(self, room_id: str) -> bool:
         """A chat the bot was invited to as direct, still with only one other person."""
-        _, invited_as_direct = self.state.joined_room(room_id)
+        _, invited_as_direct = await self.state.joined_room(room_id)
         return invited_as_direct and self.matrix.member_count(room_id) <= 2
 
-    def observe(self, message: IncomingMessage) -> None:
+    async def observe(self, message: IncomingMessage) -> None:
         """Keep a room's messages as context, leaving out the bot's own notices and the
         quotes that older clients put before a reply (the quoted answer would otherwise
         come back in every later prompt and history search)."""
@@ -112,7 +115,7 @@ class Dispatcher:
             line = ChatLine(message.sender, message.body)
             entry = FeedLine(message.event_id, line, message.timestamp_ms / 1000)
             self.feed.add(message.room_id, message.thread_root, entry)
-            if self.memory and message.timestamp_ms >= self._not_before_ms(message.room_id):
+            if self.memory and message.timestamp_ms >= await self._not_before_ms(message.room_id):
                 self._spawn(self._remember_line(message))
 
     async def _remember_line(self, message: IncomingMessage) -> None:
@@ -144,11 +147,11 @@ class Dispatcher:
 
     async def handle(self, event: PendingEvent) -> None:
         """Answer one stored message; the single catch-all for message handling."""
-        message, action = self.route(event)
+        message, action = await self.route(event)
         if message is None and self.feedback is not None:
             await self._feedback_event(event)
         if message is None or isinstance(action, Ignore):
-            self.state.mark_done(event.source.get("event_id", ""))
+            await self.state.mark_done(event.source.get("event_id", ""))
             return
         # The reply kept with the message in the inbox; after a restart, in the same message.
         reply = self._reply(message, action.thread_root, resume_from=event.reply_event_id)
@@ -175,7 +178,7 @@ class Dispatcher:
             log.exception("answering %s failed (reference %s)", message.event_id, reference)
             self._count_failure("error")
             await self._tell_failure(reply, strings.ANSWER_FAILED.format(reference=reference))
-        self.state.mark_done(message.event_id)
+        await self.state.mark_done(message.event_id)
 
     def _reply(
         self, message: IncomingMessage, thread_root: str, *, resume_from: str | None = None
@@ -244,18 +247,18 @@ class Dispatcher:
                 await reply.take_back()
             await reply.finish_fixed(text)
             if self.feedback is not None and reply.event_id:
-                self.feedback.store.forget_answer_event(reply.event_id)
+                await self.feedback.store.forget_answer_event(reply.event_id)
         except SEND_ERRORS:
             log.warning("could not tell the asker about a failure in %s", reply.message.room_id)
 
     async def _run_command(self, reply: ReplyWriter, action: RunCommand) -> None:
-        is_direct = self._is_direct(reply.message.room_id)
+        is_direct = await self._is_direct(reply.message.room_id)
         await self.desks.run_command(reply, action, self.settings.current, is_direct)
 
-    def _request(self, message: IncomingMessage, text: str, reply: ReplyWriter) -> Request:
+    async def _request(self, message: IncomingMessage, text: str, reply: ReplyWriter) -> Request:
         audience = reply.audience
         assert audience is not None
-        facts = self._facts(message)
+        facts = await self._facts(message)
         return Request(
             text=text,
             sender=UserID(message.sender),
@@ -269,7 +272,7 @@ class Dispatcher:
                 readers=audience.readers,
                 since=audience.own_since(),
             ),
-            is_direct=self._is_direct(message.room_id),
+            is_direct=await self._is_direct(message.room_id),
             readers=tuple(sorted(audience.readers)),
             knowledge=audience.knowledge,
             open_room=audience.open_room,
@@ -279,7 +282,7 @@ class Dispatcher:
 
     async def _answer(self, reply: ReplyWriter, action: AnswerQuestion) -> None:
         message = reply.message
-        request = self._request(message, action.text, reply)
+        request = await self._request(message, action.text, reply)
         if self.feedback is not None:
             feedback, answer_id = self.feedback, ANSWER_ID.get()
             reply.on_sent = lambda event_id: feedback.store.note_answer_event(event_id, answer_id)
@@ -298,7 +301,7 @@ class Dispatcher:
         text = build_answer_markdown(answer)
         event_id = await reply.finish(text, answer_id=answer.id)
         if self.feedback is not None:
-            self.feedback.record(request, answer, event_id, text)
+            await self.feedback.record(request, answer, event_id, text)
         line = ChatLine(UserID(self.bot.user_id), text, from_bot=True)
         readers = reply.audience.readers if reply.audience else frozenset()
         entry = FeedLine(answer.id, line, time.time(), readers)

@@ -48,7 +48,7 @@ class FeedbackDesk:
         self.settings = settings
         self.metrics = metrics
 
-    def wants(self, source: Mapping[str, Any]) -> bool:
+    async def wants(self, source: Mapping[str, Any]) -> bool:
         """A vote on one of the bot's answers, or the removal of a vote: kept in the inbox
         with the sync position, so that a crash loses none."""
         reaction = parse_reaction(source)
@@ -56,22 +56,22 @@ class FeedbackDesk:
             return (
                 reaction.sender != self.matrix.user_id
                 and parse_vote(reaction.key) is not None
-                and self.store.answer_of_event(reaction.target) is not None
+                and await self.store.answer_of_event(reaction.target) is not None
             )
         redaction = parse_redaction(source)
-        return redaction is not None and self.store.is_reaction(redaction.redacts)
+        return redaction is not None and await self.store.is_reaction(redaction.redacts)
 
     async def handle(self, room_id: str, source: Mapping[str, Any]) -> None:
         redaction = parse_redaction(source)
         if redaction is not None:
-            self.store.redact(redaction.redacts)
+            await self.store.redact(redaction.redacts)
             return
         reaction = parse_reaction(source)
         vote = parse_vote(reaction.key) if reaction else None
-        answer_id = self.store.answer_of_event(reaction.target) if reaction else None
+        answer_id = await self.store.answer_of_event(reaction.target) if reaction else None
         if reaction is None or vote is None or answer_id is None:
             return
-        self.store.add_reaction(
+        await self.store.add_reaction(
             reaction.event_id, answer_id, reaction.sender, vote, reaction.timestamp_ms / 1000
         )
         if self.metrics is not None:
@@ -80,26 +80,30 @@ class FeedbackDesk:
             await self._ask_what_was_wrong(room_id, reaction.target, reaction.sender, answer_id)
 
     async def _ask_what_was_wrong(self, room_id: str, answer_event: str, user: str, answer_id: str):
-        thread = self.state.thread_of(answer_event) or answer_event
-        if self.store.pending_ask(room_id, thread, user) == answer_id:
+        thread = await self.state.thread_of(answer_event) or answer_event
+        if await self.store.pending_ask(room_id, thread, user) == answer_id:
             return
         content = build_notice(
             strings.FEEDBACK_ASK, thread_root=thread, reply_to=answer_event, notify=user
         )
         event_id = await self.matrix.send(room_id, content)
-        self.state.record_bot_message(event_id, room_id, thread)
-        self.store.ask(room_id, thread, user, answer_id)
+        await self.state.record_bot_message(event_id, room_id, thread)
+        await self.store.ask(room_id, thread, user, answer_id)
 
-    def asked(self, room_id: str, thread_root: str | None, user: str) -> bool:
-        return bool(thread_root) and self.store.pending_ask(room_id, thread_root, user) is not None
+    async def asked(self, room_id: str, thread_root: str | None, user: str) -> bool:
+        if not thread_root:
+            return False
+        return await self.store.pending_ask(room_id, thread_root, user) is not None
 
     async def keep_comment(self, reply: ReplyWriter, action: KeepFeedback) -> None:
         message = reply.message
-        self.store.add_comment(message.room_id, action.thread_root, message.sender, action.text)
+        await self.store.add_comment(
+            message.room_id, action.thread_root, message.sender, action.text
+        )
         await reply.finish(strings.FEEDBACK_THANKS)
 
-    def record(self, request: Request, answer: Answer, event_id: str, text: str) -> None:
-        self.store.store_answer(build_answer_record(request, answer, event_id, text))
+    async def record(self, request: Request, answer: Answer, event_id: str, text: str) -> None:
+        await self.store.store_answer(build_answer_record(request, answer, event_id, text))
 
     async def command(self, reply: ReplyWriter, action: RunCommand) -> None:
         """!feedback: for the configured admins, in the admin room only."""
@@ -121,7 +125,7 @@ class FeedbackDesk:
         if wanted.kind == "export":
             lines = [
                 json.dumps(build_export_record(record, readers), default=str)
-                for record in self.store.export(since)
+                async for record in self.store.export(since)
             ]
             name = f"feedback-last-{wanted.days}-days.jsonl"
             data = ("\n".join(lines) + "\n").encode() if lines else b""
@@ -132,8 +136,10 @@ class FeedbackDesk:
             return
         text = build_feedback_reply(
             wanted,
-            counts={days: self.store.room_counts(time.time() - days * DAY) for days in (7, 30)},
-            worst=self.store.worst(since, wanted.limit),
+            counts={
+                days: await self.store.room_counts(time.time() - days * DAY) for days in (7, 30)
+            },
+            worst=await self.store.worst(since, wanted.limit),
             room_readers=readers,
         )
         await reply.finish(text)

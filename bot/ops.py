@@ -61,6 +61,7 @@ class OpsServer:
             await runner.cleanup()
 
     async def exposition(self, request: web.Request) -> web.Response:
+        await self.metrics.refresh()
         return web.Response(
             body=self.metrics.exposition(), headers={"Content-Type": CONTENT_TYPE_LATEST}
         )

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from bot.audience import AudienceChanged, RoomAudience
 from bot.events import IncomingMessage
@@ -63,7 +63,7 @@ class ReplyWriter:
         self.earlier: str | None = resume_from
         self.sent: list[str] = []  # the message and its edits, to take back
         # Told the id of the reply's message when it is first sent.
-        self.on_sent: Callable[[str], None] | None = None
+        self.on_sent: Callable[[str], Awaitable[None]] | None = None
         self._lock = asyncio.Lock()
         self._last_edit = 0.0
 
@@ -109,7 +109,7 @@ class ReplyWriter:
             self.sent.clear()
             self.event_id = self.earlier = None
             if self.in_inbox:
-                self.state.record_reply(self.message.event_id, None)
+                await self.state.record_reply(self.message.event_id, None)
 
     async def _write(self, text: str, *, answer_id: str | None, notify: bool, computed: bool):
         async with self._lock:
@@ -149,7 +149,7 @@ class ReplyWriter:
         self.event_id, self.earlier = earlier, None
         self.sent.insert(0, earlier)
         if self.on_sent is not None:
-            self.on_sent(earlier)
+            await self.on_sent(earlier)
 
     async def _point_to(self, earlier: str, new: str) -> None:
         """Best effort: the edit of `earlier` was refused once already."""
@@ -178,9 +178,9 @@ class ReplyWriter:
         )
         event_id = await self.matrix.send(self.message.room_id, content)
         self.sent.append(event_id)
-        self.state.record_bot_message(event_id, self.message.room_id, self.thread_root)
+        await self.state.record_bot_message(event_id, self.message.room_id, self.thread_root)
         if self.in_inbox:
-            self.state.record_reply(self.message.event_id, event_id)
+            await self.state.record_reply(self.message.event_id, event_id)
         if self.on_sent is not None:
-            self.on_sent(event_id)
+            await self.on_sent(event_id)
         return event_id

@@ -1,9 +1,9 @@
 """The bot's durable memory of Matrix: sync position, messages in flight, its own messages.
 
-SQLite in the data folder. A sync batch's token and the messages the bot must answer
-are committed in one transaction before any answer starts, and a message is marked
-done only after its answer is sent. So a crash or restart neither drops a message
-(pending ones are picked up again) nor answers one twice (done ones are skipped).
+A sync batch's token and the messages the bot must answer are committed in one
+transaction before any answer starts, and a message is marked done only after its
+answer is sent. So a crash or restart neither drops a message (pending ones are picked
+up again) nor answers one twice (done ones are skipped).
 
 The bot's reply to a pending message is kept with it as soon as it is first sent, so
 that after a crash the answer goes into that same message (a placeholder, part of the
@@ -13,21 +13,23 @@ answer, or the restart notice) rather than a second one.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-SCHEMA = """
+from core.storage.database import Database
+from core.storage.upgrades import Upgrade, UpgradeTable
+
+# The schema of the release before versioned migrations, adopted in place as version 1.
+V1_TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS inbox (
     event_id TEXT PRIMARY KEY,
     room_id TEXT NOT NULL,
     source TEXT,
     done INTEGER NOT NULL DEFAULT 0,
-    received_ms INTEGER NOT NULL,
+    received_ms BIGINT NOT NULL,
     reply_event_id TEXT
 );
 CREATE TABLE IF NOT EXISTS bot_messages (
@@ -38,10 +40,31 @@ CREATE TABLE IF NOT EXISTS bot_messages (
 CREATE INDEX IF NOT EXISTS bot_threads ON bot_messages (room_id, thread_root);
 CREATE TABLE IF NOT EXISTS joined_rooms (
     room_id TEXT PRIMARY KEY,
-    joined_ms INTEGER NOT NULL,
+    joined_ms BIGINT NOT NULL,
     invited_as_direct INTEGER NOT NULL DEFAULT 0
 );
 """
+
+
+async def _v1_sqlite(db: Database) -> None:
+    await db.run_script(V1_TABLES)
+    # Files older still had no reply_event_id (it was added without a version).
+    columns = {row[1] for row in await db.fetch("PRAGMA table_info(inbox)")}
+    if "reply_event_id" not in columns:
+        await db.execute("ALTER TABLE inbox ADD COLUMN reply_event_id TEXT")
+
+
+UPGRADES = UpgradeTable(
+    "state",
+    [
+        Upgrade("sync token, inbox, the bot's messages, joined rooms", _v1_sqlite, V1_TABLES),
+        Upgrade(
+            "the pending messages found without a scan of the whole inbox",
+            "CREATE INDEX IF NOT EXISTS inbox_pending ON inbox (done, received_ms)",
+            "CREATE INDEX IF NOT EXISTS inbox_pending ON inbox (done, received_ms)",
+        ),
+    ],
+)
 
 
 @dataclass(frozen=True)
@@ -56,124 +79,132 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-class StateStore:
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(SCHEMA)
-        self._upgrade()
+class StateStore(Protocol):
+    async def first_start_ms(self) -> int: ...
+    async def sync_token(self) -> str | None: ...
+    async def store_batch(
+        self, token: str, events: Iterable[PendingEvent]
+    ) -> list[PendingEvent]: ...
+    async def pending_events(self) -> list[PendingEvent]: ...
+    async def record_reply(self, event_id: str, reply_event_id: str | None) -> None: ...
+    async def was_received(self, event_id: str) -> bool: ...
+    async def mark_done(self, event_id: str) -> None: ...
+    async def record_bot_message(self, event_id: str, room_id: str, thread_root: str) -> None: ...
+    async def is_bot_message(self, event_id: str) -> bool: ...
+    async def thread_of(self, event_id: str) -> str | None: ...
+    async def bot_in_thread(self, room_id: str, thread_root: str) -> bool: ...
+    async def record_join(self, room_id: str, joined_ms: int, invited_as_direct: bool) -> None: ...
+    async def note_invited(self, room_id: str, invited_ms: int) -> None: ...
+    async def joined_room(self, room_id: str) -> tuple[int, bool]: ...
 
-    def _upgrade(self) -> None:
-        """Bring a state.sqlite3 written by an older version up to SCHEMA, in place.
 
-        There is no migration framework yet: each column added since is added here when
-        missing (`CREATE TABLE IF NOT EXISTS` leaves an existing table as it was). Keep
-        to additive changes; anything more deserves real migrations."""
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(inbox)")}
-        if "reply_event_id" not in columns:
-            self._db.execute("ALTER TABLE inbox ADD COLUMN reply_event_id TEXT")
+class SqlStateStore:
+    """The state store over either backend (see core/storage)."""
 
-    def close(self) -> None:
-        self._db.close()
+    def __init__(self, db: Database) -> None:
+        self.db = db
 
-    def _meta(self, key: str) -> str | None:
-        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else None
+    @classmethod
+    async def open(cls, db: Database) -> SqlStateStore:
+        await UPGRADES.upgrade(db)
+        return cls(db)
 
-    def first_start_ms(self) -> int:
+    async def _meta(self, key: str) -> str | None:
+        return await self.db.fetchval("SELECT value FROM meta WHERE key = ?", key)
+
+    async def first_start_ms(self) -> int:
         """When the bot first ran with this data folder; older messages are never answered."""
-        self._db.execute(
-            "INSERT OR IGNORE INTO meta (key, value) VALUES ('first_start_ms', ?)", (str(now_ms()),)
+        await self.db.execute(
+            "INSERT INTO meta (key, value) VALUES ('first_start_ms', ?) ON CONFLICT DO NOTHING",
+            str(now_ms()),
         )
-        return int(self._meta("first_start_ms") or 0)
+        return int(await self._meta("first_start_ms") or 0)
 
-    def sync_token(self) -> str | None:
-        return self._meta("sync_token")
+    async def sync_token(self) -> str | None:
+        return await self._meta("sync_token")
 
-    def store_batch(self, token: str, events: Iterable[PendingEvent]) -> list[PendingEvent]:
+    async def store_batch(self, token: str, events: Iterable[PendingEvent]) -> list[PendingEvent]:
         """Record a sync batch; returns the events that were not seen before."""
         fresh = []
-        with self._db:
-            self._db.execute("BEGIN")
+        async with self.db.transaction() as tx:
             for event in events:
-                inserted = self._db.execute(
-                    "INSERT OR IGNORE INTO inbox (event_id, room_id, source, received_ms)"
-                    " VALUES (?, ?, ?, ?)",
-                    (event.source["event_id"], event.room_id, json.dumps(event.source), now_ms()),
-                )
-                if inserted.rowcount:
+                inserted = await tx.execute(
+                    "INSERT INTO inbox (event_id, room_id, source, received_ms)"
+                    " VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    event.source["event_id"], event.room_id, json.dumps(event.source), now_ms(),
+                )  # fmt: skip
+                if inserted:
                     fresh.append(event)
-            self._db.execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES ('sync_token', ?)", (token,)
+            await tx.execute(
+                "INSERT INTO meta (key, value) VALUES ('sync_token', ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                token,
             )
         return fresh
 
-    def pending_events(self) -> list[PendingEvent]:
-        rows = self._db.execute(
+    async def pending_events(self) -> list[PendingEvent]:
+        rows = await self.db.fetch(
             "SELECT room_id, source, reply_event_id FROM inbox WHERE done = 0 ORDER BY received_ms"
-        ).fetchall()
+        )
         return [PendingEvent(room, json.loads(source), reply) for room, source, reply in rows]
 
-    def record_reply(self, event_id: str, reply_event_id: str | None) -> None:
+    async def record_reply(self, event_id: str, reply_event_id: str | None) -> None:
         """The bot's message answering the inbox's message `event_id`; None once it was
         taken back (the next reply is a new message)."""
-        self._db.execute(
-            "UPDATE inbox SET reply_event_id = ? WHERE event_id = ?", (reply_event_id, event_id)
+        await self.db.execute(
+            "UPDATE inbox SET reply_event_id = ? WHERE event_id = ?", reply_event_id, event_id
         )
 
-    def was_received(self, event_id: str) -> bool:
+    async def was_received(self, event_id: str) -> bool:
         """Whether the message was addressed to the bot (pending or answered)."""
-        query = "SELECT 1 FROM inbox WHERE event_id = ?"
-        return self._db.execute(query, (event_id,)).fetchone() is not None
+        return (
+            await self.db.fetchrow("SELECT 1 FROM inbox WHERE event_id = ?", event_id) is not None
+        )
 
-    def mark_done(self, event_id: str) -> None:
+    async def mark_done(self, event_id: str) -> None:
         # The message text is dropped once answered: encrypted rooms' plaintext should
         # not pile up on disk.
-        self._db.execute("UPDATE inbox SET done = 1, source = NULL WHERE event_id = ?", (event_id,))
-
-    def record_bot_message(self, event_id: str, room_id: str, thread_root: str) -> None:
-        self._db.execute(
-            "INSERT OR IGNORE INTO bot_messages (event_id, room_id, thread_root) VALUES (?, ?, ?)",
-            (event_id, room_id, thread_root),
+        await self.db.execute(
+            "UPDATE inbox SET done = 1, source = NULL WHERE event_id = ?", event_id
         )
 
-    def is_bot_message(self, event_id: str) -> bool:
-        query = "SELECT 1 FROM bot_messages WHERE event_id = ?"
-        return self._db.execute(query, (event_id,)).fetchone() is not None
+    async def record_bot_message(self, event_id: str, room_id: str, thread_root: str) -> None:
+        await self.db.execute(
+            "INSERT INTO bot_messages (event_id, room_id, thread_root) VALUES (?, ?, ?)"
+            " ON CONFLICT DO NOTHING",
+            event_id, room_id, thread_root,
+        )  # fmt: skip
 
-    def thread_of(self, event_id: str) -> str | None:
+    async def is_bot_message(self, event_id: str) -> bool:
+        query = "SELECT 1 FROM bot_messages WHERE event_id = ?"
+        return await self.db.fetchrow(query, event_id) is not None
+
+    async def thread_of(self, event_id: str) -> str | None:
         """The thread one of the bot's messages is in."""
         query = "SELECT thread_root FROM bot_messages WHERE event_id = ?"
-        row = self._db.execute(query, (event_id,)).fetchone()
-        return row[0] if row else None
+        return await self.db.fetchval(query, event_id)
 
-    def bot_in_thread(self, room_id: str, thread_root: str) -> bool:
-        return (
-            self._db.execute(
-                "SELECT 1 FROM bot_messages WHERE room_id = ? AND thread_root = ? LIMIT 1",
-                (room_id, thread_root),
-            ).fetchone()
-            is not None
-        )
+    async def bot_in_thread(self, room_id: str, thread_root: str) -> bool:
+        query = "SELECT 1 FROM bot_messages WHERE room_id = ? AND thread_root = ? LIMIT 1"
+        return await self.db.fetchrow(query, room_id, thread_root) is not None
 
-    def record_join(self, room_id: str, joined_ms: int, invited_as_direct: bool) -> None:
-        self._db.execute(
-            "INSERT OR IGNORE INTO joined_rooms (room_id, joined_ms, invited_as_direct)"
-            " VALUES (?, ?, ?)",
-            (room_id, joined_ms, invited_as_direct),
-        )
+    async def record_join(self, room_id: str, joined_ms: int, invited_as_direct: bool) -> None:
+        await self.db.execute(
+            "INSERT INTO joined_rooms (room_id, joined_ms, invited_as_direct) VALUES (?, ?, ?)"
+            " ON CONFLICT DO NOTHING",
+            room_id, joined_ms, int(invited_as_direct),
+        )  # fmt: skip
 
-    def note_invited(self, room_id: str, invited_ms: int) -> None:
+    async def note_invited(self, room_id: str, invited_ms: int) -> None:
         """The invite is the room's cut-off when it is earlier than the join: a message
         sent to a new DM before the bot could join is the bot's."""
-        self._db.execute(
-            "UPDATE joined_rooms SET joined_ms = MIN(joined_ms, ?) WHERE room_id = ?",
-            (invited_ms, room_id),
-        )
+        await self.db.execute(
+            "UPDATE joined_rooms SET joined_ms = ? WHERE room_id = ? AND joined_ms > ?",
+            invited_ms, room_id, invited_ms,
+        )  # fmt: skip
 
-    def joined_room(self, room_id: str) -> tuple[int, bool]:
+    async def joined_room(self, room_id: str) -> tuple[int, bool]:
         """When the bot joined the room, and whether it was invited to a direct chat."""
         query = "SELECT joined_ms, invited_as_direct FROM joined_rooms WHERE room_id = ?"
-        row = self._db.execute(query, (room_id,)).fetchone()
-        return (row[0], bool(row[1])) if row else (0, False)
+        row = await self.db.fetchrow(query, room_id)
+        return (int(row[0]), bool(row[1])) if row else (0, False)

@@ -67,7 +67,7 @@ class SummaryDesk:
             action.args,
             now=now,
             found=found,
-            last_summary=self.marks.last_summary(message.room_id),
+            last_summary=await self.marks.last_summary(message.room_id),
             default_hours=settings.summaries.default_hours,
             in_thread=thread is not None,
         )
@@ -94,7 +94,7 @@ class SummaryDesk:
         await reply.finish(made[0].markdown)
         self._count("on_demand")
         if thread is None:
-            self.marks.note_summary(message.room_id, covered.end)
+            await self.marks.note_summary(message.room_id, covered.end)
 
     def _readable_since(self, room_id: str, start: float) -> bool:
         """Whether everyone who reads the room now could read it from `start` on."""
@@ -143,9 +143,9 @@ class SummaryDesk:
         settings = self.settings.current
         if self.indexer is None or settings.summaries.collection is None:
             return
-        old = self.marks.last_scheduled(room_id) or 0.0
+        old = await self.marks.last_scheduled(room_id) or 0.0
         now = time.time()
-        if not self.marks.claim(room_id, old, now):
+        if not await self.marks.claim(room_id, old, now):
             log.info("the summary of %s is being made by another run", room_id)
             return
         start = old or now - settings.summaries.default_hours * 3600
@@ -163,9 +163,9 @@ class SummaryDesk:
             )  # fmt: skip
             await self.indexer.put_many([document])
             self._count("scheduled")
-            self.marks.note_summary(room_id, now)
+            await self.marks.note_summary(room_id, now)
             if settings.summaries.post_in_room and self._readable_since(room_id, covered.start):
                 await self.matrix.send(room_id, build_room_notice(result.markdown))
         except BaseException:
-            self.marks.claim(room_id, now, old)  # give the range back to the next run
+            await self.marks.claim(room_id, now, old)  # give the range back to the next run
             raise

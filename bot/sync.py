@@ -41,7 +41,7 @@ class SyncLoop:
         self._key_requests: set[asyncio.Task] = set()
 
     async def run(self) -> None:
-        token = self.state.sync_token()
+        token = await self.state.sync_token()
         failures = 0
         while True:
             # The first sync asks for full state: nio keeps room state (members,
@@ -61,41 +61,43 @@ class SyncLoop:
             self.last_sync = time.monotonic()
             self.dispatcher.audiences.observe(response)
             await self._handle_invites(response)
-            fresh = self.state.store_batch(response.next_batch, self._addressed(response))
+            fresh = await self.state.store_batch(
+                response.next_batch, await self._addressed(response)
+            )
             token = response.next_batch
             if not self.ready.is_set():
-                fresh = self.state.pending_events()
+                fresh = await self.state.pending_events()
                 self.ready.set()
                 log.info("ready: synced with %s", self.matrix.client.homeserver)
             for event in fresh:
                 self.dispatcher.spawn(event)
             await self._maintain_keys()
 
-    def _addressed(self, response: SyncResponse) -> list[PendingEvent]:
+    async def _addressed(self, response: SyncResponse) -> list[PendingEvent]:
         """The messages of the batch that the bot must act on."""
         pending = []
         for room_id, info in response.rooms.join.items():
-            self._note_invite(room_id, [*info.state, *info.timeline.events])
+            await self._note_invite(room_id, [*info.state, *info.timeline.events])
             for event in info.timeline.events:
                 if isinstance(event, MegolmEvent):
                     self._report_undecryptable(room_id, event)
                     continue
                 candidate = PendingEvent(room_id, event.source)
                 feedback = self.dispatcher.feedback
-                if feedback is not None and feedback.wants(event.source):
+                if feedback is not None and await feedback.wants(event.source):
                     pending.append(candidate)
                     continue
-                message, action = self.dispatcher.route(candidate)
+                message, action = await self.dispatcher.route(candidate)
                 if message is None:
                     continue
-                self.dispatcher.observe(message)
+                await self.dispatcher.observe(message)
                 if not isinstance(action, Ignore):
                     pending.append(candidate)
                 else:
                     log.debug("ignoring %s: %s", message.event_id, action.reason)
         return pending
 
-    def _note_invite(self, room_id: str, events: list) -> None:
+    async def _note_invite(self, room_id: str, events: list) -> None:
         """The bot's own invite, as the first sync after joining shows it (the invite
         itself, stripped state, has no time)."""
         for event in events:
@@ -104,7 +106,7 @@ class SyncLoop:
                 and event.state_key == self.matrix.user_id
                 and event.membership == "invite"
             ):
-                self.state.note_invited(room_id, event.server_timestamp)
+                await self.state.note_invited(room_id, event.server_timestamp)
 
     def _report_undecryptable(self, room_id: str, event: MegolmEvent) -> None:
         if event.session_id in self._undecryptable_sessions:
@@ -138,7 +140,7 @@ class SyncLoop:
             if decide_invite(inviter, allowed):
                 if await self.matrix.join(room_id):
                     direct = bool(invite and invite.content.get("is_direct"))
-                    self.state.record_join(room_id, now_ms(), direct)
+                    await self.state.record_join(room_id, now_ms(), direct)
                     log.info("joined %s, invited by %s", room_id, inviter)
             else:
                 await self.matrix.reject_invite(room_id, strings.INVITE_REFUSED)

@@ -6,7 +6,7 @@ that the pipeline itself stays free of metric calls.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
@@ -41,9 +41,15 @@ class Metrics:
         self.queue = Gauge(
             "bot_ingestion_queue_depth", "Documents waiting to be indexed", registry=self.registry
         )
+        self._queue_depth: Callable[[], Awaitable[int]] | None = None
 
-    def watch_queue(self, depth: Callable[[], int]) -> None:
-        self.queue.set_function(depth)
+    def watch_queue(self, depth: Callable[[], Awaitable[int]]) -> None:
+        self._queue_depth = depth
+
+    async def refresh(self) -> None:
+        """Read the gauges kept in the stores (asynchronously), before an exposition."""
+        if self._queue_depth is not None:
+            self.queue.set(await self._queue_depth())
 
     def observe_answer(self, answer: Answer) -> None:
         self.answers.labels(answer.kind).inc()

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
 
 import pytest
 
 from core.knowledge.embedding import Embedders
+from core.storage.database import Database
+from core.storage.postgres import PostgresDatabase
+from core.storage.sqlite import SqliteDatabase
 from tests.support.fake_llm import FakeLlm
+from tests.support.postgres import PostgresServer
 
 
 @pytest.fixture(scope="session")
@@ -22,3 +28,55 @@ async def llm() -> AsyncIterator[FakeLlm]:
     server = await FakeLlm().start()
     yield server
     await server.close()
+
+
+# The store backends every store test runs against (see core/storage).
+BACKENDS = ("sqlite", "postgres")
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """One PostgreSQL server for the run, started on first use."""
+    server = PostgresServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture
+async def open_database(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> AsyncIterator[Callable[[], Awaitable[Database]]]:
+    """Opens the test's own database on the backend, again each call (as a restarted
+    process would); all are closed when the test ends."""
+    url = (
+        await request.getfixturevalue("postgres").create_database() if backend == "postgres" else ""
+    )
+    opened: list[Database] = []
+
+    async def open_() -> Database:
+        if url:
+            db: Database = await PostgresDatabase.open(url, None)
+        else:
+            db = await SqliteDatabase.open(tmp_path / "store.sqlite3")
+        opened.append(db)
+        return db
+
+    yield open_
+    for db in opened:
+        await db.close()
+
+
+@pytest.fixture
+async def storage_toml(request: pytest.FixtureRequest) -> str:
+    """The `[storage]` section of the configs tests write: none (SQLite files in the data
+    folder) unless the run was started with TEST_STORAGE=postgres, then a fresh
+    PostgreSQL database per test. So the whole suite runs on either backend."""
+    if os.environ.get("TEST_STORAGE", "sqlite") != "postgres":
+        return ""
+    url = await request.getfixturevalue("postgres").create_database()
+    return f'\n[storage]\nurl = "{url}"\n'

@@ -79,14 +79,14 @@ description = "The sample staff handbook (deploy/sample-documents)."
 async def _ingest_samples(config: Path, env: dict[str, str]) -> None:
     """Put the sample documents into the demo collection (unchanged ones cost nothing)."""
     settings = load_config(config, env)
-    kb = KnowledgeBase(lambda: settings)
+    kb = await KnowledgeBase.open(lambda: settings)
     try:
         documents = [d for d in read_documents([SAMPLES], "handbook") if isinstance(d, Document)]
         outcomes = await kb.indexer.put_many(documents)
         added = sum(o.status == "indexed" for o in outcomes)
         print(f"Sample documents: {added} indexed, {len(outcomes) - added} unchanged.")
     finally:
-        kb.close()
+        await kb.close()
 
 
 def _update_line(path: Path, key: str, value: str) -> None:

@@ -37,6 +37,7 @@ from core.config.pipeline import PipelineSettings
 from core.config.prompts import PromptSettings
 from core.config.rights import RightsSettings
 from core.config.secrets import context_of, env_var_checker, resolve_one_secret
+from core.config.storage import StorageSettings
 from core.config.strict import Strict
 from core.config.summaries import SummarySettings, check_schedule
 from core.config.users import check_user_id, check_user_ids
@@ -219,6 +220,7 @@ class Settings(Strict):
     feedback: FeedbackSettings = Field(default_factory=dict, validate_default=True)
     summaries: SummarySettings = Field(default_factory=dict, validate_default=True)
     ops: OpsSettings = Field(default_factory=dict, validate_default=True)
+    storage: StorageSettings = Field(default_factory=dict, validate_default=True)
     predetermined: tuple[PredeterminedAnswer, ...] = ()
     sources: dict[str, SourceSettings] = Field(default_factory=dict)
     collections: dict[str, CollectionSettings] = Field(default_factory=dict)
@@ -254,5 +256,5 @@ class Settings(Strict):
         return self.room_defaults.model_copy(update=override.model_dump(exclude_none=True))
 
 
-RESTART_ONLY_SECTIONS = ("matrix", "knowledge", "ingest_api", "llm", "ops")
+RESTART_ONLY_SECTIONS = ("matrix", "knowledge", "ingest_api", "llm", "ops", "storage")
 RESTART_ONLY_KEYS = (("bot", "data_dir"), ("summaries", "job_store"))

@@ -18,17 +18,20 @@ import tempfile
 from pathlib import Path
 
 from core.config import ConfigError, Settings, load_config
+from core.config.storage import StorageSettings
 from core.evaluation.compare import build_comparison, write_plot
 from core.evaluation.questions import QuestionSetError, read_questions
 from core.evaluation.runner import Evaluation
 from core.evaluation.scores import average
-from core.evaluation.store import RunStore
+from core.evaluation.store import RunStore, SqlRunStore
 from core.knowledge.base import KnowledgeBase
 from core.knowledge.cli import ingest
 from core.knowledge.files import FileProblem, read_documents
 from core.llm.client import LlmClient
 from core.llm.prompts import load_prompts
 from core.privacy import create_private_files
+from core.storage.opening import Storage
+from core.storage.sqlite import SqliteDatabase
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -55,17 +58,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def _with_index_dir(settings: Settings, folder: Path) -> Settings:
-    # A fresh index lives in its own folder with embedded Chroma, never in a shared server.
+    # A fresh index lives in its own folder with embedded Chroma and SQLite, never in a
+    # shared server or database.
     return settings.model_copy(
         update={
             "bot": settings.bot.model_copy(update={"data_dir": folder}),
             "knowledge": settings.knowledge.model_copy(update={"chroma_url": None}),
+            "storage": StorageSettings(),
         }
     )
 
 
 async def _run(settings: Settings, args: argparse.Namespace, documents: list) -> tuple[dict, list]:
-    kb = KnowledgeBase(lambda: settings)
+    kb = await KnowledgeBase.open(lambda: settings)
     llm = LlmClient(settings.llm) if settings.llm.url else None
     try:
         await ingest(kb, documents, dry_run=False)
@@ -73,8 +78,7 @@ async def _run(settings: Settings, args: argparse.Namespace, documents: list) ->
         evaluation = Evaluation(kb, lambda: settings, lambda: prompts, llm)
         results = [await evaluation.ask(q) for q in read_questions(args.questions)]
     finally:
-        await kb.close_http()
-        kb.close()
+        await kb.close()
         if llm:
             await llm.close()
     totals = average([r.scores for r in results])
@@ -84,7 +88,7 @@ async def _run(settings: Settings, args: argparse.Namespace, documents: list) ->
     return totals, [r.as_record() for r in results]
 
 
-def run(settings: Settings, args: argparse.Namespace, store: RunStore) -> int:
+async def run(settings: Settings, args: argparse.Namespace, store: RunStore) -> int:
     if args.collection not in settings.collections:
         print(f"There is no collection {args.collection!r} in the config.", file=sys.stderr)
         return 2
@@ -101,8 +105,8 @@ def run(settings: Settings, args: argparse.Namespace, store: RunStore) -> int:
         documents.append(item)
     with tempfile.TemporaryDirectory(prefix="evaluation-") as fresh:
         indexed = _with_index_dir(settings, args.index_dir or Path(fresh))
-        totals, records = asyncio.run(_run(indexed, args, documents))
-    run_id = store.add(
+        totals, records = await _run(indexed, args, documents)
+    run_id = await store.add(
         label=args.label,
         config=json.dumps(settings.model_dump(mode="json"), default=str),
         corpus=" ".join(map(str, args.corpus)),
@@ -125,27 +129,35 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     # The runs hold questions and answers drawn from private documents.
     create_private_files()
-    store = RunStore(args.db or settings.bot.data_dir / "evaluations.sqlite3")
+    return asyncio.run(_command(settings, args))
+
+
+async def _command(settings: Settings, args: argparse.Namespace) -> int:
+    storage = Storage(settings.storage, settings.bot.data_dir)
+    db = await (SqliteDatabase.open(args.db) if args.db else storage.database("evaluations"))
+    store = await SqlRunStore.open(db)
     try:
         if args.command == "run":
-            return run(settings, args, store)
+            return await run(settings, args, store)
         if args.command == "list":
-            for stored in store.runs():
+            for stored in await store.runs():
                 print(f"run {stored.id}  {stored.label or '-'}  {stored.questions}  "
                       f"hit@3 {stored.totals.get('hit@3', float('nan')):.2f}")  # fmt: skip
             return 0
-        first, second = (store.run(n) for n in args.runs)
+        first, second = [await store.run(n) for n in args.runs]
         if first is None or second is None:
-            print(f"No such run; stored: {[r.id for r in store.runs()]}", file=sys.stderr)
+            print(f"No such run; stored: {[r.id for r in await store.runs()]}", file=sys.stderr)
             return 2
-        records = [store.records(first.id), store.records(second.id)]
+        records = [await store.records(first.id), await store.records(second.id)]
         print(build_comparison(first, second, *records))
         if args.plot:
             write_plot([(first, records[0]), (second, records[1])], args.plot)
             print(f"plot written to {args.plot}")
         return 0
     finally:
-        store.close()
+        if args.db:
+            await db.close()
+        await storage.close()
 
 
 if __name__ == "__main__":

@@ -95,7 +95,7 @@ class Evaluation:
         denied = set(_step(answer, "rights").get("denied", []))
         allowed = [chunk for chunk in retrieved if chunk not in denied]
         ranked = list(dict.fromkeys(document_of(chunk) for chunk in allowed))
-        rows = self.kb.catalog.current_chunks(allowed, SearchFilters(rooms=(ROOM,)))
+        rows = await self.kb.catalog.current_chunks(allowed, SearchFilters(rooms=(ROOM,)))
         top_k = self.settings().retrieval.top_k
         context = "\n".join(rows[c][7] for c in allowed[:top_k] if c in rows)
         result = QuestionResult(

@@ -1,16 +1,16 @@
-"""Evaluation runs, with the config that produced them, in SQLite."""
+"""Evaluation runs, with the config that produced them."""
 
 from __future__ import annotations
 
 import json
 import time
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from core.sqlite_store import SqliteStore
+from core.storage.database import Database
+from core.storage.upgrades import Upgrade, UpgradeTable
 
-SCHEMA = """
+V1_SQLITE = """
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY, created REAL NOT NULL, label TEXT NOT NULL,
     config TEXT NOT NULL, corpus TEXT NOT NULL, questions TEXT NOT NULL, totals TEXT NOT NULL
@@ -20,6 +20,18 @@ CREATE TABLE IF NOT EXISTS results (
     PRIMARY KEY (run_id, position)
 );
 """
+
+V1_POSTGRES = """
+CREATE TABLE IF NOT EXISTS runs (
+    id BIGSERIAL PRIMARY KEY, created DOUBLE PRECISION NOT NULL, label TEXT NOT NULL,
+    config TEXT NOT NULL, corpus TEXT NOT NULL, questions TEXT NOT NULL, totals TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS results (
+    run_id INTEGER NOT NULL, position INTEGER NOT NULL, record TEXT NOT NULL,
+    PRIMARY KEY (run_id, position)
+);
+"""
+UPGRADES = UpgradeTable("evaluations", [Upgrade("runs and their results", V1_SQLITE, V1_POSTGRES)])
 
 
 @dataclass(frozen=True)
@@ -33,11 +45,32 @@ class Run:
     totals: dict[str, float]
 
 
-class RunStore(SqliteStore):
-    def __init__(self, path: Path) -> None:
-        super().__init__(path, SCHEMA)
+class RunStore(Protocol):
+    async def add(
+        self,
+        *,
+        label: str,
+        config: str,
+        corpus: str,
+        questions: str,
+        totals: dict[str, float],
+        records: list[dict[str, Any]],
+    ) -> int: ...
+    async def runs(self) -> list[Run]: ...
+    async def run(self, run_id: int) -> Run | None: ...
+    async def records(self, run_id: int) -> list[dict[str, Any]]: ...
 
-    def add(
+
+class SqlRunStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    @classmethod
+    async def open(cls, db: Database) -> SqlRunStore:
+        await UPGRADES.upgrade(db)
+        return cls(db)
+
+    async def add(
         self,
         *,
         label: str,
@@ -47,26 +80,34 @@ class RunStore(SqliteStore):
         totals: dict[str, float],
         records: list[dict[str, Any]],
     ) -> int:
-        with self._lock, self._db:
-            cursor = self._db.execute(
-                "INSERT INTO runs (created, label, config, corpus, questions, totals) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (time.time(), label, config, corpus, questions, json.dumps(totals)),
+        async with self.db.transaction() as tx:
+            run_id = int(
+                await tx.fetchval(
+                    "INSERT INTO runs (created, label, config, corpus, questions, totals) "
+                    "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+                    time.time(),
+                    label,
+                    config,
+                    corpus,
+                    questions,
+                    json.dumps(totals),
+                )
             )
-            run_id = int(cursor.lastrowid or 0)
-            self._db.executemany(
+            await tx.executemany(
                 "INSERT INTO results VALUES (?, ?, ?)",
                 [(run_id, n, json.dumps(r)) for n, r in enumerate(records)],
             )
         return run_id
 
-    def runs(self) -> list[Run]:
-        rows = self._run("SELECT * FROM runs ORDER BY id")
-        return [Run(*row[:6], json.loads(row[6])) for row in rows]
+    async def runs(self) -> list[Run]:
+        rows = await self.db.fetch(
+            "SELECT id, created, label, config, corpus, questions, totals FROM runs ORDER BY id"
+        )
+        return [Run(int(row[0]), *row[1:6], json.loads(row[6])) for row in rows]
 
-    def run(self, run_id: int) -> Run | None:
-        return next((run for run in self.runs() if run.id == run_id), None)
+    async def run(self, run_id: int) -> Run | None:
+        return next((run for run in await self.runs() if run.id == run_id), None)
 
-    def records(self, run_id: int) -> list[dict[str, Any]]:
-        rows = self._run("SELECT record FROM results WHERE run_id = ? ORDER BY position", (run_id,))
-        return [json.loads(row[0]) for row in rows]
+    async def records(self, run_id: int) -> list[dict[str, Any]]:
+        query = "SELECT record FROM results WHERE run_id = ? ORDER BY position"
+        return [json.loads(row[0]) for row in await self.db.fetch(query, run_id)]

@@ -15,13 +15,13 @@ class FeedbackRanking:
         self.settings = settings
         self._cached: tuple[tuple, dict[tuple[str, str], float]] | None = None
 
-    def factors(self) -> dict[tuple[str, str], float]:
+    async def factors(self) -> dict[tuple[str, str], float]:
         """(collection, document id) -> the factor its retrieval score is multiplied by."""
         bounds = self.settings().feedback
         key = (self.store.version, bounds)
         if self._cached is None or self._cached[0] != key:
             factors = decide_adjustments(
-                self.store.document_votes(),
+                await self.store.document_votes(),
                 up_step=bounds.up_step,
                 down_step=bounds.down_step,
                 max_up=bounds.max_up,

@@ -96,5 +96,5 @@ class Guarded:
             answer = await self.inner.answer(request, progress)
             return replace(answer, trace=(step, *answer.trace))
         if self.memory is not None and refusal.outcome != "rate_limited":
-            self.memory.record_turn(request, request.text, refusal.outcome)
+            await self.memory.record_turn(request, request.text, refusal.outcome)
         return Answer(refusal.text, kind="refusal", trace=(step,), reason=refusal.outcome)

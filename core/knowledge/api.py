@@ -140,7 +140,7 @@ class IngestApi:
         return web.json_response(signer.jwks() if signer else {"keys": []})
 
     async def list_collections(self, request: web.Request, source: str) -> web.Response:
-        sizes = self.kb.catalog.collection_sizes()
+        sizes = await self.kb.catalog.collection_sizes()
         listed = [
             {
                 "name": name,
@@ -153,7 +153,7 @@ class IngestApi:
             if collection.source == source
         ]
         return web.json_response(
-            {"collections": listed, "queued_jobs": self.kb.catalog.queue_depth()}
+            {"collections": listed, "queued_jobs": await self.kb.jobs.queue_depth()}
         )
 
     def _document_of(self, request: web.Request, source: str) -> web.Response | tuple[str, str]:
@@ -202,12 +202,12 @@ class IngestApi:
         if len(body.content.encode()) > self.settings().knowledge.max_document_bytes:
             return self._too_large()
         document = Document(collection=owned, id=doc_id, **body.model_dump())
-        pending = self.kb.catalog.latest_job(owned, doc_id)
-        if self.kb.indexer.decide(document) == "unchanged" and not (
+        pending = await self.kb.jobs.latest_job(owned, doc_id)
+        if await self.kb.indexer.decide(document) == "unchanged" and not (
             pending and pending.state == "queued"
         ):
-            return web.json_response(self._status(owned, doc_id), status=200)
-        job_id = self.kb.queue.submit_put(document)
+            return web.json_response(await self._status(owned, doc_id), status=200)
+        job_id = await self.kb.queue.submit_put(document)
         return await self._accepted(request, job_id, owned, doc_id)
 
     async def delete_document(self, request: web.Request, source: str) -> web.Response:
@@ -215,32 +215,32 @@ class IngestApi:
         if isinstance(path, web.Response):
             return path
         owned, doc_id = path
-        job_id = self.kb.queue.submit_delete(owned, doc_id)
+        job_id = await self.kb.queue.submit_delete(owned, doc_id)
         return await self._accepted(request, job_id, owned, doc_id)
 
     async def document_status(self, request: web.Request, source: str) -> web.Response:
         path = self._document_of(request, source)
         if isinstance(path, web.Response):
             return path
-        return web.json_response(self._status(*path))
+        return web.json_response(await self._status(*path))
 
     async def _accepted(
         self, request: web.Request, job_id: int, collection: str, doc_id: str
     ) -> web.Response:
         """202 with the job queued, or with `?wait=true` the final status once indexed."""
         if request.query.get("wait", "").lower() not in ("1", "true", "yes"):
-            return web.json_response(self._status(collection, doc_id), status=202)
+            return web.json_response(await self._status(collection, doc_id), status=202)
         try:
             async with asyncio.timeout(WAIT_SECONDS):
                 await self.kb.queue.wait(job_id)
         except TimeoutError:
-            return web.json_response(self._status(collection, doc_id), status=202)
-        status = self._status(collection, doc_id)
+            return web.json_response(await self._status(collection, doc_id), status=202)
+        status = await self._status(collection, doc_id)
         return web.json_response(status, status=500 if status["state"] == "failed" else 200)
 
-    def _status(self, collection: str, doc_id: str) -> dict[str, Any]:
-        job = self.kb.catalog.latest_job(collection, doc_id)
-        record = self.kb.catalog.document(collection, doc_id)
+    async def _status(self, collection: str, doc_id: str) -> dict[str, Any]:
+        job = await self.kb.jobs.latest_job(collection, doc_id)
+        record = await self.kb.catalog.document(collection, doc_id)
         status: dict[str, Any] = {"collection": collection, "id": doc_id}
         if job and job.state == "queued":
             status["state"] = "queued"

@@ -8,26 +8,34 @@ from collections.abc import Callable
 import aiohttp
 
 from core.config import Settings
-from core.knowledge.catalog import Catalog
+from core.knowledge.catalog import Catalog, SqlCatalog
 from core.knowledge.embedding import Embedders
 from core.knowledge.indexer import Indexer
+from core.knowledge.jobs import JobStore, SqlJobStore
 from core.knowledge.queue import IngestQueue
 from core.knowledge.retrieval import Retriever
 from core.knowledge.text_tools import SentenceSplitter
 from core.knowledge.vectors import VectorStore
 from core.rights.cache import DecisionCache
 from core.rights.checker import RightsChecker
+from core.storage.opening import Storage
 
 
 class KnowledgeBase:
     """Opened once per process; storage settings are read at start (they need a restart)."""
 
     def __init__(
-        self, settings: Callable[[], Settings], embedders: Embedders | None = None
+        self,
+        settings: Callable[[], Settings],
+        catalog: Catalog,
+        jobs: JobStore,
+        embedders: Embedders | None = None,
     ) -> None:
         start = settings()
         data_dir = start.bot.data_dir
-        self.catalog = Catalog(data_dir / "knowledge.sqlite3")
+        self.catalog = catalog
+        self.jobs = jobs
+        self._own_storage: Storage | None = None
         self.vectors = VectorStore(start.knowledge.chroma_url, data_dir)
         self.embedders = embedders or Embedders(start.knowledge.embedding_batch_size)
         self.decisions = DecisionCache()
@@ -39,7 +47,7 @@ class KnowledgeBase:
             settings,
             on_change=self.decisions.drop_document,
         )
-        self.queue = IngestQueue(self.catalog, self.indexer)
+        self.queue = IngestQueue(self.jobs, self.indexer)
         self.retriever = Retriever(self.catalog, self.vectors, self.embedders, settings)
         self._http: aiohttp.ClientSession | None = None
         self.rights = RightsChecker(settings, self.decisions, self.http)
@@ -54,5 +62,26 @@ class KnowledgeBase:
         if self._http is not None:
             await self._http.close()
 
-    def close(self) -> None:
-        self.catalog.close()
+    @classmethod
+    async def open(
+        cls,
+        settings: Callable[[], Settings],
+        embedders: Embedders | None = None,
+        storage: Storage | None = None,
+    ) -> KnowledgeBase:
+        """The knowledge base on the process's storage, or on storage of its own (closed
+        with it) when none is given."""
+        start = settings()
+        own = None
+        if storage is None:
+            storage = own = Storage(start.storage, start.bot.data_dir)
+        db = await storage.database("catalog")
+        catalog = await SqlCatalog.open(db, start.storage.text_search_config)
+        kb = cls(settings, catalog, await SqlJobStore.open(db), embedders)
+        kb._own_storage = own
+        return kb
+
+    async def close(self) -> None:
+        await self.close_http()
+        if self._own_storage is not None:
+            await self._own_storage.close()

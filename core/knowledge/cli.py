@@ -44,12 +44,12 @@ async def ingest(kb: KnowledgeBase, documents: list[Document], dry_run: bool) ->
         group = documents[start : start + GROUP]
         if dry_run:
             for document in group:
-                decision = kb.indexer.decide(document)
+                decision = await kb.indexer.decide(document)
                 counts[decision] += 1
                 if decision != "unchanged":
                     tqdm.write(f"would {'add' if decision == 'new' else 'update'} {document.id}")
         else:
-            before = {d.id: kb.indexer.decide(d) for d in group}
+            before = {d.id: await kb.indexer.decide(d) for d in group}
             outcomes: list[Outcome] = await kb.indexer.put_many(group)
             for outcome in outcomes:
                 counts[before[outcome.doc_id] if outcome.status == "indexed" else "unchanged"] += 1
@@ -57,6 +57,14 @@ async def ingest(kb: KnowledgeBase, documents: list[Document], dry_run: bool) ->
         bar.update(len(group))
     bar.close()
     return counts
+
+
+async def open_and_ingest(settings: Settings, documents: list[Document], dry_run: bool) -> Counter:
+    kb = await KnowledgeBase.open(lambda: settings)
+    try:
+        return await ingest(kb, documents, dry_run)
+    finally:
+        await kb.close()
 
 
 def summary(counts: Counter, problems: int, dry_run: bool) -> str:
@@ -92,11 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"skipped: {item}", file=sys.stderr)
         else:
             documents.append(item)
-    kb = KnowledgeBase(lambda: settings)
-    try:
-        counts = asyncio.run(ingest(kb, documents, args.dry_run))
-    finally:
-        kb.close()
+    counts = asyncio.run(open_and_ingest(settings, documents, args.dry_run))
     print(summary(counts, problems, args.dry_run))
     return 1 if problems else 0
 

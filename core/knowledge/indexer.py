@@ -73,10 +73,10 @@ class Indexer:
             raise UnknownCollection(name)
         return collection
 
-    def decide(self, document: Document) -> Literal["new", "changed", "unchanged"]:
+    async def decide(self, document: Document) -> Literal["new", "changed", "unchanged"]:
         """What putting this document would do, without doing it."""
         self.collection(document.collection)
-        current = self.catalog.document(document.collection, document.id)
+        current = await self.catalog.document(document.collection, document.id)
         if current is None:
             return "new"
         return "unchanged" if current.content_hash == document.content_hash() else "changed"
@@ -99,7 +99,7 @@ class Indexer:
         outcomes: dict[int, Outcome] = {}
         prepared: list[tuple[int, _Prepared]] = []
         for index, document in enumerate(documents):
-            if self.decide(document) == "unchanged":
+            if await self.decide(document) == "unchanged":
                 outcomes[index] = Outcome(document.collection, document.id, "unchanged")
             else:
                 prepared.append((index, await asyncio.to_thread(self._prepare, document)))
@@ -153,7 +153,7 @@ class Indexer:
             ChunkRow(i, c.position, c.heading, c.text)
             for i, c in zip(ids, item.chunks, strict=True)
         ]
-        await asyncio.to_thread(self.catalog.replace_document, record, rows, document.dates())
+        await self.catalog.replace_document(record, rows, document.dates())
         self.on_change(document.collection, document.id)
         await asyncio.to_thread(
             self.vectors.delete_document, document.collection, model, document.id, content_hash
@@ -161,7 +161,7 @@ class Indexer:
 
     async def delete(self, collection_name: str, doc_id: str) -> Outcome:
         self.collection(collection_name)  # raises UnknownCollection
-        existed = await asyncio.to_thread(self.catalog.delete_document, collection_name, doc_id)
+        existed = await self.catalog.delete_document(collection_name, doc_id)
         self.on_change(collection_name, doc_id)
         await asyncio.to_thread(
             self.vectors.delete_document,

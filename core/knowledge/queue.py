@@ -1,4 +1,4 @@
-"""The ingestion queue: jobs are stored in the catalog first, then indexed by one worker.
+"""The ingestion queue: jobs are stored first, then indexed by one worker.
 
 Stored jobs survive a crash or restart and are picked up again. The worker takes runs of
 consecutive puts together, so that their chunks are embedded in shared batches; the
@@ -11,9 +11,9 @@ import asyncio
 import logging
 from dataclasses import asdict
 
-from core.knowledge.catalog import Catalog, Job
 from core.knowledge.documents import Document
 from core.knowledge.indexer import Indexer, Outcome
+from core.knowledge.jobs import Job, JobStore
 from core.knowledge.vectors import KnowledgeUnavailable
 
 log = logging.getLogger(__name__)
@@ -40,19 +40,19 @@ def _runs(jobs: list[Job]) -> list[list[Job]]:
 
 
 class IngestQueue:
-    def __init__(self, catalog: Catalog, indexer: Indexer) -> None:
-        self.catalog = catalog
+    def __init__(self, jobs: JobStore, indexer: Indexer) -> None:
+        self.jobs = jobs
         self.indexer = indexer
         self._wakeup = asyncio.Event()
         self._finished: dict[int, asyncio.Future[Outcome | None]] = {}
 
-    def submit_put(self, document: Document) -> int:
-        job_id = self.catalog.add_job(document.collection, document.id, "put", asdict(document))
+    async def submit_put(self, document: Document) -> int:
+        job_id = await self.jobs.add_job(document.collection, document.id, "put", asdict(document))
         self._wakeup.set()
         return job_id
 
-    def submit_delete(self, collection: str, doc_id: str) -> int:
-        job_id = self.catalog.add_job(collection, doc_id, "delete", None)
+    async def submit_delete(self, collection: str, doc_id: str) -> int:
+        job_id = await self.jobs.add_job(collection, doc_id, "delete", None)
         self._wakeup.set()
         return job_id
 
@@ -60,7 +60,7 @@ class IngestQueue:
         """The job's outcome once done; None if it failed or ended before the wait began."""
         future = self._finished.setdefault(job_id, asyncio.get_running_loop().create_future())
         try:
-            if self.catalog.job(job_id) is None and not future.done():
+            if await self.jobs.job(job_id) is None and not future.done():
                 return None
             return await asyncio.shield(future)
         finally:
@@ -72,7 +72,7 @@ class IngestQueue:
         outages = 0
         while True:
             self._wakeup.clear()
-            jobs = self.catalog.queued_jobs(MAX_DOCUMENTS_PER_RUN)
+            jobs = await self.jobs.queued_jobs(MAX_DOCUMENTS_PER_RUN)
             if not jobs:
                 await self._wakeup.wait()
                 continue
@@ -100,13 +100,13 @@ class IngestQueue:
                     await self._process([job])
                 return
             log.exception("ingestion job %s failed", run[0].id)
-            self._finish(run[0], None, f"{type(exc).__name__}: {exc}")
+            await self._finish(run[0], None, f"{type(exc).__name__}: {exc}")
             return
         for job, outcome in zip(run, outcomes, strict=True):
-            self._finish(job, outcome, None)
+            await self._finish(job, outcome, None)
 
-    def _finish(self, job: Job, outcome: Outcome | None, error: str | None) -> None:
-        self.catalog.finish_job(job.id, error)
+    async def _finish(self, job: Job, outcome: Outcome | None, error: str | None) -> None:
+        await self.jobs.finish_job(job.id, error)
         future = self._finished.get(job.id)
         if future and not future.done():
             future.set_result(outcome)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 
 from core.config import Settings
@@ -15,7 +15,7 @@ from core.knowledge.vectors import VectorStore
 Ranking = tuple[Sequence[str], float]
 NO_FILTERS = SearchFilters()
 # (collection, document id) -> a factor for its chunks' scores (feedback on answers).
-Adjustments = Callable[[], Mapping[tuple[str, str], float]]
+Adjustments = Callable[[], Awaitable[Mapping[tuple[str, str], float]]]
 
 
 def fuse_by_rank(rankings: Sequence[Ranking], k: int) -> list[tuple[str, float]]:
@@ -77,7 +77,7 @@ class Retriever:
         return sorted(hits, key=lambda hit: hit[1])[:n]
 
     async def keyword_ranking(self, query: str, filters: SearchFilters, n: int) -> list[str]:
-        return await asyncio.to_thread(self.catalog.keyword_search, query, filters, n)
+        return await self.catalog.keyword_search(query, filters, n)
 
     async def search(
         self,
@@ -109,10 +109,8 @@ class Retriever:
             [(vector_ids, settings.vector_weight), (keyword_ids, settings.keyword_weight)],
             settings.rrf_k,
         )
-        rows = await asyncio.to_thread(
-            self.catalog.current_chunks, [chunk_id for chunk_id, _ in fused], filters
-        )
-        factors = self.adjustments() if self.adjustments else {}
+        rows = await self.catalog.current_chunks([chunk_id for chunk_id, _ in fused], filters)
+        factors = await self.adjustments() if self.adjustments else {}
         vector_rank = {chunk_id: rank for rank, chunk_id in enumerate(vector_ids, start=1)}
         keyword_rank = {chunk_id: rank for rank, chunk_id in enumerate(keyword_ids, start=1)}
         hits = []

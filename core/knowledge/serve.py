@@ -38,6 +38,14 @@ async def run_knowledge_services(kb: KnowledgeBase, settings: Callable[[], Setti
             await runner.cleanup()
 
 
+async def serve_alone(settings: Settings) -> None:
+    kb = await KnowledgeBase.open(lambda: settings)
+    try:
+        await run_knowledge_services(kb, lambda: settings)
+    finally:
+        await kb.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="knowledge-api", description="Run the ingestion API alone."
@@ -59,13 +67,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     quiet_libraries()
     keep_private(settings.bot.data_dir)
-    kb = KnowledgeBase(lambda: settings)
     try:
-        asyncio.run(run_knowledge_services(kb, lambda: settings))
+        asyncio.run(serve_alone(settings))
     except KeyboardInterrupt:
         pass
-    finally:
-        kb.close()
     return 0
 
 

@@ -13,13 +13,13 @@ from core.memory.remember import RememberRequest, parse_remember
 from core.requests import Answer, Progress, Request, TraceStep
 
 
-def store_memory(
+async def store_memory(
     memory: ConversationMemory, request: Request, wish: RememberRequest, settings: Settings
 ) -> Answer:
     """Keep the memory and confirm it; the turn is recorded so that "again" has nothing
     to repeat."""
-    kept = memory.remember(request, wish)
-    memory.record_turn(request, request.text, "remembered")
+    kept = await memory.remember(request, wish)
+    await memory.record_turn(request, request.text, "remembered")
     text = strings.REMEMBERED[wish.scope].format(prefix=settings.bot.command_prefix)
     step = TraceStep("remember", 0.0, {"memory": kept.id, "scope": wish.scope})
     return Answer(text, kind="notice", trace=(step,))
@@ -37,4 +37,4 @@ class MemoryFirst:
         wish = parse_remember(request.text)
         if wish is None:
             return await self.inner.answer(request, progress)
-        return store_memory(self.memory, request, wish, self.settings())
+        return await store_memory(self.memory, request, wish, self.settings())

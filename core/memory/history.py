@@ -61,8 +61,8 @@ class HistoryIndex:
         room that went quiet; returns how many windows."""
         async with self._lock(room):
             memory = self.settings().memory
-            first, carried = self.store.window_mark(room)
-            lines = self.store.lines_from(room, first)
+            first, carried = await self.store.window_mark(room)
+            lines = await self.store.lines_from(room, first)
             plan = decide_windows(
                 lines,
                 memory.window_lines,
@@ -95,7 +95,7 @@ class HistoryIndex:
                 vectors,
                 [{"start_ts": w.start_ts, "end_ts": w.end_ts} for w in windows],
             )
-            self.store.add_windows(room, windows, plan.next_start, plan.carried)
+            await self.store.add_windows(room, windows, plan.next_start, plan.carried)
             return len(windows)
 
     async def search(
@@ -113,7 +113,7 @@ class HistoryIndex:
             return []
         name, model = collection_of(room), self._model()
         async with self._lock(room):  # a window being embedded is part of the history
-            if not self.store.has_windows(room):
+            if not await self.store.has_windows(room):
                 return []
         embedder = await asyncio.to_thread(self.embedders.get, model)
         vector = (await embedder.embed([query]))[0]
@@ -121,7 +121,7 @@ class HistoryIndex:
         n = k * 4 if between is None and not_before == -math.inf else 200
         found = await asyncio.to_thread(self.vectors.query, name, model, vector, n)
         near = [(wid, d) for wid, d in found if d <= max_distance]
-        windows = self.store.windows(room, [wid for wid, _ in near])
+        windows = await self.store.windows(room, [wid for wid, _ in near])
         hits = []
         for wid, distance in near:
             window = windows.get(wid)

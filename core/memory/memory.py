@@ -45,7 +45,7 @@ class ConversationMemory:
         room is not quiet.)"""
         if self.history is None or not self.settings().room(room).history:
             return
-        self.store.add_line(room, event_id, sender, text, ts, link)
+        await self.store.add_line(room, event_id, sender, text, ts, link)
         try:
             await self.history.embed_ready_windows(room, idle_too=False)
         except KnowledgeUnavailable:
@@ -56,31 +56,31 @@ class ConversationMemory:
         while self.history is not None:
             await asyncio.sleep(FLUSH_EVERY_SECONDS)
             try:
-                for room in self.store.rooms_with_lines():
+                for room in await self.store.rooms_with_lines():
                     await self.history.embed_ready_windows(room)
             except KnowledgeUnavailable as exc:
                 log.warning("history windows wait for Chroma: %s", exc)
 
     # Turns.
-    def previous_turn(self, request: Request) -> Turn | None:
-        return self.store.turn(request.room, conversation_key(request))
+    async def previous_turn(self, request: Request) -> Turn | None:
+        return await self.store.turn(request.room, conversation_key(request))
 
-    def record_turn(self, request: Request, rephrased: str, outcome: str) -> None:
+    async def record_turn(self, request: Request, rephrased: str, outcome: str) -> None:
         turn = Turn(request.text, rephrased, outcome, time.time())
-        self.store.set_turn(request.room, conversation_key(request), turn)
+        await self.store.set_turn(request.room, conversation_key(request), turn)
         if request.thread is None and request.event:
             # The answer opens a thread on the question: a follow-up there continues it.
-            self.store.set_turn(request.room, request.event, turn)
+            await self.store.set_turn(request.room, request.event, turn)
 
     # Explicit memories.
-    def remember(self, request: Request, wish: RememberRequest) -> Memory:
+    async def remember(self, request: Request, wish: RememberRequest) -> Memory:
         user = request.sender if wish.scope == "user" else ""
         keep = self.settings().memory.max_memories_per_room
-        return self.store.add_memory(request.room, user, wish.fact, request.sender, keep)
+        return await self.store.add_memory(request.room, user, wish.fact, request.sender, keep)
 
-    def memories_for(self, room: str, user: str, since: float = -math.inf) -> list[Memory]:
+    async def memories_for(self, room: str, user: str, since: float = -math.inf) -> list[Memory]:
         """The room's memories and the user's own, kept at `since` or later."""
-        return [m for m in self.store.memories(room, user) if m.created >= since]
+        return [m for m in await self.store.memories(room, user) if m.created >= since]
 
-    def forget(self, room: str, ids: list[int]) -> int:
-        return self.store.forget(room, ids)
+    async def forget(self, room: str, ids: list[int]) -> int:
+        return await self.store.forget(room, ids)

@@ -1,4 +1,4 @@
-"""Durable conversation memory in SQLite: explicit memories, the last turn of each
+"""Durable conversation memory: explicit memories, the last turn of each
 conversation, and the lines of each room's dialog waiting to be embedded as history.
 
 Everything is keyed by room, and no method reads across rooms: memories never cross rooms.
@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Protocol
 
-from core.sqlite_store import SqliteStore
+from core.storage.database import Database
+from core.storage.upgrades import Upgrade, UpgradeTable
 
-SCHEMA = """
+# The schema of the release before versioned migrations, adopted in place as version 1.
+V1_SQLITE = """
 CREATE TABLE IF NOT EXISTS memories (
     id INTEGER PRIMARY KEY, room TEXT NOT NULL, user TEXT NOT NULL,
     text TEXT NOT NULL, author TEXT NOT NULL, created REAL NOT NULL
@@ -37,6 +39,37 @@ CREATE TABLE IF NOT EXISTS history_marks (
     room TEXT PRIMARY KEY, next_start INTEGER NOT NULL, carried INTEGER NOT NULL
 );
 """
+
+V1_POSTGRES = """
+CREATE TABLE IF NOT EXISTS memories (
+    id BIGSERIAL PRIMARY KEY, room TEXT NOT NULL, "user" TEXT NOT NULL,
+    text TEXT NOT NULL, author TEXT NOT NULL, created DOUBLE PRECISION NOT NULL
+);
+CREATE INDEX IF NOT EXISTS memories_of_room ON memories (room, id);
+CREATE TABLE IF NOT EXISTS turns (
+    room TEXT NOT NULL, thread TEXT NOT NULL, question TEXT NOT NULL,
+    rephrased TEXT NOT NULL, outcome TEXT NOT NULL, at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (room, thread)
+);
+CREATE TABLE IF NOT EXISTS history_lines (
+    seq BIGSERIAL PRIMARY KEY, room TEXT NOT NULL, event_id TEXT NOT NULL UNIQUE,
+    sender TEXT NOT NULL, text TEXT NOT NULL, ts DOUBLE PRECISION NOT NULL, link TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS history_of_room ON history_lines (room, seq);
+CREATE TABLE IF NOT EXISTS history_windows (
+    id TEXT PRIMARY KEY, room TEXT NOT NULL, first_seq INTEGER NOT NULL,
+    start_ts DOUBLE PRECISION NOT NULL, end_ts DOUBLE PRECISION NOT NULL,
+    text TEXT NOT NULL, link TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS windows_of_room ON history_windows (room, first_seq);
+CREATE TABLE IF NOT EXISTS history_marks (
+    room TEXT PRIMARY KEY, next_start INTEGER NOT NULL, carried INTEGER NOT NULL
+);
+"""
+
+UPGRADES = UpgradeTable(
+    "memory", [Upgrade("memories, turns, history lines and windows", V1_SQLITE, V1_POSTGRES)]
+)
 
 
 @dataclass(frozen=True)
@@ -78,105 +111,144 @@ class HistoryWindow:
     link: str
 
 
-class MemoryStore(SqliteStore):
-    def __init__(self, path: Path) -> None:
-        super().__init__(path, SCHEMA)
+class MemoryStore(Protocol):
+    async def add_memory(
+        self, room: str, user: str, text: str, author: str, keep: int
+    ) -> Memory: ...
+    async def memories(self, room: str, user: str) -> list[Memory]: ...
+    async def forget(self, room: str, ids: list[int]) -> int: ...
+    async def set_turn(self, room: str, thread: str, turn: Turn) -> None: ...
+    async def turn(self, room: str, thread: str) -> Turn | None: ...
+    async def add_line(
+        self, room: str, event_id: str, sender: str, text: str, ts: float, link: str
+    ) -> None: ...
+    async def rooms_with_lines(self) -> list[str]: ...
+    async def lines_from(self, room: str, first_seq: int) -> list[HistoryLine]: ...
+    async def window_mark(self, room: str) -> tuple[int, int]: ...
+    async def add_windows(
+        self, room: str, windows: list[HistoryWindow], next_start: int, carried: int
+    ) -> None: ...
+    async def has_windows(self, room: str) -> bool: ...
+    async def windows(self, room: str, ids: list[str]) -> dict[str, HistoryWindow]: ...
+
+
+class SqlMemoryStore:
+    """The memory store over either backend. `"user"` is quoted: PostgreSQL reserves it."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    @classmethod
+    async def open(cls, db: Database) -> SqlMemoryStore:
+        await UPGRADES.upgrade(db)
+        return cls(db)
 
     # Explicit memories.
-    def add_memory(self, room: str, user: str, text: str, author: str, keep: int) -> Memory:
+    async def add_memory(self, room: str, user: str, text: str, author: str, keep: int) -> Memory:
         """Store a memory; the oldest of the room go beyond `keep`."""
         now = time.time()
-        with self._lock, self._db:
-            cursor = self._db.execute(
-                "INSERT INTO memories (room, user, text, author, created) VALUES (?, ?, ?, ?, ?)",
-                (room, user, text, author, now),
-            )
-            self._db.execute(
+        async with self.db.transaction() as tx:
+            memory_id = await tx.fetchval(
+                'INSERT INTO memories (room, "user", text, author, created) VALUES (?, ?, ?, ?, ?)'
+                " RETURNING id",
+                room, user, text, author, now,
+            )  # fmt: skip
+            await tx.execute(
                 "DELETE FROM memories WHERE room = ? AND id NOT IN "
                 "(SELECT id FROM memories WHERE room = ? ORDER BY id DESC LIMIT ?)",
-                (room, room, keep),
-            )
-        return Memory(int(cursor.lastrowid or 0), user, text, author, now)
+                room, room, keep,
+            )  # fmt: skip
+        return Memory(int(memory_id), user, text, author, now)
 
-    def memories(self, room: str, user: str) -> list[Memory]:
+    async def memories(self, room: str, user: str) -> list[Memory]:
         """The room's memories and the user's own in this room, oldest first."""
-        rows = self._run(
-            "SELECT id, user, text, author, created FROM memories "
-            "WHERE room = ? AND user IN ('', ?) ORDER BY id",
-            (room, user),
-        )
+        rows = await self.db.fetch(
+            'SELECT id, "user", text, author, created FROM memories '
+            "WHERE room = ? AND \"user\" IN ('', ?) ORDER BY id",
+            room, user,
+        )  # fmt: skip
         return [Memory(*row) for row in rows]
 
-    def forget(self, room: str, ids: list[int]) -> int:
-        with self._lock, self._db:
-            marks = ",".join("?" * len(ids))
-            cursor = self._db.execute(
-                f"DELETE FROM memories WHERE room = ? AND id IN ({marks})", (room, *ids)
-            )
-        return cursor.rowcount
+    async def forget(self, room: str, ids: list[int]) -> int:
+        marks = ",".join("?" * len(ids))
+        return await self.db.execute(
+            f"DELETE FROM memories WHERE room = ? AND id IN ({marks})", room, *ids
+        )
 
     # The last turn of each conversation.
-    def set_turn(self, room: str, thread: str, turn: Turn) -> None:
-        self._run(
-            "INSERT OR REPLACE INTO turns VALUES (?, ?, ?, ?, ?, ?)",
-            (room, thread, turn.question, turn.rephrased, turn.outcome, turn.at),
-        )
+    async def set_turn(self, room: str, thread: str, turn: Turn) -> None:
+        await self.db.execute(
+            "INSERT INTO turns VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (room, thread) DO UPDATE"
+            " SET question = excluded.question, rephrased = excluded.rephrased,"
+            " outcome = excluded.outcome, at = excluded.at",
+            room, thread, turn.question, turn.rephrased, turn.outcome, turn.at,
+        )  # fmt: skip
 
-    def turn(self, room: str, thread: str) -> Turn | None:
-        rows = self._run(
+    async def turn(self, room: str, thread: str) -> Turn | None:
+        row = await self.db.fetchrow(
             "SELECT question, rephrased, outcome, at FROM turns WHERE room = ? AND thread = ?",
-            (room, thread),
-        )
-        return Turn(*rows[0]) if rows else None
+            room, thread,
+        )  # fmt: skip
+        return Turn(*row) if row else None
 
     # The rooms' dialog, and the windows of it that were embedded.
-    def add_line(self, room: str, event_id: str, sender: str, text: str, ts: float, link: str):
-        self._run(
-            "INSERT OR IGNORE INTO history_lines (room, event_id, sender, text, ts, link) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (room, event_id, sender, text, ts, link),
-        )
+    async def add_line(
+        self, room: str, event_id: str, sender: str, text: str, ts: float, link: str
+    ) -> None:
+        await self.db.execute(
+            "INSERT INTO history_lines (room, event_id, sender, text, ts, link) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            room, event_id, sender, text, ts, link,
+        )  # fmt: skip
 
-    def rooms_with_lines(self) -> list[str]:
-        return [row[0] for row in self._run("SELECT DISTINCT room FROM history_lines")]
+    async def rooms_with_lines(self) -> list[str]:
+        return [row[0] for row in await self.db.fetch("SELECT DISTINCT room FROM history_lines")]
 
-    def lines_from(self, room: str, first_seq: int) -> list[HistoryLine]:
-        rows = self._run(
+    async def lines_from(self, room: str, first_seq: int) -> list[HistoryLine]:
+        rows = await self.db.fetch(
             "SELECT seq, sender, text, ts, link FROM history_lines "
             "WHERE room = ? AND seq >= ? ORDER BY seq",
-            (room, first_seq),
-        )
+            room, first_seq,
+        )  # fmt: skip
         return [HistoryLine(*row) for row in rows]
 
-    def window_mark(self, room: str) -> tuple[int, int]:
+    async def window_mark(self, room: str) -> tuple[int, int]:
         """The first line of the room's next window, and how many lines from there on
         are already in a window (the overlap)."""
-        rows = self._run("SELECT next_start, carried FROM history_marks WHERE room = ?", (room,))
-        return (int(rows[0][0]), int(rows[0][1])) if rows else (0, 0)
+        row = await self.db.fetchrow(
+            "SELECT next_start, carried FROM history_marks WHERE room = ?", room
+        )
+        return (int(row[0]), int(row[1])) if row else (0, 0)
 
-    def add_windows(
+    async def add_windows(
         self, room: str, windows: list[HistoryWindow], next_start: int, carried: int
     ) -> None:
         """Record embedded windows and move the room's mark, in one transaction."""
-        with self._lock, self._db:
-            self._db.executemany(
-                "INSERT OR REPLACE INTO history_windows VALUES (?, ?, ?, ?, ?, ?, ?)",
+        async with self.db.transaction() as tx:
+            await tx.executemany(
+                "INSERT INTO history_windows VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id)"
+                " DO UPDATE SET room = excluded.room, first_seq = excluded.first_seq,"
+                " start_ts = excluded.start_ts, end_ts = excluded.end_ts,"
+                " text = excluded.text, link = excluded.link",
                 [(w.id, w.room, w.first_seq, w.start_ts, w.end_ts, w.text, w.link)
                  for w in windows],
             )  # fmt: skip
-            self._db.execute(
-                "INSERT OR REPLACE INTO history_marks VALUES (?, ?, ?)", (room, next_start, carried)
-            )
-            self._db.execute(
-                "DELETE FROM history_lines WHERE room = ? AND seq < ?", (room, next_start)
+            await tx.execute(
+                "INSERT INTO history_marks VALUES (?, ?, ?) ON CONFLICT (room)"
+                " DO UPDATE SET next_start = excluded.next_start, carried = excluded.carried",
+                room, next_start, carried,
+            )  # fmt: skip
+            await tx.execute(
+                "DELETE FROM history_lines WHERE room = ? AND seq < ?", room, next_start
             )
 
-    def has_windows(self, room: str) -> bool:
-        return bool(self._run("SELECT 1 FROM history_windows WHERE room = ? LIMIT 1", (room,)))
+    async def has_windows(self, room: str) -> bool:
+        query = "SELECT 1 FROM history_windows WHERE room = ? LIMIT 1"
+        return await self.db.fetchrow(query, room) is not None
 
-    def windows(self, room: str, ids: list[str]) -> dict[str, HistoryWindow]:
+    async def windows(self, room: str, ids: list[str]) -> dict[str, HistoryWindow]:
         marks = ",".join("?" * len(ids))
-        rows = self._run(
-            f"SELECT * FROM history_windows WHERE room = ? AND id IN ({marks})", (room, *ids)
+        rows = await self.db.fetch(
+            f"SELECT * FROM history_windows WHERE room = ? AND id IN ({marks})", room, *ids
         )
         return {row[0]: HistoryWindow(*row) for row in rows}

@@ -80,7 +80,7 @@ class AnswerPipeline:
             return Answer(
                 text, kind="notice", trace=(TraceStep("local", 0.0, {"decision": "greeting"}),)
             )
-        followup = self._followup(request, settings)
+        followup = await self._followup(request, settings)
         recent = request.recent if followup.use_previous else ()
         audience = build_audience(request, settings)
         fast = asyncio.create_task(self.finder.find(request, request.text, audience, settings))
@@ -94,14 +94,14 @@ class AnswerPipeline:
         decision = decide_from_verdict(verdict, settings.pipeline.toxicity_threshold)
         if decision != "answer":
             fast.cancel()
-            self._record(request, request.text, decision)
+            await self._record(request, request.text, decision)
             return self._declined(decision, settings, tuple(trace))
         if verdict.remember and self.memory is not None:
             fast.cancel()
             fact = parse_remember(verdict.standalone_question) or RememberRequest(
                 "room", verdict.standalone_question or request.text
             )
-            stored = store_memory(self.memory, request, fact, settings)
+            stored = await store_memory(self.memory, request, fact, settings)
             return replace(stored, trace=(*trace, *stored.trace))
         conversation = build_conversation(recent, settings.pipeline.context_tokens // 4)
         question, check = decide_rephrasing(
@@ -123,23 +123,23 @@ class AnswerPipeline:
         trace += sources.trace
         general = settings.room(request.room).general_answers
         if sources.unavailable and not sources.hits and not sources.memories:
-            self._record(request, question, "unavailable")
+            await self._record(request, question, "unavailable")
             return Answer(
                 strings.SEARCH_UNAVAILABLE, kind="notice", trace=tuple(trace), reason="unavailable"
             )
         if not sources.hits and not sources.memories and not general:
-            self._record(request, question, "nothing_found")
+            await self._record(request, question, "nothing_found")
             return Answer(
                 strings.NOTHING_FOUND, kind="refusal", trace=tuple(trace), reason="nothing_found"
             )
         answer = await self._grounded_answer(
             request, question, conversation, sources, settings, trace, progress
         )
-        self._record(request, question, "answered")
+        await self._record(request, question, "answered")
         return answer
 
-    def _followup(self, request: Request, settings: Settings) -> FollowupDecision:
-        previous = self.memory.previous_turn(request) if self.memory else None
+    async def _followup(self, request: Request, settings: Settings) -> FollowupDecision:
+        previous = await self.memory.previous_turn(request) if self.memory else None
         return decide_followup(
             request.text,
             in_bot_conversation=request.in_bot_conversation,
@@ -148,9 +148,9 @@ class AnswerPipeline:
             amend_words=settings.memory.amend_words,
         )
 
-    def _record(self, request: Request, question: str, outcome: str) -> None:
+    async def _record(self, request: Request, question: str, outcome: str) -> None:
         if self.memory is not None:
-            self.memory.record_turn(request, question, outcome)
+            await self.memory.record_turn(request, question, outcome)
 
     async def _prestep(
         self, request: Request, recent, settings: Settings

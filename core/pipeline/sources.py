@@ -82,7 +82,7 @@ class SourcesFinder:
         unavailable = documents_down or history_down
         memories: list[Memory] = []
         if self.memory is not None and settings.memory.memories_in_prompt and since is not None:
-            found = self.memory.memories_for(request.room, request.sender, since)
+            found = await self.memory.memories_for(request.room, request.sender, since)
             memories = found[-settings.memory.memories_in_prompt :]
         step = TraceStep(
             "recall",

@@ -28,9 +28,13 @@ def test_decide_health(checks, status):
     assert body["status"] == ("ok" if status == 200 else "failing")
 
 
-def test_metrics_come_from_answer_traces():
+async def test_metrics_come_from_answer_traces():
     metrics = Metrics()
-    metrics.watch_queue(lambda: 7)
+
+    async def seven() -> int:
+        return 7
+
+    metrics.watch_queue(seven)
     answered = Answer("27 days [1].", trace=(
         TraceStep("prestep", 0.3, {"tokens": 120, "verdict": {}}),
         TraceStep("retrieve", 0.02, {"hits": ["a", "b"]}),
@@ -39,6 +43,7 @@ def test_metrics_come_from_answer_traces():
     ))  # fmt: skip
     metrics.observe_answer(answered)
     metrics.observe_answer(Answer("no", kind="refusal", reason="toxic"))
+    await metrics.refresh()
     text = metrics.exposition().decode()
     assert 'bot_answers_total{kind="answer"} 1.0' in text
     assert 'bot_refusals_total{reason="toxic"} 1.0' in text

@@ -1,0 +1,58 @@
+"""Where the stores keep their state: SQLite files in the data folder, or PostgreSQL."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from pydantic import PrivateAttr, SecretStr, ValidationInfo, field_validator, model_validator
+
+from core.config.secrets import context_of, env_var_checker
+from core.config.strict import Strict
+
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+
+class StorageSettings(Strict):
+    """[restart] Empty `url`: one SQLite file per store in `bot.data_dir` (one process).
+    A PostgreSQL URL (`postgresql://user@host:5432/db`): every store in that database,
+    shared by the bot and the API processes; the password comes from `password_env`."""
+
+    url: str = ""
+    password_env: str | None = None
+    # PostgreSQL's text search configuration for keyword search (`english`, `german`,
+    # `simple`, …). Changing it applies to documents indexed after the change.
+    text_search_config: str = "english"
+
+    _password: SecretStr | None = PrivateAttr(default=None)
+
+    @field_validator("url")
+    @classmethod
+    def _postgres_url(cls, value: str) -> str:
+        if value and not value.startswith(POSTGRES_SCHEMES):
+            raise ValueError("must be empty (SQLite in bot.data_dir) or a postgresql:// URL")
+        if urlsplit(value).password is not None:
+            raise ValueError("put the password in an environment variable (password_env)")
+        return value
+
+    @field_validator("text_search_config")
+    @classmethod
+    def _identifier(cls, value: str) -> str:
+        if not value.isidentifier():
+            raise ValueError("must be the name of a PostgreSQL text search configuration")
+        return value
+
+    _check_env = field_validator("password_env")(env_var_checker("storage"))
+
+    @model_validator(mode="after")
+    def _password_from_env(self, info: ValidationInfo) -> StorageSettings:
+        if self.password_env:
+            value = context_of(info).get("env", {}).get(self.password_env, "")
+            self._password = SecretStr(value) if value else None
+        return self
+
+    @property
+    def shared(self) -> bool:
+        return bool(self.url)
+
+    def password(self) -> str | None:
+        return self._password.get_secret_value() if self._password else None

@@ -1,0 +1,131 @@
+"""The ingestion queue: documents to put or delete, kept until indexed.
+
+A done job is removed; a failed one is kept, with its error, for the status API.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from core.storage.database import Database, Row
+from core.storage.upgrades import Upgrade, UpgradeTable
+
+UPGRADES = UpgradeTable(
+    "jobs",
+    [
+        Upgrade(
+            "the job queue",
+            """
+CREATE TABLE IF NOT EXISTS jobs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, collection TEXT NOT NULL, doc_id TEXT NOT NULL,
+    op TEXT NOT NULL, payload TEXT, state TEXT NOT NULL DEFAULT 'queued', error TEXT,
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs (state, id);
+CREATE INDEX IF NOT EXISTS jobs_by_document ON jobs (collection, doc_id, id);
+""",
+            """
+CREATE TABLE IF NOT EXISTS jobs (
+    id BIGSERIAL PRIMARY KEY, collection TEXT NOT NULL, doc_id TEXT NOT NULL,
+    op TEXT NOT NULL, payload TEXT, state TEXT NOT NULL DEFAULT 'queued', error TEXT,
+    created_at DOUBLE PRECISION NOT NULL
+);
+CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs (state, id);
+CREATE INDEX IF NOT EXISTS jobs_by_document ON jobs (collection, doc_id, id);
+""",
+        )
+    ],
+)
+COLUMNS = "id, collection, doc_id, op, payload, state, error"
+
+
+@dataclass(frozen=True)
+class Job:
+    id: int
+    collection: str
+    doc_id: str
+    op: str
+    payload: dict[str, Any] | None
+    state: str
+    error: str | None
+
+
+def _job(row: Row) -> Job:
+    id_, collection, doc_id, op, payload, state, error = row
+    return Job(
+        int(id_), collection, doc_id, op, json.loads(payload) if payload else None, state, error
+    )
+
+
+class JobStore(Protocol):
+    async def add_job(self, collection: str, doc_id: str, op: str, payload: dict | None) -> int: ...
+    async def queued_jobs(self, limit: int) -> list[Job]: ...
+    async def finish_job(self, job_id: int, error: str | None = None) -> None: ...
+    async def job(self, job_id: int) -> Job | None: ...
+    async def latest_job(self, collection: str, doc_id: str) -> Job | None: ...
+    async def queue_depth(self) -> int: ...
+
+
+class SqlJobStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    @classmethod
+    async def open(cls, db: Database) -> SqlJobStore:
+        await UPGRADES.upgrade(db)
+        return cls(db)
+
+    async def add_job(self, collection: str, doc_id: str, op: str, payload: dict | None) -> int:
+        return int(
+            await self.db.fetchval(
+                "INSERT INTO jobs (collection, doc_id, op, payload, created_at)"
+                " VALUES (?, ?, ?, ?, ?) RETURNING id",
+                collection,
+                doc_id,
+                op,
+                json.dumps(payload) if payload else None,
+                time.time(),
+            )
+        )
+
+    async def queued_jobs(self, limit: int) -> list[Job]:
+        rows = await self.db.fetch(
+            f"SELECT {COLUMNS} FROM jobs WHERE state = 'queued' ORDER BY id LIMIT ?", limit
+        )
+        return [_job(row) for row in rows]
+
+    async def finish_job(self, job_id: int, error: str | None = None) -> None:
+        async with self.db.transaction() as tx:
+            job = await tx.fetchrow("SELECT collection, doc_id FROM jobs WHERE id = ?", job_id)
+            if job:
+                # Older failures of the same document are history once a newer job ends.
+                await tx.execute(
+                    "DELETE FROM jobs WHERE collection = ? AND doc_id = ? AND id < ?"
+                    " AND state = 'failed'",
+                    *job, job_id,
+                )  # fmt: skip
+            if error is None:
+                await tx.execute("DELETE FROM jobs WHERE id = ?", job_id)
+            else:
+                await tx.execute(
+                    "UPDATE jobs SET state = 'failed', error = ?, payload = NULL WHERE id = ?",
+                    error, job_id,
+                )  # fmt: skip
+
+    async def job(self, job_id: int) -> Job | None:
+        row = await self.db.fetchrow(f"SELECT {COLUMNS} FROM jobs WHERE id = ?", job_id)
+        return _job(row) if row else None
+
+    async def latest_job(self, collection: str, doc_id: str) -> Job | None:
+        row = await self.db.fetchrow(
+            f"SELECT {COLUMNS} FROM jobs WHERE collection = ? AND doc_id = ?"
+            " ORDER BY id DESC LIMIT 1",
+            collection, doc_id,
+        )  # fmt: skip
+        return _job(row) if row else None
+
+    async def queue_depth(self) -> int:
+        return int(await self.db.fetchval("SELECT COUNT(*) FROM jobs WHERE state = 'queued'"))

@@ -1,0 +1,1 @@
+"""Where state lives: one small async database interface, over SQLite or PostgreSQL."""

@@ -1,0 +1,50 @@
+"""The databases of one process: a SQLite file per store in the data folder, or every
+store in one PostgreSQL database (one connection pool for the process)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.config.storage import StorageSettings
+from core.storage.database import Database
+from core.storage.postgres import PostgresDatabase
+from core.storage.sqlite import SqliteDatabase
+
+# The SQLite file of each store; the names are those of the releases before migrations,
+# so that their files are adopted in place.
+SQLITE_FILES = {
+    "state": "state.sqlite3",
+    "catalog": "knowledge.sqlite3",
+    "memory": "memory.sqlite3",
+    "feedback": "feedback.sqlite3",
+    "evaluations": "evaluations.sqlite3",
+    "summaries": "scheduler.sqlite3",
+}
+
+
+class Storage:
+    def __init__(self, settings: StorageSettings, data_dir: Path) -> None:
+        self.settings = settings
+        self.data_dir = data_dir
+        self._open: dict[str, Database] = {}
+        self._shared: PostgresDatabase | None = None
+
+    async def database(self, store: str) -> Database:
+        """The database that `store` (a key of SQLITE_FILES) keeps its tables in."""
+        if self.settings.shared:
+            if self._shared is None:
+                self._shared = await PostgresDatabase.open(
+                    self.settings.url, self.settings.password()
+                )
+            return self._shared
+        if store not in self._open:
+            self._open[store] = await SqliteDatabase.open(self.data_dir / SQLITE_FILES[store])
+        return self._open[store]
+
+    async def close(self) -> None:
+        for db in self._open.values():
+            await db.close()
+        self._open.clear()
+        if self._shared is not None:
+            await self._shared.close()
+            self._shared = None

@@ -1,0 +1,86 @@
+"""The shared backend: PostgreSQL through an asyncpg connection pool."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import asyncpg
+
+from core.storage.database import Database, Dialect, Row
+
+POOL_SIZE = 10
+
+
+@functools.lru_cache(maxsize=1024)
+def build_numbered_sql(sql: str) -> str:
+    """The stores' `?` placeholders as PostgreSQL's `$1, $2, …` (none is in a literal)."""
+    parts = sql.split("?")
+    numbered = [parts[0]]
+    for number, part in enumerate(parts[1:], start=1):
+        numbered.append(f"${number}{part}")
+    return "".join(numbered)
+
+
+def _changed_rows(status: str) -> int:
+    # asyncpg returns the command tag, e.g. "UPDATE 3" or "INSERT 0 1".
+    last = status.rsplit(" ", 1)[-1]
+    return int(last) if last.isdigit() else 0
+
+
+class PostgresConnection:
+    dialect: Dialect = "postgres"
+
+    def __init__(self, connection: asyncpg.Connection | asyncpg.Pool) -> None:
+        self._connection = connection
+
+    async def execute(self, sql: str, *args: Any) -> int:
+        return _changed_rows(await self._connection.execute(build_numbered_sql(sql), *args))
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        rows = list(rows)
+        if rows:
+            await self._connection.executemany(build_numbered_sql(sql), rows)
+
+    async def fetch(self, sql: str, *args: Any) -> list[Row]:
+        return list(await self._connection.fetch(build_numbered_sql(sql), *args))
+
+    async def fetchrow(self, sql: str, *args: Any) -> Row | None:
+        return await self._connection.fetchrow(build_numbered_sql(sql), *args)
+
+    async def fetchval(self, sql: str, *args: Any) -> Any:
+        return await self._connection.fetchval(build_numbered_sql(sql), *args)
+
+    async def run_script(self, script: str) -> None:
+        await self._connection.execute(script)
+
+    def transaction(self) -> Any:
+        raise RuntimeError("already in a transaction")
+
+    async def close(self) -> None:
+        raise RuntimeError("close the database, not a transaction")
+
+
+class PostgresDatabase(PostgresConnection):
+    """A pool shared by every store of the process; each statement takes a connection."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        super().__init__(pool)
+        self._pool = pool
+
+    @classmethod
+    async def open(cls, dsn: str, password: str | None) -> PostgresDatabase:
+        pool = await asyncpg.create_pool(
+            dsn, password=password, min_size=1, max_size=POOL_SIZE, command_timeout=60
+        )
+        return cls(pool)
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Database]:
+        async with self._pool.acquire() as connection, connection.transaction():
+            yield PostgresConnection(connection)
+
+    async def close(self) -> None:
+        await self._pool.close()
