@@ -42,8 +42,15 @@ def postgres() -> Iterator[PostgresServer]:
     server.stop()
 
 
+def run_backend() -> str:
+    """The backend of the tests that are not store tests: SQLite, or PostgreSQL when the
+    run was started with TEST_STORAGE=postgres."""
+    return os.environ.get("TEST_STORAGE", "sqlite")
+
+
 @pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest) -> str:
+    """Store tests run once per backend."""
     return request.param
 
 
@@ -53,6 +60,22 @@ async def open_database(
 ) -> AsyncIterator[Callable[[], Awaitable[Database]]]:
     """Opens the test's own database on the backend, again each call (as a restarted
     process would); all are closed when the test ends."""
+    async for opener in _databases(backend, tmp_path, request):
+        yield opener
+
+
+@pytest.fixture
+async def run_database(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> AsyncIterator[Callable[[], Awaitable[Database]]]:
+    """Like `open_database`, on the run's backend (see `run_backend`)."""
+    async for opener in _databases(run_backend(), tmp_path, request):
+        yield opener
+
+
+async def _databases(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> AsyncIterator[Callable[[], Awaitable[Database]]]:
     url = (
         await request.getfixturevalue("postgres").create_database() if backend == "postgres" else ""
     )
@@ -76,7 +99,7 @@ async def storage_toml(request: pytest.FixtureRequest) -> str:
     """The `[storage]` section of the configs tests write: none (SQLite files in the data
     folder) unless the run was started with TEST_STORAGE=postgres, then a fresh
     PostgreSQL database per test. So the whole suite runs on either backend."""
-    if os.environ.get("TEST_STORAGE", "sqlite") != "postgres":
+    if run_backend() != "postgres":
         return ""
     url = await request.getfixturevalue("postgres").create_database()
     return f'\n[storage]\nurl = "{url}"\n'

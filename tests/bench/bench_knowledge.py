@@ -93,13 +93,13 @@ def rss_mib() -> float:
     return float("nan")
 
 
-def open_kb(folder: Path) -> KnowledgeBase:
+async def open_kb(folder: Path) -> KnowledgeBase:
     settings = parse_config(CONFIG.format(data_dir=folder), origin="bench", env={}, base_dir=folder)
-    return KnowledgeBase(lambda: settings)
+    return await KnowledgeBase.open(lambda: settings)
 
 
 async def bench_ingestion(folder: Path, docs: int) -> None:
-    kb = open_kb(folder / "ingest")
+    kb = await open_kb(folder / "ingest")
     prose = Prose(seed=1)
     documents = [
         Document("handbook", f"doc-{i}", f"Document {i}", prose.document(paragraphs=8))
@@ -119,7 +119,7 @@ async def bench_ingestion(folder: Path, docs: int) -> None:
     for start in range(0, len(documents), 16):
         await kb.indexer.put_many(documents[start : start + 16])
     pipeline = len(texts) / (time.perf_counter() - started)
-    kb.close()
+    await kb.close()
     print(f"ingestion: {len(documents)} documents, {len(texts)} chunks of up to 200 tokens")
     print(f"  raw model   {raw:8.1f} chunks/s")
     print(f"  pipeline    {pipeline:8.1f} chunks/s  ({pipeline / raw:.0%} of the raw model)")
@@ -148,7 +148,7 @@ async def build_corpus(kb: KnowledgeBase, size: int, prose: Prose, base: np.ndar
                 ids.append(chunk_id)
                 metadatas.append({"doc_id": doc_id, "source": record.source, "room": "",
                                   "updated_at": updated_at, "collection": collection})  # fmt: skip
-            kb.catalog.replace_document(record, rows)
+            await kb.catalog.replace_document(record, rows)
         for collection in ("handbook", "tickets"):
             chosen = [i for i, m in enumerate(metadatas) if m["collection"] == collection]
             kb.vectors.upsert(
@@ -158,7 +158,7 @@ async def build_corpus(kb: KnowledgeBase, size: int, prose: Prose, base: np.ndar
 
 
 async def bench_queries(folder: Path, size: int, base: np.ndarray, queries: int) -> None:
-    kb = open_kb(folder / f"corpus-{size}")
+    kb = await open_kb(folder / f"corpus-{size}")
     prose = Prose(seed=2)
     started = time.perf_counter()
     await build_corpus(kb, size, prose, base)
@@ -178,7 +178,7 @@ async def bench_queries(folder: Path, size: int, base: np.ndarray, queries: int)
     print(f"  p50 {statistics.median(timings):6.1f} ms   p95 {percentile(timings, 0.95):6.1f} ms"
           f"   ({queries} queries, query embedding included)")  # fmt: skip
     print(f"  resident memory of the process: {rss_mib():.0f} MiB")
-    kb.close()
+    await kb.close()
 
 
 async def main() -> None:
@@ -192,10 +192,10 @@ async def main() -> None:
         folder = Path(tmp)
         print(f"machine: {os.cpu_count()} CPUs")
         await bench_ingestion(folder, args.docs)
-        kb = open_kb(folder / "base")
+        kb = await open_kb(folder / "base")
         prose = Prose(seed=5)
         base = np.array(kb.embedders.get(MODEL).encode([prose.paragraph() for _ in range(2_000)]))
-        kb.close()
+        await kb.close()
         for size in args.sizes:
             await bench_queries(folder, size, base, args.queries)
 

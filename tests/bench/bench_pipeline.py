@@ -44,7 +44,7 @@ async def main() -> None:
         CONFIG.format(data_dir=folder).replace("[collections.tickets]", "[collections.tickets]\npublic = true"),
         origin="bench", env={}, base_dir=folder,
     )  # fmt: skip
-    kb = KnowledgeBase(lambda: settings)
+    kb = await KnowledgeBase.open(lambda: settings)
     prose = Prose(seed=2)
     base = np.array(
         kb.embedders.get(MODEL).encode([Prose(seed=5).paragraph() for _ in range(2_000)])
@@ -83,8 +83,7 @@ async def main() -> None:
           f"  p50 {statistics.median(grounding):5.1f} ms   p95 {percentile(grounding, 0.95):5.1f} ms")  # fmt: skip
     await client.close()
     await llm.close()
-    await kb.close_http()
-    kb.close()
+    await kb.close()
 
 
 if __name__ == "__main__":

@@ -59,7 +59,7 @@ async def main() -> None:
         .replace("max_room_members = 5", "max_room_members = 50"),
         origin="bench", env={}, base_dir=folder,
     )  # fmt: skip
-    kb = KnowledgeBase(lambda: settings)
+    kb = await KnowledgeBase.open(lambda: settings)
     api = TestServer(IngestApi(kb, lambda: settings).build_app())
     await api.start_server()
     for app in apps.values():
@@ -87,9 +87,8 @@ async def main() -> None:
                 assert len(outcome.allowed) == 15 and not outcome.unchecked
         print(figures(f"{name}, cold", cold))
         print(figures(f"{name}, cached", cached))
-    await kb.close_http()
-    kb.close()
     await api.close()
+    await kb.close()
     for server in servers.values():
         await server.close()
 

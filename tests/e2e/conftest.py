@@ -50,9 +50,10 @@ async def people(homeserver: Homeserver, tmp_path: Path) -> AsyncIterator:
 class BotHarness:
     """The bot's account, config file and data folder; start and stop it like an admin."""
 
-    def __init__(self, homeserver: Homeserver, folder: Path) -> None:
+    def __init__(self, homeserver: Homeserver, folder: Path, storage_toml: str = "") -> None:
         self.homeserver = homeserver
         self.folder = folder
+        self.storage_toml = storage_toml
         self.user_id = homeserver.register(unique("bot"), PASSWORD)
         self.config_path = folder / "config.toml"
         self.env = {"BOT_PASSWORD": PASSWORD}
@@ -87,6 +88,7 @@ data_dir = "data"
 allowed_users = {_toml(list(allowed_users))}
 {extra}
 {ops}
+{self.storage_toml}
 """
         )
 
@@ -119,8 +121,10 @@ def _toml(value: object) -> str:
 
 
 @pytest.fixture
-async def bot(homeserver: Homeserver, tmp_path: Path) -> AsyncIterator[BotHarness]:
-    harness = BotHarness(homeserver, tmp_path / "bot")
+async def bot(
+    homeserver: Homeserver, tmp_path: Path, storage_toml: str
+) -> AsyncIterator[BotHarness]:
+    harness = BotHarness(homeserver, tmp_path / "bot", storage_toml)
     harness.folder.mkdir()
     yield harness
     await harness.stop()

@@ -23,8 +23,10 @@ import pytest
 from bot.dev.synapse import free_port
 from bot.render import ANSWER_ID_KEY
 from bot.reply import STREAMING_MARK
-from bot.state import StateStore
+from bot.state import SqlStateStore
 from core import strings
+from core.config import load_config
+from core.storage.opening import Storage
 from tests.e2e.conftest import ROOT, BotHarness
 from tests.e2e.people import Person, membership_of, replies_to
 from tests.e2e.scripted import llm_config, reading_model
@@ -158,12 +160,14 @@ async def assert_answered_once_in(alice: Person, room: str, question: str, reply
     assert len(alice.seen(room, is_answer)) == 1
 
 
-def pending_after_stop(bot: BotHarness) -> list:
-    state = StateStore(bot.folder / "data" / "state.sqlite3")
+async def pending_after_stop(bot: BotHarness) -> list:
+    settings = load_config(bot.config_path, bot.env)
+    storage = Storage(settings.storage, settings.bot.data_dir)
     try:
-        return state.pending_events()
+        state = await SqlStateStore.open(await storage.database("state"))
+        return await state.pending_events()
     finally:
-        state.close()
+        await storage.close()
 
 
 async def test_a_killed_bot_edits_its_placeholder_into_the_answer_once_back(
@@ -185,7 +189,7 @@ async def test_a_killed_bot_edits_its_placeholder_into_the_answer_once_back(
     await assert_answered_once_in(alice, room, question, placeholder["event_id"])
     assert streaming_requests(llm) == asked_before + 1, "answered once after the restart"
     assert second.stop(signal.SIGTERM) == 0
-    assert pending_after_stop(bot) == []
+    assert await pending_after_stop(bot) == []
 
 
 async def test_a_bot_stopped_mid_answer_edits_its_restart_notice_into_the_answer(
@@ -207,7 +211,7 @@ async def test_a_bot_stopped_mid_answer_edits_its_restart_notice_into_the_answer
     second = processes()
     await assert_answered_once_in(alice, room, question, placeholder["event_id"])
     assert second.stop(signal.SIGTERM) == 0
-    assert pending_after_stop(bot) == []
+    assert await pending_after_stop(bot) == []
 
 
 async def test_a_reply_redacted_while_the_bot_was_down_gives_way_to_a_new_one(people, bot, llm):

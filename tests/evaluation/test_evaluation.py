@@ -9,7 +9,8 @@ from pathlib import Path
 
 from core.evaluation.cli import main
 from core.evaluation.scores import score_result
-from core.evaluation.store import RunStore
+from core.evaluation.store import Run, SqlRunStore
+from core.storage.sqlite import SqliteDatabase
 from tests.pipeline.conftest import question_in, verdict
 
 DATA = Path(__file__).parent.parent / "data"
@@ -57,13 +58,20 @@ def test_retrieval_on_the_labelled_set_stays_good(tmp_path, capsys):
     totals = totals_of(output)
     assert totals["hit@1"] >= 0.9 and totals["hit@3"] >= 0.95 and totals["mrr"] >= 0.9, totals
     assert totals["citation_validity"] == 1.0
-    runs = RunStore(tmp_path / "data" / "evaluations.sqlite3")
-    [run] = runs.runs()
+    run, records = asyncio.run(stored_run(tmp_path / "data" / "evaluations.sqlite3"))
     assert run.label == "search-only" and json.loads(run.config)["collections"]["handbook"]
-    records = runs.records(run.id)
     assert len(records) == 26 and records[0]["ranked"][0] == "vpn-setup"
     assert records[0]["seconds"]["retrieve"] > 0
-    runs.close()
+
+
+async def stored_run(path: Path) -> tuple[Run, list[dict]]:
+    db = await SqliteDatabase.open(path)
+    try:
+        runs = await SqlRunStore.open(db)
+        [run] = await runs.runs()
+        return run, await runs.records(run.id)
+    finally:
+        await db.close()
 
 
 def scripted(body: dict) -> str | dict:
@@ -96,7 +104,9 @@ async def test_answers_are_scored_judged_stored_and_compared(tmp_path, capsys, l
     assert totals["p50_seconds_answer"] > 0
     code, output = await run_in_thread(evaluate, config, questions, "again", capsys)
     plot = tmp_path / "scores.png"
-    code = main(["--config", str(config), "compare", "1", "2", "--plot", str(plot)])
+    code = await run_in_thread(
+        main, ["--config", str(config), "compare", "1", "2", "--plot", str(plot)]
+    )
     compared = capsys.readouterr().out
     assert code == 0 and "run 1 (with a model) vs run 2 (again)" in compared
     assert re.search(r"^hit@1\s+1\.00\s+1\.00\s+\+0\.00$", compared, re.M)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.feedback.ranking import FeedbackRanking
-from core.feedback.store import AnswerRecord, FeedbackStore, SourceRecord
+from core.feedback.store import AnswerRecord, SourceRecord, SqlFeedbackStore
 from core.knowledge.documents import Document
 from tests.knowledge.conftest import chroma_server, kb  # noqa: F401  (fixtures)
 
@@ -21,9 +21,9 @@ def answer(answer_id: str, doc_id: str) -> AnswerRecord:
                         "m", "v", [], (source,), 1.0)  # fmt: skip
 
 
-async def test_downvoted_documents_rank_lower_and_upvoted_ones_higher(kb, tmp_path):  # noqa: F811
+async def test_downvoted_documents_rank_lower_and_upvoted_ones_higher(kb, open_database):  # noqa: F811
     await kb.indexer.put_many(DOCS)
-    store = FeedbackStore(tmp_path / "feedback.sqlite3")
+    store = await SqlFeedbackStore.open(await open_database())
     kb.retriever.adjustments = FeedbackRanking(store, kb.indexer.settings).factors
 
     async def ranking() -> dict[str, float]:
@@ -32,18 +32,17 @@ async def test_downvoted_documents_rank_lower_and_upvoted_ones_higher(kb, tmp_pa
 
     base = await ranking()
     top, other = base
-    store.store_answer(answer("a1", top))
+    await store.store_answer(answer("a1", top))
     for n, user in enumerate(["@a:x", "@b:x", "@c:x"]):
-        store.add_reaction(f"$r{n}", "a1", user, "down", float(n))
+        await store.add_reaction(f"$r{n}", "a1", user, "down", float(n))
     sunk = await ranking()
     assert list(sunk) == [other, top], "three 👎 on answers citing it sink the first document"
     assert sunk[top] == pytest.approx(base[top] * 0.7), "down_step 0.1 per 👎"
 
     for n in range(3):
-        store.redact(f"$r{n}")
-    store.store_answer(answer("a2", top))
+        await store.redact(f"$r{n}")
+    await store.store_answer(answer("a2", top))
     for n in range(20):
-        store.add_reaction(f"$up{n}", "a2", f"@u{n}:x", "up", 10.0 + n)
+        await store.add_reaction(f"$up{n}", "a2", f"@u{n}:x", "up", 10.0 + n)
     lifted = await ranking()
     assert lifted[top] == pytest.approx(base[top] * 1.1), "capped at max_up"
-    store.close()

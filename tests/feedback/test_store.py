@@ -1,5 +1,5 @@
-"""Votes and answer traces in SQLite: latest reaction counts once, redaction withdraws,
-nothing is lost on reopening."""
+"""Votes and answer traces: latest reaction counts once, redaction withdraws, nothing is
+lost on reopening; on both store backends."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from core.feedback.store import AnswerRecord, FeedbackStore, SourceRecord
+from core.feedback.store import AnswerRecord, SourceRecord, SqlFeedbackStore
 
 
 def record(answer_id: str, room: str = "!team", *sources: SourceRecord) -> AnswerRecord:
@@ -22,56 +22,52 @@ TRAVEL = SourceRecord("handbook", "travel", "Travel policy", "https://wiki/trave
 
 
 @pytest.fixture
-def store(tmp_path):
-    opened = FeedbackStore(tmp_path / "feedback.sqlite3")
-    yield opened
-    opened.close()
+async def store(open_database) -> SqlFeedbackStore:
+    return await SqlFeedbackStore.open(await open_database())
 
 
-def test_a_persons_latest_reaction_counts_once_and_a_removal_brings_back_the_earlier(store):
-    store.store_answer(record("a1", "!team", TRAVEL))
-    assert store.answer_of_event("$event-a1") == "a1"
-    store.add_reaction("$r1", "a1", "@bob:x", "up", 10.0)
-    store.add_reaction("$r2", "a1", "@bob:x", "up", 11.0)
-    assert store.document_votes() == {("handbook", "travel"): (1, 0)}, "twice counts once"
-    store.add_reaction("$r3", "a1", "@bob:x", "down", 12.0)
-    assert store.vote_of("a1", "@bob:x") == "down"
-    store.redact("$r3")
-    assert store.vote_of("a1", "@bob:x") == "up"
-    store.redact("$r2")
-    store.redact("$r1")
-    assert store.vote_of("a1", "@bob:x") is None
-    assert store.document_votes() == {}
+async def test_a_persons_latest_reaction_counts_once_and_a_removal_brings_back_the_earlier(store):
+    await store.store_answer(record("a1", "!team", TRAVEL))
+    assert await store.answer_of_event("$event-a1") == "a1"
+    await store.add_reaction("$r1", "a1", "@bob:x", "up", 10.0)
+    await store.add_reaction("$r2", "a1", "@bob:x", "up", 11.0)
+    assert await store.document_votes() == {("handbook", "travel"): (1, 0)}, "twice counts once"
+    await store.add_reaction("$r3", "a1", "@bob:x", "down", 12.0)
+    assert await store.vote_of("a1", "@bob:x") == "down"
+    await store.redact("$r3")
+    assert await store.vote_of("a1", "@bob:x") == "up"
+    await store.redact("$r2")
+    await store.redact("$r1")
+    assert await store.vote_of("a1", "@bob:x") is None
+    assert await store.document_votes() == {}
 
 
-def test_votes_comments_and_traces_survive_reopening(store, tmp_path):
-    store.store_answer(record("a1", "!team", TRAVEL))
-    store.add_reaction("$r1", "a1", "@bob:x", "down", 10.0)
-    store.ask("!team", "$root", "@bob:x", "a1")
-    store.close()
-    again = FeedbackStore(tmp_path / "feedback.sqlite3")
-    assert again.pending_ask("!team", "$root", "@bob:x") == "a1"
-    again.add_comment("!team", "$root", "@bob:x", "the link is dead")
-    assert again.pending_ask("!team", "$root", "@bob:x") is None
-    [exported] = list(again.export(since=0))
+async def test_votes_comments_and_traces_survive_reopening(store, open_database):
+    await store.store_answer(record("a1", "!team", TRAVEL))
+    await store.add_reaction("$r1", "a1", "@bob:x", "down", 10.0)
+    await store.ask("!team", "$root", "@bob:x", "a1")
+    again = await SqlFeedbackStore.open(await open_database())
+    assert await again.pending_ask("!team", "$root", "@bob:x") == "a1"
+    await again.add_comment("!team", "$root", "@bob:x", "the link is dead")
+    assert await again.pending_ask("!team", "$root", "@bob:x") is None
+    [exported] = [record async for record in again.export(since=0)]
     assert exported["question"] == "question a1" and exported["rephrased"] == "rephrased a1"
     assert exported["model"] == "test-model" and exported["prompt_version"] == "2026-11-21.2"
     assert exported["sources"][0]["score"] == pytest.approx(0.031)
     assert exported["votes"] == [{"user": "@bob:x", "vote": "down", "ts": 10.0}]
     assert exported["comments"] == ["the link is dead"]
     assert json.dumps(exported)
-    again.close()
 
 
-def test_counts_per_room_and_the_worst_answers(store):
-    store.store_answer(record("a1", "!team", TRAVEL))
-    store.store_answer(record("a2", "!ops"))
-    store.add_reaction("$r1", "a1", "@bob:x", "down", 10.0)
-    store.add_reaction("$r2", "a1", "@eve:x", "down", 11.0)
-    store.add_reaction("$r3", "a2", "@bob:x", "up", 12.0)
-    counts = {c.room: (c.up, c.down) for c in store.room_counts(since=0)}
+async def test_counts_per_room_and_the_worst_answers(store):
+    await store.store_answer(record("a1", "!team", TRAVEL))
+    await store.store_answer(record("a2", "!ops"))
+    await store.add_reaction("$r1", "a1", "@bob:x", "down", 10.0)
+    await store.add_reaction("$r2", "a1", "@eve:x", "down", 11.0)
+    await store.add_reaction("$r3", "a2", "@bob:x", "up", 12.0)
+    counts = {c.room: (c.up, c.down) for c in await store.room_counts(since=0)}
     assert counts == {"!team": (0, 2), "!ops": (1, 0)}
-    assert store.room_counts(since=11.5)[0].room == "!ops", "the period counts"
-    [worst] = store.worst(since=0, limit=5)
+    assert (await store.room_counts(since=11.5))[0].room == "!ops", "the period counts"
+    [worst] = await store.worst(since=0, limit=5)
     assert (worst["answer_id"], worst["down"]) == ("a1", 2)
     assert worst["sources"][0]["title"] == "Travel policy"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -58,14 +58,16 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(params=["embedded", "server"])
-def kb(request, tmp_path: Path, embedders: Embedders) -> Iterator[KnowledgeBase]:
+async def kb(
+    request, tmp_path: Path, embedders: Embedders, storage_toml: str
+) -> AsyncIterator[KnowledgeBase]:
     url = request.getfixturevalue("chroma_server") if request.param == "server" else None
-    settings = knowledge_settings(tmp_path, url)
-    base = KnowledgeBase(lambda: settings, embedders)
+    settings = knowledge_settings(tmp_path, url, storage_toml)
+    base = await KnowledgeBase.open(lambda: settings, embedders)
     yield base
     if url:
         # The server outlives the test: leave it empty for the next one.
         client = base.vectors._client
         for collection in client.list_collections():
             client.delete_collection(collection.name)
-    base.close()
+    await base.close()

@@ -25,9 +25,9 @@ DOC = {
 
 
 @pytest.fixture
-async def api(tmp_path, embedders):
-    settings = knowledge_settings(tmp_path)
-    kb = KnowledgeBase(lambda: settings, embedders)
+async def api(tmp_path, embedders, storage_toml):
+    settings = knowledge_settings(tmp_path, extra=storage_toml)
+    kb = await KnowledgeBase.open(lambda: settings, embedders)
     worker = asyncio.create_task(kb.queue.run())
     server = TestServer(IngestApi(kb, lambda: settings).build_app())
     await server.start_server()
@@ -35,7 +35,7 @@ async def api(tmp_path, embedders):
         yield SimpleNamespace(http=http, kb=kb, url=server.make_url("/"))
     worker.cancel()
     await server.close()
-    kb.close()
+    await kb.close()
 
 
 async def call(api, method, path, **kwargs):
@@ -178,8 +178,8 @@ REFUSALS = {
 async def test_refusals_are_precise_and_change_nothing(api, method, path, kwargs, status, code):
     got, body = await call(api, method, path, **kwargs)
     assert (got, body["error"]["code"]) == (status, code), body
-    assert api.kb.catalog.queue_depth() == 0
-    assert api.kb.catalog.collection_sizes() == {}
+    assert await api.kb.jobs.queue_depth() == 0
+    assert await api.kb.catalog.collection_sizes() == {}
 
 
 async def test_an_application_lists_only_its_collections_with_sizes(api):
@@ -280,8 +280,8 @@ async def test_unreadable_bodies_dates_and_ids_get_a_precise_400(
         body = await got.json()
     assert (got.status, body["error"]["code"]) == (400, code), body
     assert message in body["error"]["message"], body
-    assert api.kb.catalog.queue_depth() == 0
-    assert api.kb.catalog.collection_sizes() == {}
+    assert await api.kb.jobs.queue_depth() == 0
+    assert await api.kb.catalog.collection_sizes() == {}
 
 
 async def test_the_accepted_date_range_still_indexes(api):

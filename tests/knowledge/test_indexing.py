@@ -8,9 +8,10 @@ from dataclasses import replace
 import pytest
 
 from core.knowledge.base import KnowledgeBase
-from core.knowledge.catalog import Catalog
+from core.knowledge.catalog import SqlCatalog
 from core.knowledge.documents import Document, SearchFilters, parse_document_dates
 from core.knowledge.vectors import ModelMismatch
+from core.storage.opening import Storage
 
 TRAVEL = Document(
     "handbook",
@@ -57,7 +58,7 @@ async def test_a_deleted_document_is_never_found_again(kb):
     assert (await kb.indexer.delete("handbook", LEAVE.id)).status == "absent"
     hits = await kb.retriever.search("vacation days sick leave", k=10)
     assert LEAVE.id not in {h.document_id for h in hits}
-    assert kb.catalog.collection_sizes() == {"handbook": (1, 2)}
+    assert await kb.catalog.collection_sizes() == {"handbook": (1, 2)}
 
 
 async def test_a_version_written_to_chroma_but_not_swapped_in_is_invisible(kb):
@@ -82,7 +83,7 @@ async def test_a_version_written_to_chroma_but_not_swapped_in_is_invisible(kb):
 
     hits = await kb.retriever.search("half-written new version about trains", k=10)
     assert hits and all("Half-written" not in h.text for h in hits)
-    assert kb.indexer.decide(newer) == "changed"
+    assert await kb.indexer.decide(newer) == "changed"
     await kb.indexer.put_many([newer])
     assert "Half-written" in (await kb.retriever.search("new version about trains", k=1))[0].text
 
@@ -161,43 +162,46 @@ async def test_a_collection_refuses_a_second_embedding_model(kb, tmp_path):
         )
 
 
-async def test_the_catalog_survives_a_reopen(kb, tmp_path):
+async def test_the_catalog_survives_a_reopen(kb):
     await kb.indexer.put_many([LEAVE])
-    reopened = Catalog(tmp_path / "knowledge.sqlite3")
-    assert reopened.document("handbook", LEAVE.id).chunk_count == 1
-    reopened.close()
+    settings = kb.indexer.settings()
+    storage = Storage(settings.storage, settings.bot.data_dir)
+    reopened = await SqlCatalog.open(await storage.database("catalog"))
+    assert (await reopened.document("handbook", LEAVE.id)).chunk_count == 1
+    await storage.close()
 
 
 async def test_the_queue_indexes_in_the_background_and_keeps_order(kb):
     worker = asyncio.create_task(kb.queue.run())
     try:
-        put = kb.queue.submit_put(LEAVE)
-        delete = kb.queue.submit_delete("handbook", LEAVE.id)
-        again = kb.queue.submit_put(TRAVEL)
+        put = await kb.queue.submit_put(LEAVE)
+        delete = await kb.queue.submit_delete("handbook", LEAVE.id)
+        again = await kb.queue.submit_put(TRAVEL)
         assert (await kb.queue.wait(again)).status == "indexed"
-        assert kb.catalog.document("handbook", LEAVE.id) is None
-        assert kb.catalog.job(put) is None and kb.catalog.job(delete) is None
-        assert kb.catalog.queue_depth() == 0
+        assert await kb.catalog.document("handbook", LEAVE.id) is None
+        assert await kb.jobs.job(put) is None and await kb.jobs.job(delete) is None
+        assert await kb.jobs.queue_depth() == 0
     finally:
         worker.cancel()
 
 
 @pytest.mark.parametrize("kb", ["embedded"], indirect=True)
 async def test_queued_jobs_survive_a_restart(kb, tmp_path, embedders):
-    job = kb.queue.submit_put(LEAVE)
+    job = await kb.queue.submit_put(LEAVE)
     settings = kb.indexer.settings()
-    kb.close()  # the process stops before the worker ran
+    await kb.close()  # the process stops before the worker ran
 
-    restarted = KnowledgeBase(lambda: settings, embedders)
+    restarted = await KnowledgeBase.open(lambda: settings, embedders)
     worker = asyncio.create_task(restarted.queue.run())
     try:
         # The worker indexes the document, then drops the job: wait for both.
         for _ in range(400):
-            if restarted.catalog.document("handbook", LEAVE.id) and not restarted.catalog.job(job):
+            indexed = await restarted.catalog.document("handbook", LEAVE.id)
+            if indexed and not await restarted.jobs.job(job):
                 break
             await asyncio.sleep(0.05)
-        assert restarted.catalog.document("handbook", LEAVE.id).chunk_count == 1
-        assert restarted.catalog.job(job) is None
+        assert (await restarted.catalog.document("handbook", LEAVE.id)).chunk_count == 1
+        assert await restarted.jobs.job(job) is None
     finally:
         worker.cancel()
-        restarted.close()
+        await restarted.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from core.memory.memory import ConversationMemory
-from core.memory.store import MemoryStore
+from core.memory.store import MemoryStore, SqlMemoryStore
 from core.rights.readers import ALWAYS
 
 OCTOBER = datetime(2026, 10, 5, 9, tzinfo=UTC).timestamp()
@@ -52,7 +52,7 @@ async def test_a_fact_is_found_in_its_room_and_never_in_another(memory):
 async def test_windows_overlap_and_the_rest_waits_for_the_room_to_go_quiet(memory):
     await say(memory, "!a", CHAT_A, NOVEMBER, "a")
     store: MemoryStore = memory.store
-    _, carried = store.window_mark("!a")
+    _, carried = await store.window_mark("!a")
     assert carried == 2, "the last window's two last lines start the next one"
     assert await memory.history.embed_ready_windows("!a", now=NOVEMBER + 10) == 0
     assert await memory.history.embed_ready_windows("!a", now=NOVEMBER + 3600) == 1
@@ -71,13 +71,12 @@ async def test_a_time_range_keeps_the_windows_it_overlaps(memory):
     assert october_only and october_only[0].window.start_ts == OCTOBER
 
 
-async def test_history_survives_a_restart_and_a_line_seen_twice_counts_once(memory, tmp_path):
+async def test_history_survives_a_restart_and_a_line_seen_twice_counts_once(memory, run_database):
     await say(memory, "!a", CHAT_A[:5], NOVEMBER, "a")
-    memory.store.close()
-    reopened = MemoryStore(tmp_path / "memory.sqlite3")
+    reopened = await SqlMemoryStore.open(await run_database())
     memory.store = memory.history.store = reopened
     await say(memory, "!a", CHAT_A[:5], NOVEMBER, "a")
-    assert len(reopened.lines_from("!a", 0)) == 5
+    assert len(await reopened.lines_from("!a", 0)) == 5
     await say(memory, "!a", CHAT_A[5:8], NOVEMBER + 5, "rest")
     found = await memory.history.search("!a", "VPN gateway", 1, 0.9)
     assert found and found[0].window.text.count("\n") == 7, "one window of 8 lines"

@@ -17,7 +17,7 @@ from core.llm.prompts import load_prompts
 from core.memory.answerer import MemoryFirst
 from core.memory.history import HistoryIndex
 from core.memory.memory import ConversationMemory
-from core.memory.store import MemoryStore
+from core.memory.store import SqlMemoryStore
 from core.pipeline.answer import AnswerPipeline
 from core.requests import ChatLine, Request
 from core.rights.readers import ALWAYS
@@ -50,12 +50,12 @@ class Bot:
 
 
 @pytest.fixture
-async def bot(world, llm, tmp_path):  # noqa: F811
+async def bot(world, llm, run_database):  # noqa: F811
     await world.kb.indexer.put_many(DOCUMENTS)
     base = world.kb.indexer.settings()
     limits = GuardrailSettings(user_questions_per_minute=0, room_questions_per_minute=4)
     settings = base.model_copy(update={"guardrails": limits})
-    store = MemoryStore(tmp_path / "memory.sqlite3")
+    store = await SqlMemoryStore.open(await run_database())
     history = HistoryIndex(store, world.kb.vectors, world.kb.embedders, lambda: settings)
     memory = ConversationMemory(store, history, lambda: settings)
     client = LlmClient(LlmSettings(url=llm.url, model="test-model", max_retries=0))
@@ -65,7 +65,6 @@ async def bot(world, llm, tmp_path):  # noqa: F811
     answerer = Guarded(MemoryFirst(pipeline, memory, lambda: settings), lambda: settings, memory)
     yield Bot(answerer, memory, llm)
     await client.close()
-    store.close()
 
 
 def conversation_of(prompt: str) -> str:

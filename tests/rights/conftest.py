@@ -154,7 +154,7 @@ def cache_seconds() -> float:
 
 
 @pytest.fixture
-async def world(tmp_path, embedders, cache_seconds):
+async def world(tmp_path, embedders, cache_seconds, storage_toml):
     apps = {name: SourceApp(name, "") for name in ("wiki", "tracker")}
     servers = {name: await serve(app) for name, app in apps.items()}
     key = write_key(tmp_path / "bot.pem")
@@ -165,19 +165,19 @@ async def world(tmp_path, embedders, cache_seconds):
             keys=keys_toml(("bot-1", "EdDSA", key)),
             wiki_url=servers["wiki"].make_url("/rights"),
             tracker_url=servers["tracker"].make_url("/rights"),
-        ),
+        )
+        + storage_toml,
         origin="rights.toml",
         env={},
         base_dir=tmp_path,
     )
-    kb = KnowledgeBase(lambda: settings, embedders)
+    kb = await KnowledgeBase.open(lambda: settings, embedders)
     api = TestServer(IngestApi(kb, lambda: settings).build_app())
     await api.start_server()
     for app in apps.values():
         app.jwks_url = str(api.make_url("/api/v1/jwks.json"))
     yield RightsWorld(kb, apps["wiki"], apps["tracker"], str(api.make_url("/api/v1")))
-    await kb.close_http()
-    kb.close()
+    await kb.close()
     await api.close()
     for server in servers.values():
         await server.close()

@@ -71,7 +71,7 @@ async def test_upgrades_run_once_in_order_and_a_failed_one_is_not_recorded(open_
     assert await first.upgrade(db) == 1, "opening again changes nothing"
 
     broken = _table([TABLE, "ALTER TABLE notes ADD COLUMN tag TEXT; SELECT no_such_function()"])
-    with pytest.raises(Exception, match="no_such_function|no such function"):
+    with pytest.raises(Exception, match=r"no_such_function|no such function"):
         await broken.upgrade(db)
     assert await broken.version(db) == 1
     await db.execute("INSERT INTO notes (id, text) VALUES (1, 'kept')")  # no half-added column

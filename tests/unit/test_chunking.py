@@ -6,9 +6,9 @@ import itertools
 
 import pytest
 
-from core.knowledge.keywords import build_match_query, decide_selective_words, parse_query_words
 from core.knowledge.chunking import build_chunks, parse_sections
 from core.knowledge.html_text import html_to_blocks
+from core.knowledge.keywords import build_match_query, decide_selective_words, parse_query_words
 from core.knowledge.retrieval import fuse_by_rank
 from core.knowledge.text_tools import SentenceSplitter, count_words
 
