@@ -71,7 +71,8 @@ class Audiences:
             return RoomMembers(RoomID(room_id))
         known = self._since.get(room_id, {})
         now = time.time()
-        joined, invited = {}, {}
+        joined: dict[UserID, float] = {}
+        invited: dict[UserID, float] = {}
         for user_id, user in room.users.items():
             if user_id == self.matrix.user_id:
                 continue

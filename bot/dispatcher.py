@@ -31,7 +31,7 @@ from bot.settings_holder import SettingsHolder
 from bot.state import PendingEvent, StateStore
 from core import strings
 from core.answering import Answerer
-from core.ids import EventID, RoomID, UserID
+from core.ids import AnswerID, EventID, RoomID, UserID
 from core.knowledge.vectors import KnowledgeUnavailable
 from core.llm.client import LlmError
 from core.pipeline.answer import build_failure_notice, failure_cause
@@ -280,6 +280,14 @@ class Dispatcher:
             in_bot_conversation=facts.replied_to_bot or facts.thread_has_bot,
         )
 
+    async def _placeholder_unless_quick(self, work: asyncio.Future, reply: ReplyWriter) -> None:
+        try:
+            await asyncio.wait_for(
+                asyncio.shield(work), timeout=self.settings.current.bot.placeholder_after_seconds
+            )
+        except TimeoutError:
+            await reply.placeholder()
+
     async def _answer(self, reply: ReplyWriter, action: AnswerQuestion) -> None:
         message = reply.message
         request = await self._request(message, action.text, reply)
@@ -289,13 +297,11 @@ class Dispatcher:
         async with self.matrix.typing_while(message.room_id):
             work = asyncio.ensure_future(self.answerer.answer(request, reply.progress))
             try:
-                await asyncio.wait_for(
-                    asyncio.shield(work),
-                    timeout=self.settings.current.bot.placeholder_after_seconds,
-                )
-            except TimeoutError:
-                await reply.placeholder()
-            answer = replace(await work, id=ANSWER_ID.get())
+                await self._placeholder_unless_quick(work, reply)
+            except BaseException:
+                work.cancel()  # cancelled (a shutdown), or the placeholder failed
+                raise
+            answer = replace(await work, id=AnswerID(ANSWER_ID.get()))
         if self.metrics is not None:
             self.metrics.observe_answer(answer)
         text = build_answer_markdown(answer)

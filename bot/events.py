@@ -80,7 +80,7 @@ def parse_message(source: Mapping[str, Any], room_id: RoomID) -> IncomingMessage
         sender=UserID(str(source.get("sender", ""))),
         timestamp_ms=int(source.get("origin_server_ts") or 0),
         msgtype=str(content.get("msgtype", "")),
-        body=content.get("body") if isinstance(content.get("body"), str) else "",
+        body=body if isinstance(body := content.get("body"), str) else "",
         formatted_body=formatted if isinstance(formatted, str) else None,
         mentions=parse_mentions(content),
         thread_root=EventID(relation["event_id"]) if is_thread and "event_id" in relation else None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from nio import MessageDirection, RoomMessagesResponse
 
-from bot.events import parse_message
+from bot.events import IncomingMessage, parse_message
 from bot.links import build_permalink
 from bot.matrix import MatrixError, MatrixIO
 from bot.mentions import strip_reply_fallback
@@ -29,7 +29,7 @@ async def fetch_lines(
     """People's messages between `start` and `end` (timestamps), oldest first: not the
     bot's (its answers and earlier summaries), not notices, edits or commands."""
     token = matrix.client.next_batch
-    found = []
+    found: list[tuple[IncomingMessage, str]] = []
     while token and len(found) < max_messages:
         response = await matrix.client.room_messages(
             room_id, start=token, direction=MessageDirection.back, limit=PAGE

@@ -18,8 +18,10 @@ ANSWER_ID: ContextVar[str] = ContextVar("answer_id", default="")
 
 class AnswerIdFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
-        record.answer_id = ANSWER_ID.get()
-        record.answer_ref = f" [{record.answer_id}]" if record.answer_id else ""
+        answer_id = ANSWER_ID.get()
+        # Attributes a format string can name: %(answer_id)s, %(answer_ref)s.
+        setattr(record, "answer_id", answer_id)  # noqa: B010
+        setattr(record, "answer_ref", f" [{answer_id}]" if answer_id else "")  # noqa: B010
         return True
 
 
@@ -32,8 +34,8 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "message": record.getMessage(),
         }
-        if getattr(record, "answer_id", ""):
-            line["answer_id"] = record.answer_id
+        if answer_id := getattr(record, "answer_id", ""):
+            line["answer_id"] = answer_id
         if record.exc_info:
             line["exception"] = self.formatException(record.exc_info)
         return json.dumps(line, ensure_ascii=False)

@@ -177,10 +177,16 @@ class ReplyWriter:
             answer_id=answer_id,
         )
         event_id = await self.matrix.send(self.message.room_id, content)
+        # The message is out: it is this reply's from now on, even if a shutdown cancels
+        # the task while it is written down (a restart must find it, not send another).
         self.sent.append(event_id)
+        self.event_id = event_id
+        await asyncio.shield(self._note_sent(event_id))
+        return event_id
+
+    async def _note_sent(self, event_id: str) -> None:
         await self.state.record_bot_message(event_id, self.message.room_id, self.thread_root)
         if self.in_inbox:
             await self.state.record_reply(self.message.event_id, event_id)
         if self.on_sent is not None:
             await self.on_sent(event_id)
-        return event_id

@@ -11,7 +11,7 @@ from core.knowledge.retrieval import Retriever
 from core.memory.memory import ConversationMemory
 from core.pipeline.grounding import build_audience
 from core.pipeline.sources import SourcesFinder
-from core.requests import Answer, Progress, Request, Source
+from core.requests import Answer, AnswerKind, Progress, Request, Source
 from core.rights.checker import RightsChecker
 from core.timerange import TimeExpressionFinder
 
@@ -67,6 +67,6 @@ class PassagesAnswerer:
         text, sources = build_passages_answer(found.hits)
         if found.unchecked:
             text += "\n\n" + strings.SOURCES_UNCHECKED
-        kind = "answer" if found.hits else "refusal"
+        kind: AnswerKind = "answer" if found.hits else "refusal"
         reason = "" if found.hits else "nothing_found"
         return Answer(text, kind, sources, found.trace, reason=reason)

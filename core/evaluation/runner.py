@@ -19,6 +19,7 @@ from core.answering import Answerer, PredeterminedFirst
 from core.config import Settings
 from core.evaluation.questions import Question
 from core.evaluation.scores import score_result
+from core.ids import RoomID, UserID
 from core.knowledge.base import KnowledgeBase
 from core.knowledge.documents import SearchFilters
 from core.llm.client import LlmClient, LlmError
@@ -84,8 +85,8 @@ class Evaluation:
 
     async def ask(self, question: Question) -> QuestionResult:
         request = Request(
-            question.question, ASKER, ROOM, None, is_direct=True, readers=(ASKER,),
-            knowledge=((ROOM, ALWAYS),),
+            question.question, UserID(ASKER), RoomID(ROOM), None, is_direct=True,
+            readers=(UserID(ASKER),), knowledge=((RoomID(ROOM), ALWAYS),),
         )  # fmt: skip
         started = time.perf_counter()
         answer = await self.answerer.answer(request)

@@ -103,7 +103,10 @@ class SqlRunStore:
         rows = await self.db.fetch(
             "SELECT id, created, label, config, corpus, questions, totals FROM runs ORDER BY id"
         )
-        return [Run(int(row[0]), *row[1:6], json.loads(row[6])) for row in rows]
+        return [
+            Run(int(id_), created, label, config, corpus, questions, json.loads(totals))
+            for id_, created, label, config, corpus, questions, totals in rows
+        ]
 
     async def run(self, run_id: int) -> Run | None:
         return next((run for run in await self.runs() if run.id == run_id), None)

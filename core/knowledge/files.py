@@ -9,12 +9,13 @@ from pathlib import Path
 from core.knowledge.documents import (
     FORMATS,
     Document,
+    DocumentFormat,
     id_problem,
     load_json,
     parse_document_dates,
 )
 
-SUFFIXES = {
+SUFFIXES: dict[str, DocumentFormat] = {
     ".md": "markdown",
     ".markdown": "markdown",
     ".txt": "text",

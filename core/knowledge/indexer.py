@@ -105,8 +105,8 @@ class Indexer:
                 prepared.append((index, await asyncio.to_thread(self._prepare, document)))
 
         by_model: dict[str, list[tuple[int, _Prepared]]] = {}
-        for item in prepared:
-            by_model.setdefault(item[1].embedder.name, []).append(item)
+        for pair in prepared:
+            by_model.setdefault(pair[1].embedder.name, []).append(pair)
         for group in by_model.values():
             texts = [c.embedding_text(p.document.title) for _, p in group for c in p.chunks]
             vectors = iter(await group[0][1].embedder.embed(texts))

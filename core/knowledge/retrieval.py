@@ -31,6 +31,10 @@ async def _none() -> list[str]:
     return []
 
 
+async def _no_hits() -> list[tuple[str, float]]:
+    return []
+
+
 class Retriever:
     def __init__(
         self,
@@ -100,7 +104,7 @@ class Retriever:
             return []
         filters = replace(filters, collections=tuple(collections))
         vector_hits, keyword_ids = await asyncio.gather(
-            self.vector_ranking(query, collections, n) if mode != "keyword" else _none(),
+            self.vector_ranking(query, collections, n) if mode != "keyword" else _no_hits(),
             self.keyword_ranking(query, filters, n) if mode != "vector" else _none(),
         )
         vector_ids = [chunk_id for chunk_id, _ in vector_hits]
@@ -124,13 +128,9 @@ class Retriever:
             _, collection, doc_id, source, title, url, heading, text, position, _, room = row
             public = self.settings().collections[collection].public
             score *= factors.get((collection, doc_id), 1.0)
-            ranks = {
-                "vector_rank": vector_rank.get(chunk_id),
-                "keyword_rank": keyword_rank.get(chunk_id),
-                "distance": distance.get(chunk_id),
-            }
             hits.append(
                 Hit(chunk_id, collection, doc_id, source, title, url, heading, text, position,
-                    public, score, room=room, **ranks)
+                    public, score, room=room, vector_rank=vector_rank.get(chunk_id),
+                    keyword_rank=keyword_rank.get(chunk_id), distance=distance.get(chunk_id))
             )  # fmt: skip
         return sorted(hits, key=lambda hit: hit.score, reverse=True)[:want]

@@ -13,9 +13,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import openai
+from openai.types.chat import ChatCompletionMessageParam
 from pydantic import BaseModel, ValidationError
 
 from core.config.llm import LlmSettings
@@ -94,7 +95,9 @@ class LlmClient:
         async with self._slots:
             try:
                 response = await self._client.chat.completions.create(
-                    model=self.model, messages=messages, **options
+                    model=self.model,
+                    messages=cast("list[ChatCompletionMessageParam]", messages),
+                    **options,
                 )
             except API_ERRORS as exc:
                 raise LlmUnavailable(f"{type(exc).__name__}: {exc}") from None
@@ -116,7 +119,9 @@ class LlmClient:
         async with self._slots:
             try:
                 stream = await self._client.chat.completions.create(
-                    model=self.model, messages=messages, stream=True
+                    model=self.model,
+                    messages=cast("list[ChatCompletionMessageParam]", messages),
+                    stream=True,
                 )
             except API_ERRORS as exc:
                 raise LlmUnavailable(f"{type(exc).__name__}: {exc}") from None

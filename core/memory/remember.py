@@ -27,5 +27,5 @@ def parse_remember(text: str) -> RememberRequest | None:
     if match is None:
         return None
     fact = match.group("fact").strip()
-    scope = "user" if ABOUT_THE_SPEAKER.match(fact) else "room"
+    scope: Literal["room", "user"] = "user" if ABOUT_THE_SPEAKER.match(fact) else "room"
     return RememberRequest(scope, fact[0].upper() + fact[1:])

@@ -31,7 +31,9 @@ def fence(text: str) -> str:
 
 def build_sources_block(hits: Sequence[Hit], budget: int) -> tuple[str, list[Hit]]:
     """Numbered `<source>` blocks, best first, as many as fit; and the hits they hold."""
-    blocks, kept, used = [], [], 0
+    blocks: list[str] = []
+    kept: list[Hit] = []
+    used = 0
     for hit in hits:
         title = escape(hit.title + (f" > {hit.heading}" if hit.heading else ""), quote=True)
         body = fence(hit.text)

@@ -114,10 +114,11 @@ class RightsChecker:
     ) -> tuple[dict[DocumentKey, bool], bool]:
         source = self.settings().sources.get(name)
         documents = list(dict.fromkeys(_key(h) for h in hits))
-        subjects = [
+        mapped = [
             map_reader(reader, source.readers) if source else None for reader in audience.readers
         ]
-        if source is None or None in subjects:
+        subjects = [subject for subject in mapped if subject is not None]
+        if source is None or len(subjects) < len(mapped):
             return {}, False  # someone has no identity there: public documents only
         if source.rights_url is None or self._signer is None:
             return {}, True
@@ -128,8 +129,8 @@ class RightsChecker:
             cached = [self.cache.get(name, subject, doc) for doc in documents]
             if None in cached:
                 to_ask.append(subject)
-            for doc, allowed in zip(documents, cached, strict=True):
-                if allowed is False:
+            for doc, known in zip(documents, cached, strict=True):
+                if known is False:
                     verdict[doc] = False
         size = self.settings().rights.readers_per_request
         batches = [to_ask[start : start + size] for start in range(0, len(to_ask), size)]

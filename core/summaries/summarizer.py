@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -22,6 +23,7 @@ from core.summaries.draft import (
 )
 
 MIN_WORDS = 4
+T = TypeVar("T")
 # Called with (messages, parts) before a summary that needs several model calls.
 PartsNotice = Callable[[int, int], Awaitable[None]]
 
@@ -34,10 +36,10 @@ class SummaryResult:
     parts: int = 1
 
 
-def split_parts(items: Sequence, cost: Callable[[object], int], budget: int) -> list[list]:
+def split_parts(items: Sequence[T], cost: Callable[[T], int], budget: int) -> list[list[T]]:
     """Consecutive groups of items whose costs add up to at most `budget` (an item that
     alone is over the budget gets a group of its own)."""
-    parts: list[list] = [[]]
+    parts: list[list[T]] = [[]]
     used = 0
     for item in items:
         price = cost(item)

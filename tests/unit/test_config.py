@@ -103,6 +103,18 @@ ERRORS = {
         MATRIX + 'pickle_key = "short"',
         "bot.toml: matrix: the pickle key must be at least 16 characters",
     ),
+    "storage that is not PostgreSQL": (
+        MATRIX + '[storage]\nurl = "mysql://db/bot"',
+        "bot.toml: storage.url: must be empty (SQLite in bot.data_dir) or a postgresql:// URL",
+    ),
+    "storage password in the URL": (
+        MATRIX + '[storage]\nurl = "postgresql://bot:hunter2@db/bot"',
+        "storage.url: put the password in an environment variable (password_env)",
+    ),
+    "storage password variable unset": (
+        MATRIX + '[storage]\nurl = "postgresql://bot@db/bot"\npassword_env = "NO_DB_PASSWORD"',
+        "storage.password_env: the environment variable NO_DB_PASSWORD is not set",
+    ),
     "overlap too large": (
         MATRIX
         + "[sources.wiki]\ntoken = 't'\n[collections.docs]\nsource = 'wiki'\nchunk_tokens = 64\nchunk_overlap = 40",
@@ -160,6 +172,15 @@ def test_the_pickle_key_comes_from_its_variable_and_is_never_shown():
     assert skipped.matrix.store_pickle_key() is None
 
 
+def test_the_storage_password_comes_from_its_variable_and_is_never_shown():
+    env = {**ENV, "DB_PASSWORD": "db-s3cret"}
+    text = MATRIX + '[storage]\nurl = "postgresql://bot@db:5432/bot"\npassword_env = "DB_PASSWORD"'
+    storage = parse(text, env).storage
+    assert storage.shared and storage.password() == "db-s3cret"
+    assert "db-s3cret" not in repr(storage) + str(storage.model_dump())
+    assert not parse(MATRIX).storage.shared, "SQLite in the data folder by default"
+
+
 def test_missing_file_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError, match="cannot be read"):
         load_config(tmp_path / "absent.toml", ENV)
@@ -187,6 +208,7 @@ def test_the_example_config_is_valid_and_documents_every_key():
             "feedback",
             "summaries",
             "ops",
+            "storage",
         )
     ]
     models += [SourceSettings, CollectionSettings, RightsSettings, SigningKey, ReaderMapping]

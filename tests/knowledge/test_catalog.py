@@ -1,0 +1,98 @@
+"""The catalog on both backends: keyword search (FTS5 on SQLite, tsvector on PostgreSQL)
+finds current chunks only, ranks titles first and honours every filter; the job queue
+keeps order and failures."""
+
+from __future__ import annotations
+
+from core.knowledge.catalog import ChunkRow, DocumentRecord, SqlCatalog
+from core.knowledge.documents import SearchFilters
+from core.knowledge.jobs import SqlJobStore
+
+
+def record(doc_id: str, title: str, chunks: int, *, room: str = "", version: str = "1"):
+    return DocumentRecord("handbook", doc_id, "wiki", title, f"https://wiki/{doc_id}", "en",
+                          version, room, room == "", f"hash-{doc_id}-{version}", chunks, 1.0)  # fmt: skip
+
+
+async def put(
+    catalog: SqlCatalog,
+    doc_id: str,
+    title: str,
+    texts: list[str],
+    *,
+    room: str = "",
+    version: str = "1",
+    dates: tuple[float, float] | None = None,
+) -> None:
+    rows = [ChunkRow(f"{doc_id}#{version}#{n}", n, title, t) for n, t in enumerate(texts)]
+    document = record(doc_id, title, len(rows), room=room, version=version)
+    await catalog.replace_document(document, rows, dates)
+
+
+async def test_keyword_search_ranks_titles_first_and_sees_only_current_chunks(open_database):
+    catalog = await SqlCatalog.open(await open_database())
+    await put(catalog, "trains", "Train travel", ["Book trains two weeks ahead of travel."])
+    await put(catalog, "misc", "Office notes", ["Some travel by train happens at times."])
+    await put(catalog, "badges", "Office badges", ["Badges open the doors."])
+    found = await catalog.keyword_search("train travel booking", SearchFilters(), 5)
+    assert found[0] == "trains#1#0" and "misc#1#0" in found
+    assert "badges#1#0" not in found, "a chunk must share two words with the question"
+
+    await put(catalog, "trains", "Train travel", ["Trains are now booked one week ahead."],
+              version="2")  # fmt: skip
+    found = await catalog.keyword_search("train travel", SearchFilters(), 5)
+    assert "trains#1#0" not in found and "trains#2#0" in found, "the old version is gone"
+    assert await catalog.delete_document("handbook", "trains")
+    assert not await catalog.delete_document("handbook", "trains")
+    assert "trains#2#0" not in await catalog.keyword_search("train travel", SearchFilters(), 5)
+    assert await catalog.collection_sizes() == {"handbook": (2, 2)}
+
+
+async def test_word_forms_are_found_where_the_backend_stems(open_database, backend):
+    catalog = await SqlCatalog.open(await open_database())
+    await put(catalog, "trains", "Rail bookings", ["Tickets are booked by the travel desk."])
+    found = await catalog.keyword_search("booking ticket", SearchFilters(), 5)
+    # PostgreSQL's English configuration stems both sides; SQLite's FTS5 tokenizer does not
+    # (the README says how the two rankers differ).
+    assert found == (["trains#1#0"] if backend == "postgres" else [])
+    assert await catalog.keyword_search("bookings tickets", SearchFilters(), 5) == ["trains#1#0"]
+
+
+async def test_room_documents_only_for_their_room_and_from_its_cut_off(open_database):
+    catalog = await SqlCatalog.open(await open_database())
+    await put(catalog, "s1", "Summary of the ops room", ["The deploy moved to Friday."],
+              room="!ops", dates=(100.0, 200.0))  # fmt: skip
+    await put(catalog, "s2", "Summary of the ops room", ["The deploy moved to Monday."],
+              room="!ops", dates=(300.0, 400.0))  # fmt: skip
+    ids = ["s1#1#0", "s2#1#0"]
+    assert await catalog.current_chunks(ids, SearchFilters()) == {}, "room knowledge is opt-in"
+    assert set(await catalog.current_chunks(ids, SearchFilters(rooms=("!ops",)))) == set(ids)
+    since = SearchFilters(rooms=("!ops",), rooms_since=(("!ops", 250.0),))
+    assert set(await catalog.current_chunks(ids, since)) == {"s2#1#0"}
+    between = SearchFilters(rooms=("!ops",), dated_between=(150.0, 250.0))
+    assert set(await catalog.current_chunks(ids, between)) == {"s1#1#0"}
+    found = await catalog.keyword_search("deploy moved", SearchFilters(rooms=("!ops",)), 5)
+    assert set(found) == set(ids)
+    row = (await catalog.current_chunks(["s1#1#0"], SearchFilters(rooms=("!ops",))))["s1#1#0"]
+    assert (row[2], row[3], row[7], row[10]) == (
+        "s1",
+        "wiki",
+        "The deploy moved to Friday.",
+        "!ops",
+    )
+
+
+async def test_jobs_keep_their_order_and_a_failure_until_a_newer_job_ends(open_database):
+    jobs = await SqlJobStore.open(await open_database())
+    first = await jobs.add_job("handbook", "a", "put", {"id": "a", "content": "x"})
+    second = await jobs.add_job("handbook", "a", "delete", None)
+    assert [job.id for job in await jobs.queued_jobs(10)] == [first, second]
+    assert await jobs.queue_depth() == 2
+    await jobs.finish_job(first, "ValueError: unreadable")
+    failed = await jobs.latest_job("handbook", "a")
+    assert failed.id == second, "the newest job of the document is the one that counts"
+    assert (await jobs.job(first)).error == "ValueError: unreadable"
+    assert (await jobs.job(first)).payload is None, "a failed job drops its document"
+    await jobs.finish_job(second)
+    assert await jobs.job(first) is None and await jobs.job(second) is None
+    assert await jobs.queue_depth() == 0
