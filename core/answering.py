@@ -13,7 +13,8 @@ from typing import Protocol
 from core import strings
 from core.config import Settings
 from core.predetermined import decide_predetermined
-from core.requests import Answer, Progress, Request, TraceStep
+from core.requests import Answer, Progress, Request
+from core.trace import ParseStep, PredeterminedStep
 
 
 class Answerer(Protocol):
@@ -29,11 +30,7 @@ class NoKnowledgeAnswerer:
     async def answer(self, request: Request, progress: Progress | None = None) -> Answer:
         started = time.perf_counter()
         text = strings.NO_KNOWLEDGE_YET.format(question=request.text.replace("\n", " "))
-        step = TraceStep(
-            name="parse",
-            seconds=time.perf_counter() - started,
-            details={"question": request.text, "recent_lines": len(request.recent)},
-        )
+        step = ParseStep(time.perf_counter() - started, request.text, len(request.recent))
         return Answer(text=text, kind="notice", trace=(step,))
 
 
@@ -48,4 +45,4 @@ class PredeterminedFirst:
         fixed = decide_predetermined(request.text, self.settings().predetermined)
         if fixed is None:
             return await self.inner.answer(request, progress)
-        return Answer(text=fixed, trace=(TraceStep("predetermined", 0.0, {"matched": True}),))
+        return Answer(text=fixed, trace=(PredeterminedStep(0.0),))

@@ -12,6 +12,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 
 from core.pipeline.context import estimate_tokens
 from core.requests import Answer
+from core.trace import AnswerStep, PrestepStep, RightsStep
 
 STEP_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
 
@@ -57,18 +58,17 @@ class Metrics:
             self.refusals.labels(answer.reason or "unknown").inc()
         for step in answer.trace:
             self.steps.labels(step.name).observe(step.seconds)
-            if step.name in ("prestep", "answer"):
+            if isinstance(step, PrestepStep):
                 self.llm_calls.labels(step.name).inc()
-            if step.name == "prestep":
-                self.llm_tokens.labels("prestep").inc(int(step.details.get("tokens", 0)))
-            if step.name == "answer":
-                prompt = step.details.get("prompt", [])
-                self.llm_tokens.labels("answer").inc(
-                    sum(estimate_tokens(m["content"]) for m in prompt)
+                self.llm_tokens.labels(step.name).inc(step.tokens)
+            elif isinstance(step, AnswerStep):
+                self.llm_calls.labels(step.name).inc()
+                self.llm_tokens.labels(step.name).inc(
+                    sum(estimate_tokens(m["content"]) for m in step.prompt)
                 )
-            if step.name == "rights":
+            elif isinstance(step, RightsStep):
                 self.rights_checks.inc()
-                self.rights_denied.inc(len(step.details.get("denied", [])))
+                self.rights_denied.inc(len(step.denied))
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from core.ids import AnswerID, EventID, RoomID, UserID
+from core.trace import Step
 
 
 @dataclass(frozen=True)
@@ -55,13 +56,6 @@ class Source:
     score: float | None = None  # the retrieval score it was found with
 
 
-@dataclass(frozen=True)
-class TraceStep:
-    name: str
-    seconds: float
-    details: dict[str, Any] = field(default_factory=dict)
-
-
 AnswerKind = Literal["answer", "refusal", "question", "notice"]
 
 
@@ -72,7 +66,7 @@ class Answer:
     text: str
     kind: AnswerKind = "answer"
     sources: tuple[Source, ...] = ()
-    trace: tuple[TraceStep, ...] = ()
+    trace: tuple[Step, ...] = ()
     id: AnswerID = field(default_factory=lambda: AnswerID(uuid.uuid4().hex))
     # Why a refusal or notice was given ("toxic", "rate_limited", "nothing_found", ...).
     reason: str = ""

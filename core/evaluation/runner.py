@@ -27,8 +27,9 @@ from core.llm.prompts import Prompts
 from core.passages import PassagesAnswerer
 from core.pipeline.answer import AnswerPipeline
 from core.pipeline.context import estimate_tokens, fence
-from core.requests import Answer, Request
+from core.requests import Request
 from core.rights.readers import ALWAYS
+from core.trace import AnswerStep, PrestepStep, RetrieveStep, RightsStep, find_step
 
 ASKER = "@evaluation:localhost"
 ROOM = "!evaluation"
@@ -60,10 +61,6 @@ def document_of(chunk_id: str) -> str:
     return chunk_id.split("#", 1)[0].split("/", 1)[1]
 
 
-def _step(answer: Answer, name: str) -> dict:
-    return next((step.details for step in answer.trace if step.name == name), {})
-
-
 class Evaluation:
     def __init__(
         self,
@@ -92,8 +89,12 @@ class Evaluation:
         answer = await self.answerer.answer(request)
         seconds = {step.name: step.seconds for step in answer.trace}
         seconds["total"] = time.perf_counter() - started
-        retrieved = _step(answer, "retrieve").get("hits", [])
-        denied = set(_step(answer, "rights").get("denied", []))
+        retrieve = find_step(answer.trace, RetrieveStep)
+        rights = find_step(answer.trace, RightsStep)
+        prestep = find_step(answer.trace, PrestepStep)
+        written = find_step(answer.trace, AnswerStep)
+        retrieved = list(retrieve.hits) if retrieve else []
+        denied = set(rights.denied) if rights else set()
         allowed = [chunk for chunk in retrieved if chunk not in denied]
         ranked = list(dict.fromkeys(document_of(chunk) for chunk in allowed))
         rows = await self.kb.catalog.current_chunks(allowed, SearchFilters(rooms=(ROOM,)))
@@ -107,9 +108,9 @@ class Evaluation:
             [s.document_id for s in answer.sources if s.document_id],
             seconds,
             {
-                "prestep_prompt": int(_step(answer, "prestep").get("tokens", 0)),
+                "prestep_prompt": prestep.tokens if prestep else 0,
                 "answer_prompt_estimated": sum(
-                    estimate_tokens(m["content"]) for m in _step(answer, "answer").get("prompt", [])
+                    estimate_tokens(m["content"]) for m in (written.prompt if written else [])
                 ),
             },
         )

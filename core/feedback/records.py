@@ -3,32 +3,29 @@
 from __future__ import annotations
 
 import time
-from dataclasses import asdict
 
 from core.feedback.store import AnswerRecord, SourceRecord
 from core.requests import Answer, Request
-
-
-def _step(answer: Answer, name: str) -> dict:
-    return next((step.details for step in answer.trace if step.name == name), {})
+from core.trace import AnswerStep, RephraseStep, find_step
 
 
 def build_answer_record(request: Request, answer: Answer, event_id: str, text: str) -> AnswerRecord:
     """Everything needed to learn from a vote on this answer: the question as asked and
     as searched, the sources and their scores, the model and the prompt version."""
-    written = _step(answer, "answer")
+    written = find_step(answer.trace, AnswerStep)
+    rephrased = find_step(answer.trace, RephraseStep)
     return AnswerRecord(
         answer_id=answer.id,
         event_id=event_id,
         room=request.room,
         asker=request.sender,
         question=request.text,
-        rephrased=_step(answer, "rephrase").get("question", request.text),
+        rephrased=rephrased.question if rephrased else request.text,
         answer=text,
         kind=answer.kind,
-        model=written.get("model", ""),
-        prompt_version=written.get("prompt_version", ""),
-        trace=[asdict(step) for step in answer.trace],
+        model=written.model if written else "",
+        prompt_version=written.prompt_version if written else "",
+        trace=[step.record() for step in answer.trace],
         sources=tuple(
             SourceRecord(s.collection or "", s.document_id or "", s.title, s.url or "", s.score)
             for s in answer.sources

@@ -16,7 +16,8 @@ from core.guardrails.injection import InjectionDetector
 from core.guardrails.limits import RateLimiter
 from core.guardrails.toxicity import LocalToxicity
 from core.memory.memory import ConversationMemory
-from core.requests import Answer, Progress, Request, TraceStep
+from core.requests import Answer, Progress, Request
+from core.trace import GuardrailsStep
 
 
 @dataclass(frozen=True)
@@ -87,11 +88,7 @@ class Guarded:
         refusal = decide_refusal(
             request.text, guard, over_limit=over, injection=injection, toxicity_grade=grade
         )
-        step = TraceStep(
-            "guardrails",
-            time.perf_counter() - started,
-            {"local_toxicity": grade, "injection": injection, "over_limit": over},
-        )
+        step = GuardrailsStep(time.perf_counter() - started, grade, injection, over)
         if refusal is None:
             answer = await self.inner.answer(request, progress)
             return replace(answer, trace=(step, *answer.trace))

@@ -10,7 +10,8 @@ from core.answering import Answerer
 from core.config import Settings
 from core.memory.memory import ConversationMemory
 from core.memory.remember import RememberRequest, parse_remember
-from core.requests import Answer, Progress, Request, TraceStep
+from core.requests import Answer, Progress, Request
+from core.trace import RememberStep
 
 
 async def store_memory(
@@ -21,7 +22,7 @@ async def store_memory(
     kept = await memory.remember(request, wish)
     await memory.record_turn(request, request.text, "remembered")
     text = strings.REMEMBERED[wish.scope].format(prefix=settings.bot.command_prefix)
-    step = TraceStep("remember", 0.0, {"memory": kept.id, "scope": wish.scope})
+    step = RememberStep(0.0, kept.id, wish.scope)
     return Answer(text, kind="notice", trace=(step,))
 
 

@@ -40,9 +40,10 @@ from core.pipeline.prestep import PrestepVerdict, decide_from_verdict, decide_lo
 from core.pipeline.recall import build_memories_block
 from core.pipeline.sources import Sources, SourcesFinder
 from core.pipeline.support import build_collections_list, build_support_check
-from core.requests import Answer, Progress, Request, Source, TraceStep
+from core.requests import Answer, Progress, Request, Source
 from core.rights.checker import RightsChecker
 from core.timerange import TimeExpressionFinder
+from core.trace import AnswerStep, FollowupStep, LocalStep, PrestepStep, RephraseStep, Step
 
 # Only reached in rooms that allow general answers.
 NO_SOURCES_GENERAL = (
@@ -77,9 +78,7 @@ class AnswerPipeline:
         settings = self.settings()
         if decide_locally(request.text) == "greeting":
             text = strings.GREETING_REPLY.format(prefix=settings.bot.command_prefix)
-            return Answer(
-                text, kind="notice", trace=(TraceStep("local", 0.0, {"decision": "greeting"}),)
-            )
+            return Answer(text, kind="notice", trace=(LocalStep(0.0, "greeting"),))
         followup = await self._followup(request, settings)
         recent = request.recent if followup.use_previous else ()
         audience = build_audience(request, settings)
@@ -89,8 +88,7 @@ class AnswerPipeline:
         except BaseException:
             fast.cancel()
             raise
-        trace = [TraceStep("followup", 0.0, {"use_previous": followup.use_previous,
-                                              "reason": followup.reason}), prestep]  # fmt: skip
+        trace: list[Step] = [FollowupStep(0.0, followup.use_previous, followup.reason), prestep]
         decision = decide_from_verdict(verdict, settings.pipeline.toxicity_threshold)
         if decision != "answer":
             fast.cancel()
@@ -111,10 +109,10 @@ class AnswerPipeline:
             settings.memory.rephrase_min_chrf,
             markers=_marker_words(settings),
         )
-        rephrasing = {"question": question, "rephrased": verdict.standalone_question,
-                      "accepted": check.accepted,
-                      "reason": check.reason, "chrf": check.chrf}  # fmt: skip
-        trace.append(TraceStep("rephrase", 0.0, rephrasing))
+        trace.append(
+            RephraseStep(0.0, question, verdict.standalone_question, check.accepted,
+                         check.reason, check.chrf)
+        )  # fmt: skip
         if question == request.text:
             sources = await fast
         else:
@@ -154,7 +152,7 @@ class AnswerPipeline:
 
     async def _prestep(
         self, request: Request, recent, settings: Settings
-    ) -> tuple[PrestepVerdict, TraceStep]:
+    ) -> tuple[PrestepVerdict, PrestepStep]:
         started = time.perf_counter()
         messages = self.prompts().messages(
             "prestep",
@@ -163,14 +161,12 @@ class AnswerPipeline:
             question=fence(request.text),
         )
         verdict, completion = await self.llm.complete_json(messages, PrestepVerdict, "prestep")
-        details = {
-            "verdict": verdict.model_dump(),
-            "prompt": messages,
-            "tokens": completion.prompt_tokens,
-        }
-        return verdict, TraceStep("prestep", time.perf_counter() - started, details)
+        step = PrestepStep(
+            time.perf_counter() - started, verdict.model_dump(), messages, completion.prompt_tokens
+        )
+        return verdict, step
 
-    def _declined(self, decision: str, settings: Settings, trace: tuple[TraceStep, ...]) -> Answer:
+    def _declined(self, decision: str, settings: Settings, trace: tuple[Step, ...]) -> Answer:
         if decision == "toxic":
             return Answer(strings.TOXIC_DECLINED, "refusal", trace=trace, reason=decision)
         if decision == "injection":
@@ -187,7 +183,7 @@ class AnswerPipeline:
         conversation: str,
         sources: Sources,
         settings: Settings,
-        trace: list[TraceStep],
+        trace: list[Step],
         progress: Progress | None,
     ) -> Answer:
         budget = settings.pipeline.context_tokens
@@ -219,9 +215,10 @@ class AnswerPipeline:
             cited_text += "\n\n" + strings.SOURCES_UNCHECKED
         if sources.unavailable:
             cited_text += "\n\n" + strings.SEARCH_PARTLY_UNAVAILABLE
-        details = {"prompt": messages, "raw": text, "model": self.llm.model,
-                   "prompt_version": self.prompts().version}  # fmt: skip
-        trace.append(TraceStep("answer", time.perf_counter() - started, details))
+        trace.append(
+            AnswerStep(time.perf_counter() - started, messages, text, self.llm.model,
+                       self.prompts().version)
+        )  # fmt: skip
         cited_sources = tuple(
             Source(h.title, h.url or None, h.collection, h.document_id, h.score) for h in cited
         )

@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from core.config import Settings
 from core.knowledge.documents import Hit, SearchFilters
 from core.knowledge.retrieval import Retriever
-from core.requests import Request, TraceStep
+from core.requests import Request
 from core.rights.checker import RightsChecker
 from core.rights.readers import ALWAYS, Audience, decide_audience
+from core.trace import RetrieveStep, RightsStep, Step
 
 # Retrieve more than shown, so that k passages remain when the rights check denies some.
 OVERFETCH = 3
@@ -20,7 +21,7 @@ OVERFETCH = 3
 class Grounding:
     hits: list[Hit]
     unchecked: bool
-    trace: tuple[TraceStep, ...]
+    trace: tuple[Step, ...]
 
 
 async def fetch_grounding(
@@ -43,19 +44,12 @@ async def fetch_grounding(
     retrieved = time.perf_counter()
     outcome = await rights.filter(hits, audience)
     trace = (
-        TraceStep(
-            "retrieve",
-            retrieved - started,
-            {"question": question, "hits": [h.chunk_id for h in hits]},
-        ),
-        TraceStep(
-            "rights",
+        RetrieveStep(retrieved - started, question, tuple(h.chunk_id for h in hits)),
+        RightsStep(
             time.perf_counter() - retrieved,
-            {
-                "audience": audience.reason,
-                "denied": [h.chunk_id for h in hits if h not in outcome.allowed],
-                "unchecked": outcome.unchecked,
-            },
+            audience.reason,
+            tuple(h.chunk_id for h in hits if h not in outcome.allowed),
+            outcome.unchecked,
         ),
     )
     return Grounding(outcome.allowed[:k], outcome.unchecked, trace)

@@ -21,10 +21,11 @@ from core.memory.memory import ConversationMemory
 from core.memory.store import Memory
 from core.pipeline.grounding import Grounding, fetch_grounding
 from core.pipeline.recall import build_history_hit
-from core.requests import Request, TraceStep
+from core.requests import Request
 from core.rights.checker import RightsChecker
 from core.rights.readers import Audience
 from core.timerange import TimeExpressionFinder, TimeRange
+from core.trace import RecallStep, Step
 
 log = logging.getLogger(__name__)
 NO_GROUNDING = Grounding([], False, ())
@@ -45,7 +46,7 @@ class Sources:
     hits: list[Hit]  # documents first, then the room's history
     memories: list[Memory]
     unchecked: bool
-    trace: tuple[TraceStep, ...]
+    trace: tuple[Step, ...]
     # Chroma could not be reached: documents and history were not searched.
     unavailable: bool = False
 
@@ -84,14 +85,11 @@ class SourcesFinder:
         if self.memory is not None and settings.memory.memories_in_prompt and since is not None:
             found = await self.memory.memories_for(request.room, request.sender, since)
             memories = found[-settings.memory.memories_in_prompt :]
-        step = TraceStep(
-            "recall",
+        step = RecallStep(
             time.perf_counter() - started,
-            {
-                "time_range": between and [between.expression, *between.as_timestamps()],
-                "history": [(h.window.id, round(h.distance, 3)) for h in history],
-                "memories": [m.id for m in memories],
-            },
+            (between.expression, *between.as_timestamps()) if between else None,
+            tuple((h.window.id, round(h.distance, 3)) for h in history),
+            tuple(m.id for m in memories),
         )
         hits = grounding.hits + [build_history_hit(h, timezone) for h in history]
         trace = (*grounding.trace, step)

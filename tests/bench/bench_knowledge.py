@@ -148,7 +148,7 @@ async def build_corpus(kb: KnowledgeBase, size: int, prose: Prose, base: np.ndar
                 ids.append(chunk_id)
                 metadatas.append({"doc_id": doc_id, "source": record.source, "room": "",
                                   "updated_at": updated_at, "collection": collection})  # fmt: skip
-            await kb.catalog.replace_document(record, rows)
+            await kb.catalog.replace_document(record, rows, None)
         for collection in ("handbook", "tickets"):
             chosen = [i for i, m in enumerate(metadatas) if m["collection"] == collection]
             kb.vectors.upsert(

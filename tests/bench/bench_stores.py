@@ -3,19 +3,13 @@
     .venv/bin/python -m tests.bench.bench_stores [--backend sqlite|postgres|both] [--events 300]
 
 Stores opened as the bot opens them: a SQLite file each in a temporary folder, or one
-database of a throw-away PostgreSQL server (tests/support/postgres.py); 20 rooms and
-2,000 threads of the bot in them. Measured one message at a time:
-- per event: the store calls of bot/sync.py and bot/dispatcher.py for a message that asks
-  every routing fact (a reply to the bot, in its thread, editing a question): facts as the
-  sync reads it, its room's cut-off and history line as it is observed, `store_batch`,
-  facts again as the dispatcher handles it, `mark_done` after the answer;
-- per answer: the request's facts, last turn and memories, the reply recorded
-  (`record_bot_message`, `record_reply` x2, `note_answer_event`), two turns written, and
-  `store_answer` with 5 trace steps and 5 sources.
-Round trips are calls on the Database interface, counted by a proxy; a transaction counts
-two more (BEGIN, COMMIT). Then 500 events at once through the per-event calls, as after a
-reconnect: plainly, and in asyncio's debug mode (itself several times slower), counting
-its "Executing ... took" warnings: a callback held the loop over 50 ms.
+database of a throw-away PostgreSQL server (tests/support/postgres.py). One message at a
+time: per event, the store calls of bot/sync.py and bot/dispatcher.py for an addressed
+message asking every routing fact, up to `mark_done`; per answer, those made while
+answering (see one_event, one_answer). Round trips: calls on the Database interface,
+counted by a proxy, a transaction as two more (BEGIN, COMMIT). Then a burst of 500 events
+at once, as after a reconnect: plainly, and in asyncio's debug mode (itself much slower)
+counting its "Executing ... took" warnings: callbacks that held the loop over 50 ms.
 """
 
 from __future__ import annotations
@@ -53,9 +47,11 @@ TRACE = (
     ("answer", 1.84, {"model": "m", "prompt_version": "7", "tokens": 1830}),
     ("support", 0.42, {"supported": True, "score": 0.91}),
 )
+SOURCES = tuple(SourceRecord("wiki", f"d{i}", f"Doc {i}", f"https://w/{i}", 0.9) for i in range(5))
 HEADER = """\
                per event              per answer           burst wall time    slow
 backend   mean ms  p95 ms trips   mean ms  p95 ms trips      plain    debug  calls"""
+Step = Callable[["Stores", int], Awaitable[None]]  # one message's calls
 
 
 @dataclass
@@ -69,29 +65,27 @@ class CountingDatabase:
     def __init__(self, inner: Database, trips: RoundTrips) -> None:
         self.inner, self.trips, self.dialect = inner, trips, inner.dialect
 
-    async def execute(self, sql: str, *args: Any) -> int:
+    def _counted(self) -> Database:
         self.trips.count += 1
-        return await self.inner.execute(sql, *args)
+        return self.inner
+
+    async def execute(self, sql: str, *args: Any) -> int:
+        return await self._counted().execute(sql, *args)
 
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        self.trips.count += 1
-        await self.inner.executemany(sql, rows)
+        await self._counted().executemany(sql, rows)
 
     async def fetch(self, sql: str, *args: Any) -> list[Row]:
-        self.trips.count += 1
-        return await self.inner.fetch(sql, *args)
+        return await self._counted().fetch(sql, *args)
 
     async def fetchrow(self, sql: str, *args: Any) -> Row | None:
-        self.trips.count += 1
-        return await self.inner.fetchrow(sql, *args)
+        return await self._counted().fetchrow(sql, *args)
 
     async def fetchval(self, sql: str, *args: Any) -> Any:
-        self.trips.count += 1
-        return await self.inner.fetchval(sql, *args)
+        return await self._counted().fetchval(sql, *args)
 
     async def run_script(self, script: str) -> None:
-        self.trips.count += 1
-        await self.inner.run_script(script)
+        await self._counted().run_script(script)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Database]:
@@ -113,13 +107,10 @@ class Stores:
 
 async def open_stores(storage: Storage) -> Stores:
     trips = RoundTrips()
-
-    async def counted(store: str) -> Database:
-        return CountingDatabase(await storage.database(store), trips)
-
-    state = await SqlStateStore.open(await counted("state"))
-    memory = await SqlMemoryStore.open(await counted("memory"))
-    return Stores(state, memory, await SqlFeedbackStore.open(await counted("feedback")), trips)
+    state = await SqlStateStore.open(CountingDatabase(await storage.database("state"), trips))
+    memory = await SqlMemoryStore.open(CountingDatabase(await storage.database("memory"), trips))
+    feedback = CountingDatabase(await storage.database("feedback"), trips)
+    return Stores(state, memory, await SqlFeedbackStore.open(feedback), trips)
 
 
 def room_of(n: int) -> str:
@@ -155,13 +146,9 @@ async def one_event(stores: Stores, n: int) -> None:
 
 def answer_record(n: int, reply_id: str) -> AnswerRecord:
     trace = [{"name": name, "seconds": secs, "details": details} for name, secs, details in TRACE]
-    sources = tuple(
-        SourceRecord("handbook", f"doc-{n}-{s}", f"VPN guide, part {s}", f"https://wiki/{s}", 0.8)
-        for s in range(5)
-    )
     return AnswerRecord(
         f"answer{n}", reply_id, room_of(n), ASKER, QUESTION, QUESTION, "Renew it [1].", "answer",
-        "m", "7", trace, sources, time.time(), (ASKER, "@bob:example.org", "@carol:example.org"),
+        "m", "7", trace, SOURCES, time.time(), (ASKER, "@bob:example.org", "@carol:example.org"),
     )  # fmt: skip
 
 
@@ -181,18 +168,15 @@ async def one_answer(stores: Stores, n: int) -> None:
     await stores.feedback.store_answer(answer_record(n, reply_id))
 
 
-async def measure(
-    stores: Stores, step: Callable[[Stores, int], Awaitable[None]], numbers: range
-) -> str:
+async def measure(stores: Stores, step: Step, numbers: range) -> str:
     """Mean and p95 in ms, and round trips, of `step` run once per number in turn."""
     timings, before = [], stores.trips.count
     for n in numbers:
         started = time.perf_counter()
         await step(stores, n)
         timings.append((time.perf_counter() - started) * 1000)
-    p95 = statistics.quantiles(timings, n=20)[18]
-    trips = (stores.trips.count - before) / len(numbers)
-    return f"{statistics.mean(timings):7.2f} {p95:7.2f} {trips:5.1f}"
+    mean, p95 = statistics.mean(timings), statistics.quantiles(timings, n=20)[18]
+    return f"{mean:7.2f} {p95:7.2f} {(stores.trips.count - before) / len(numbers):5.1f}"
 
 
 class SlowCallbacks(logging.Handler):
@@ -233,30 +217,28 @@ async def bench(name: str, storage: Storage, events: int) -> str:
         measured = range(WARM_UP, WARM_UP + events)
         per_event = await measure(stores, one_event, measured)
         per_answer = await measure(stores, one_answer, measured)
-        first = measured.stop
-        plain, _ = await burst(stores, range(first, first + BURST), debug=False)
-        debug, slow = await burst(stores, range(first + BURST, first + 2 * BURST), debug=True)
+        plain, _ = await burst(stores, range(measured.stop, measured.stop + BURST), debug=False)
+        after = measured.stop + BURST
+        debug, slow = await burst(stores, range(after, after + BURST), debug=True)
     finally:
         await storage.close()
     return f"{name:<9} {per_event}   {per_answer}   {plain:6.2f} s {debug:6.2f} s {slow:5d}"
 
 
-async def main(backends: list[str], events: int) -> None:
+async def main(backend: str, events: int) -> None:
     rows = []
     with tempfile.TemporaryDirectory() as folder:
-        if "sqlite" in backends:
+        if backend in ("sqlite", "both"):
             rows.append(await bench("sqlite", Storage(StorageSettings(), Path(folder)), events))
-        if "postgres" in backends:
+        if backend in ("postgres", "both"):
             server = PostgresServer().start()
             try:
                 settings = StorageSettings(url=await server.create_database())
                 rows.append(await bench("postgres", Storage(settings, Path(folder)), events))
             finally:
                 server.stop()
-    print(f"store calls of {events} messages one at a time, then {BURST} at once (burst)")
-    print(HEADER)
-    for row in rows:
-        print(row)
+    title = f"store calls of {events} messages one at a time, then {BURST} at once (burst)"
+    print(title, HEADER, *rows, sep="\n")
 
 
 if __name__ == "__main__":
@@ -264,5 +246,4 @@ if __name__ == "__main__":
     parser.add_argument("--backend", choices=("sqlite", "postgres", "both"), default="both")
     parser.add_argument("--events", type=int, default=300)
     arguments = parser.parse_args()
-    chosen = ["sqlite", "postgres"] if arguments.backend == "both" else [arguments.backend]
-    asyncio.run(main(chosen, arguments.events))
+    asyncio.run(main(arguments.backend, arguments.events))

@@ -13,6 +13,7 @@ from core.llm.client import EmptyAnswer, IncompleteAnswer, LlmUnavailable
 from core.pipeline.answer import build_failure_notice, failure_cause
 from core.requests import ChatLine, Request
 from core.rights.readers import ALWAYS
+from core.trace import RetrieveStep, find_step
 from tests.pipeline.conftest import question_in, verdict
 
 BOB, ALICE = "@bob:example.org", "@alice:example.org"
@@ -80,8 +81,8 @@ async def test_a_follow_up_is_rewritten_and_searched_as_rewritten(pipeline, llm)
     ]
     answer = await pipeline.answer(ask("and how many days?", recent=recent, in_thread=True))
     assert answer.sources[0].document_id == "leave"
-    retrieve = next(step for step in answer.trace if step.name == "retrieve")
-    assert retrieve.details["question"] == "How many days of annual leave do staff have?"
+    retrieve = find_step(answer.trace, RetrieveStep)
+    assert retrieve and retrieve.question == "How many days of annual leave do staff have?"
     prestep_prompt = llm.history[0]["messages"][1]["content"]
     assert "<conversation>" in prestep_prompt and "Tell me about annual leave" in prestep_prompt
 

@@ -21,6 +21,7 @@ from core.memory.store import SqlMemoryStore
 from core.pipeline.answer import AnswerPipeline
 from core.requests import ChatLine, Request
 from core.rights.readers import ALWAYS
+from core.trace import FollowupStep, RecallStep, RephraseStep, find_step
 from tests.pipeline.conftest import DOCUMENTS, verdict
 from tests.rights.conftest import cache_seconds, world  # noqa: F401  (fixtures)
 
@@ -83,8 +84,8 @@ async def test_an_again_follow_up_is_read_with_the_previous_turn(bot, llm):
     llm.enqueue("Again: 27 days [1].")
     answer = await bot.ask("can you repeat that", recent=EARLIER)
     assert "How many days of annual leave" in conversation_of(bot.prompt(2))
-    rephrase = next(step for step in answer.trace if step.name == "rephrase")
-    assert rephrase.details["accepted"], rephrase.details
+    rephrase = find_step(answer.trace, RephraseStep)
+    assert rephrase and rephrase.accepted, rephrase
     assert answer.sources and answer.sources[0].document_id == "leave"
 
 
@@ -109,8 +110,8 @@ async def test_a_toxic_turn_suspends_memory_for_the_next_one(bot, llm):
         "and again for staff", recent=[ChatLine(BOB, "HR people are all parasites")]
     )
     assert conversation_of(bot.prompt(1)) == "", "the toxic turn stays out of the next prompt"
-    followup = next(step for step in answer.trace if step.name == "followup")
-    assert followup.details["reason"] == "suspended: the previous turn was toxic"
+    followup = find_step(answer.trace, FollowupStep)
+    assert followup and followup.reason == "suspended: the previous turn was toxic"
 
 
 async def test_the_local_tier_and_injection_patterns_decline_without_the_model(bot, llm):
@@ -184,8 +185,8 @@ async def test_a_time_expression_keeps_dated_documents_of_that_time(bot, llm, wo
     answer = await bot.ask("What did we decide last week about the VPN?")
     assert "vpn2" in bot.prompt(1) and "vpn1" not in bot.prompt(1)
     assert [s.document_id for s in answer.sources] == ["ops-recent"]
-    recall = next(step for step in answer.trace if step.name == "recall")
-    assert recall.details["time_range"][0] == "last week"
+    recall = find_step(answer.trace, RecallStep)
+    assert recall and recall.time_range and recall.time_range[0] == "last week"
 
 
 async def test_documents_memories_and_history_stay_fenced_as_data(bot, llm, world):  # noqa: F811

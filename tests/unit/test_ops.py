@@ -11,7 +11,8 @@ import pytest
 from bot.logs import ANSWER_ID, setup_logging
 from core.health import decide_health
 from core.metrics import Metrics
-from core.requests import Answer, TraceStep
+from core.requests import Answer
+from core.trace import AnswerStep, PrestepStep, RetrieveStep, RightsStep
 
 HEALTH = {
     "all good": ({"sync": "ok", "chroma": "ok", "llm": "ok"}, 200),
@@ -36,10 +37,10 @@ async def test_metrics_come_from_answer_traces():
 
     metrics.watch_queue(seven)
     answered = Answer("27 days [1].", trace=(
-        TraceStep("prestep", 0.3, {"tokens": 120, "verdict": {}}),
-        TraceStep("retrieve", 0.02, {"hits": ["a", "b"]}),
-        TraceStep("rights", 0.01, {"denied": ["b"]}),
-        TraceStep("answer", 0.8, {"prompt": [{"role": "user", "content": "x" * 400}]}),
+        PrestepStep(0.3, verdict={}, prompt=[], tokens=120),
+        RetrieveStep(0.02, "q", hits=("a", "b")),
+        RightsStep(0.01, "everyone", denied=("b",), unchecked=False),
+        AnswerStep(0.8, [{"role": "user", "content": "x" * 400}], "raw", "m", "v1"),
     ))  # fmt: skip
     metrics.observe_answer(answered)
     metrics.observe_answer(Answer("no", kind="refusal", reason="toxic"))
