@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from core.storage.database import Database
+from core.storage.store import SqlStore
 from core.storage.upgrades import Upgrade, UpgradeTable
 
 # The schema of the release before versioned migrations, adopted in place as version 1.
@@ -98,16 +99,10 @@ class StateStore(Protocol):
     async def joined_room(self, room_id: str) -> tuple[int, bool]: ...
 
 
-class SqlStateStore:
+class SqlStateStore(SqlStore):
     """The state store over either backend (see core/storage)."""
 
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
-    @classmethod
-    async def open(cls, db: Database) -> SqlStateStore:
-        await UPGRADES.upgrade(db)
-        return cls(db)
+    upgrades = UPGRADES
 
     async def _meta(self, key: str) -> str | None:
         return await self.db.fetchval("SELECT value FROM meta WHERE key = ?", key)

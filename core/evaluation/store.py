@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from core.storage.database import Database
+from core.storage.store import SqlStore
 from core.storage.upgrades import Upgrade, UpgradeTable
 
 V1_SQLITE = """
@@ -61,14 +61,8 @@ class RunStore(Protocol):
     async def records(self, run_id: int) -> list[dict[str, Any]]: ...
 
 
-class SqlRunStore:
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
-    @classmethod
-    async def open(cls, db: Database) -> SqlRunStore:
-        await UPGRADES.upgrade(db)
-        return cls(db)
+class SqlRunStore(SqlStore):
+    upgrades = UPGRADES
 
     async def add(
         self,

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from core.feedback.votes import Vote
 from core.storage.database import Database
+from core.storage.store import SqlStore
 from core.storage.upgrades import Upgrade, UpgradeTable
 
 # The schema of the release before versioned migrations, adopted in place as version 1.
@@ -166,17 +167,14 @@ class FeedbackStore(Protocol):
     def export(self, since: float) -> AsyncIterator[dict[str, Any]]: ...
 
 
-class SqlFeedbackStore:
+class SqlFeedbackStore(SqlStore):
     """The feedback store over either backend. `"user"` is quoted: PostgreSQL reserves it."""
 
-    def __init__(self, db: Database) -> None:
-        self.db = db
-        self.version = 0  # grows with every change of votes, for caches
+    upgrades = UPGRADES
 
-    @classmethod
-    async def open(cls, db: Database) -> SqlFeedbackStore:
-        await UPGRADES.upgrade(db)
-        return cls(db)
+    def __init__(self, db: Database) -> None:
+        super().__init__(db)
+        self.version = 0  # grows with every change of votes, for caches
 
     async def store_answer(self, record: AnswerRecord) -> None:
         async with self.db.transaction() as tx:

@@ -76,7 +76,8 @@ class KnowledgeBase:
         if storage is None:
             storage = own = Storage(start.storage, start.bot.data_dir)
         db = await storage.database("catalog")
-        catalog = await SqlCatalog.open(db, start.storage.text_search_config)
+        catalog = await SqlCatalog.open(db)
+        catalog.text_search_config = start.storage.text_search_config
         kb = cls(settings, catalog, await SqlJobStore.open(db), embedders)
         kb._own_storage = own
         return kb

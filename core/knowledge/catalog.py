@@ -21,6 +21,7 @@ from core.knowledge.keywords import (
     parse_query_words,
 )
 from core.storage.database import Database, Dialect, Row
+from core.storage.store import SqlStore
 from core.storage.upgrades import Upgrade, UpgradeTable
 
 V1_SQLITE = """
@@ -167,17 +168,12 @@ def build_filter_sql(filters: SearchFilters, dialect: Dialect) -> tuple[str, lis
     return " AND ".join(clauses), params
 
 
-class SqlCatalog:
-    """The catalog over either backend; `text_search_config` is PostgreSQL's language."""
+class SqlCatalog(SqlStore):
+    """The catalog over either backend; `text_search_config` is PostgreSQL's language
+    (set after opening; English by default)."""
 
-    def __init__(self, db: Database, text_search_config: str = "english") -> None:
-        self.db = db
-        self.text_search_config = text_search_config
-
-    @classmethod
-    async def open(cls, db: Database, text_search_config: str = "english") -> SqlCatalog:
-        await UPGRADES.upgrade(db)
-        return cls(db, text_search_config)
+    upgrades = UPGRADES
+    text_search_config = "english"
 
     async def document(self, collection: str, doc_id: str) -> DocumentRecord | None:
         row = await self.db.fetchrow(

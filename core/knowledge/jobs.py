@@ -10,7 +10,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from core.storage.database import Database, Row
+from core.storage.database import Row
+from core.storage.store import SqlStore
 from core.storage.upgrades import Upgrade, UpgradeTable
 
 UPGRADES = UpgradeTable(
@@ -69,14 +70,8 @@ class JobStore(Protocol):
     async def queue_depth(self) -> int: ...
 
 
-class SqlJobStore:
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
-    @classmethod
-    async def open(cls, db: Database) -> SqlJobStore:
-        await UPGRADES.upgrade(db)
-        return cls(db)
+class SqlJobStore(SqlStore):
+    upgrades = UPGRADES
 
     async def add_job(self, collection: str, doc_id: str, op: str, payload: dict | None) -> int:
         return int(

@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.storage.database import Database
+from core.storage.store import SqlStore
 from core.storage.upgrades import Upgrade, UpgradeTable
 
 # The schema of the release before versioned migrations, adopted in place as version 1.
@@ -132,16 +132,10 @@ class MemoryStore(Protocol):
     async def windows(self, room: str, ids: list[str]) -> dict[str, HistoryWindow]: ...
 
 
-class SqlMemoryStore:
+class SqlMemoryStore(SqlStore):
     """The memory store over either backend. `"user"` is quoted: PostgreSQL reserves it."""
 
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
-    @classmethod
-    async def open(cls, db: Database) -> SqlMemoryStore:
-        await UPGRADES.upgrade(db)
-        return cls(db)
+    upgrades = UPGRADES
 
     # Explicit memories.
     async def add_memory(self, room: str, user: str, text: str, author: str, keep: int) -> Memory:

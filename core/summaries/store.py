@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from core.storage.database import Database
+from core.storage.store import SqlStore
 from core.storage.upgrades import Upgrade, UpgradeTable
 
 # The table the release before versioned migrations created through SQLAlchemy, in the
@@ -31,14 +31,8 @@ class SummaryMarks(Protocol):
     async def claim(self, room: str, old: float, new: float) -> bool: ...
 
 
-class SqlSummaryMarks:
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
-    @classmethod
-    async def open(cls, db: Database) -> SqlSummaryMarks:
-        await UPGRADES.upgrade(db)
-        return cls(db)
+class SqlSummaryMarks(SqlStore):
+    upgrades = UPGRADES
 
     async def _row(self, room: str) -> tuple[float, float] | None:
         query = 'SELECT scheduled, "any" FROM summary_marks WHERE room = ?'

@@ -1,0 +1,21 @@
+"""The base of every SQL store: a database, brought up to the store's schema on opening."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Self
+
+from core.storage.database import Database
+from core.storage.upgrades import UpgradeTable
+
+
+class SqlStore:
+    upgrades: ClassVar[UpgradeTable]
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    @classmethod
+    async def open(cls, db: Database) -> Self:
+        """The store on `db`, after applying the upgrades its tables lack."""
+        await cls.upgrades.upgrade(db)
+        return cls(db)
