@@ -35,6 +35,9 @@ QUIET_LOGGERS = (
     "aiohttp",
     "chromadb",
     "sqlalchemy",
+    # Both log every statement with its parameters (message text) at DEBUG.
+    "aiosqlite",
+    "asyncpg",
 )
 
 

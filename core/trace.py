@@ -9,7 +9,7 @@ same as before the steps were typed, so stored traces read alike.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any, ClassVar, TypeVar
 
 Messages = list[dict[str, str]]
@@ -19,9 +19,6 @@ Messages = list[dict[str, str]]
 class Step:
     name: ClassVar[str] = "step"
     seconds: float
-
-    def details(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "seconds"}
 
     def record(self) -> dict[str, Any]:
         """The step as kept with an answer's feedback (JSON)."""

@@ -3,6 +3,7 @@ store in one PostgreSQL database (one connection pool for the process)."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from core.config.storage import StorageSettings
@@ -28,9 +29,14 @@ class Storage:
         self.data_dir = data_dir
         self._open: dict[str, Database] = {}
         self._shared: PostgresDatabase | None = None
+        self._opening = asyncio.Lock()
 
     async def database(self, store: str) -> Database:
         """The database that `store` (a key of SQLITE_FILES) keeps its tables in."""
+        async with self._opening:  # two first calls at once open one pool, not two
+            return await self._database(store)
+
+    async def _database(self, store: str) -> Database:
         if self.settings.shared:
             if self._shared is None:
                 self._shared = await PostgresDatabase.open(

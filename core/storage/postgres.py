@@ -30,6 +30,12 @@ def _changed_rows(status: str) -> int:
     return int(last) if last.isdigit() else 0
 
 
+async def _keep_session(connection: asyncpg.Connection) -> None:
+    """asyncpg resets a connection each time it goes back to the pool (a round trip of its
+    own after every statement). The stores keep no session state: no SET, LISTEN, cursors
+    or session advisory locks (upgrades take transaction-scoped ones)."""
+
+
 class PostgresConnection:
     dialect: Dialect = "postgres"
 
@@ -73,8 +79,9 @@ class PostgresDatabase(PostgresConnection):
     @classmethod
     async def open(cls, dsn: str, password: str | None) -> PostgresDatabase:
         pool = await asyncpg.create_pool(
-            dsn, password=password, min_size=1, max_size=POOL_SIZE, command_timeout=60
-        )
+            dsn, password=password, min_size=1, max_size=POOL_SIZE, command_timeout=60,
+            reset=_keep_session,
+        )  # fmt: skip
         return cls(pool)
 
     @asynccontextmanager

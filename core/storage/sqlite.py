@@ -124,13 +124,22 @@ class SqliteDatabase:
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Database]:
         async with self._lock:
-            await self._connection.execute("BEGIN IMMEDIATE")
             try:
+                await self._connection.execute("BEGIN IMMEDIATE")
                 yield self._plain
+                await self._connection.execute("COMMIT")
             except BaseException:
-                await asyncio.shield(self._connection.execute("ROLLBACK"))
+                # Also when cancelled while BEGIN or COMMIT ran on the worker thread: the
+                # connection must not stay in a transaction that later writes would join.
+                await asyncio.shield(self._roll_back())
                 raise
-            await self._connection.execute("COMMIT")
+
+    async def _roll_back(self) -> None:
+        # Queued behind the BEGIN on the worker thread, so it runs after it, if it ran.
+        try:
+            await self._connection.execute("ROLLBACK")
+        except sqlite3.OperationalError:
+            pass  # no transaction is open: BEGIN failed, or COMMIT ended it
 
     async def close(self) -> None:
         async with self._lock:

@@ -87,3 +87,25 @@ async def test_two_processes_upgrading_at_once_upgrade_once(open_database):
     one, two = await open_database(), await open_database()
     await asyncio.gather(table.upgrade(one), table.upgrade(two))
     assert await table.version(one) == 2
+
+
+async def test_a_transaction_cancelled_at_any_point_leaves_the_database_usable(open_database):
+    db: Database = await open_database()
+    await db.execute(TABLE)
+
+    async def change(n: int) -> None:
+        async with db.transaction() as tx:
+            await tx.execute("INSERT INTO notes VALUES (?, ?)", n, "cancelled")
+            await tx.execute("UPDATE notes SET text = text WHERE id = ?", n)
+
+    for steps in range(6):  # cancelled before BEGIN ran, inside, around COMMIT, after
+        task = asyncio.create_task(change(100 + steps))
+        for _ in range(steps):
+            await asyncio.sleep(0)
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    async with db.transaction() as tx:
+        await tx.execute("INSERT INTO notes VALUES (1, 'after')")
+    reopened = await open_database()
+    texts = {row[0] for row in await reopened.fetch("SELECT text FROM notes")}
+    assert "after" in texts, "later transactions still commit"

@@ -69,7 +69,9 @@ def restored_levels() -> Iterator[None]:
         logging.getLogger(name).setLevel(level)
 
 
-@pytest.mark.parametrize("name", ["peewee", "nio.crypto", "openai", "httpx", "httpcore"])
+@pytest.mark.parametrize(
+    "name", ["peewee", "nio.crypto", "openai", "httpx", "httpcore", "aiosqlite", "asyncpg"]
+)
 def test_libraries_that_log_secrets_stay_at_warning_at_debug(name, restored_levels):
     apply_log_level("DEBUG")
     assert logging.getLogger().level == logging.DEBUG
