@@ -10,6 +10,7 @@ from pathlib import Path
 
 from bot.audience import Audiences
 from bot.config_watch import ConfigWatcher
+from bot.cross_signing import CrossSigningError, ensure_cross_signed
 from bot.desks import Desks
 from bot.dispatcher import Dispatcher
 from bot.feedback import FeedbackDesk
@@ -136,6 +137,8 @@ class BotApp:
                     )
                     keep("health endpoint", ops.run)
                 await sync.ready.wait()
+                if matrix.client.olm:
+                    keep("cross-signing", lambda: self._cross_sign(matrix, data_dir))
                 scheduler = SummaryScheduler(
                     self._job_store_url(), str(data_dir.resolve()), summaries.run_scheduled
                 )
@@ -210,6 +213,15 @@ class BotApp:
         if self._loaded_prompts is None or self._loaded_prompts[0] != overrides:
             self._loaded_prompts = (overrides, load_prompts(overrides))
         return self._loaded_prompts[1]
+
+    async def _cross_sign(self, matrix: MatrixIO, data_dir: Path) -> None:
+        """Once per start; a refusal is logged and left (the bot answers, unverified), a
+        network failure is tried again by the supervisor."""
+        password = self.settings.current.matrix.login_password()
+        try:
+            await ensure_cross_signed(matrix.client, data_dir, password)
+        except CrossSigningError as exc:
+            log.warning("the bot's device stays unverified: %s", exc)
 
     async def _warm_up(self, kb: KnowledgeBase | None, answerer: Answerer) -> None:
         """Load the models before the first question or history window needs them (a fresh
