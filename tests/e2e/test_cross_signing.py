@@ -12,8 +12,9 @@ import aiohttp
 import pytest
 
 from bot.cross_signing import KEY_FILE
-from tests.e2e.people import Person
-from tests.support.signatures import verify
+from tests.e2e.people import Person, replies_to
+from tests.e2e.test_conversation import room_with_bot
+from tests.support.signatures import is_cross_signed, verify
 
 pytestmark = pytest.mark.e2e
 
@@ -107,3 +108,42 @@ async def test_a_lost_data_folder_publishes_new_keys_with_the_accounts_password(
     device = session_of(bot)["device_id"]
     second = assert_chain(await wait_until_signed(alice, bot.user_id, device), bot.user_id, device)
     assert second != first
+
+
+async def test_a_client_that_shares_keys_only_with_cross_signed_devices_gets_answers(people, bot):
+    """Alice's client plays Element's "exclude insecure devices": it shares the room key
+    only with devices whose owner cross-signed them, and blacklists the rest."""
+    alice = await people("alice")
+    bot.write_config(allowed_users=[alice.user_id])
+    await bot.start()
+    await wait_until_signed(alice, bot.user_id, session_of(bot)["device_id"])
+    room = await room_with_bot(alice, bot, encrypted=True)
+
+    client = alice.client
+    bot_device = session_of(bot)["device_id"]
+    # Alice's client learns the bot's devices as it syncs (it shares a room with the bot).
+    await alice.wait_until(
+        lambda: any(d.device_id == bot_device
+                    for d in client.device_store.active_user_devices(bot.user_id))
+    )  # fmt: skip
+    trusted = []
+    for user_id in (alice.user_id, bot.user_id):
+        keys = await published_keys(alice, user_id)
+        for device in client.device_store.active_user_devices(user_id):
+            if device.device_id == client.device_id:
+                continue
+            if is_cross_signed(keys, user_id, device.device_id):
+                client.verify_device(device)
+                trusted.append(device.device_id)
+            else:
+                client.blacklist_device(device)
+    assert trusted == [bot_device], "the bot's device, and only it"
+    response = await client.room_send(
+        room, "m.room.message",
+        {"msgtype": "m.text", "body": "where is the onboarding guide?",
+         "m.mentions": {"user_ids": [bot.user_id]}},
+        ignore_unverified_devices=False,
+    )  # fmt: skip
+    answer = await alice.wait_for(room, replies_to(response.event_id))
+    assert answer["event_id"] in alice.decrypted
+    assert "onboarding guide" in answer["content"]["body"], "the bot could read the question"

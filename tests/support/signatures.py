@@ -22,3 +22,18 @@ def verify(obj: dict[str, Any], user_id: str, public_key: str) -> None:
     signed = {k: v for k, v in obj.items() if k not in ("signatures", "unsigned")}
     key = Ed25519PublicKey.from_public_bytes(_bytes(public_key))
     key.verify(_bytes(signature), Api.to_canonical_json(signed).encode())
+
+
+def is_cross_signed(keys: dict[str, Any], user_id: str, device_id: str) -> bool:
+    """Whether the published keys (a `/keys/query` answer) chain the device to its owner's
+    master key: master -> self-signing key -> device. What Element's "exclude insecure
+    devices" mode asks of a device before sharing room keys with it."""
+    try:
+        [master] = keys["master_keys"][user_id]["keys"].values()
+        ssk = keys["self_signing_keys"][user_id]
+        [ssk_key] = ssk["keys"].values()
+        verify(ssk, user_id, master)
+        verify(keys["device_keys"][user_id][device_id], user_id, ssk_key)
+    except (KeyError, ValueError, InvalidSignature):
+        return False
+    return True
