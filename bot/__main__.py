@@ -12,6 +12,7 @@ from bot.app import BotApp, run_until_signalled
 from bot.logs import setup_logging
 from bot.matrix import MatrixError
 from core.config import ConfigError
+from core.storage.database import StorageError
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -38,6 +39,9 @@ def main(argv: list[str] | None = None) -> int:
         asyncio.run(run_until_signalled(app))
     except MatrixError as exc:
         print(f"Could not connect to the homeserver: {exc}", file=sys.stderr)
+        return 1
+    except StorageError as exc:
+        print(f"The bot's storage could not be opened: {exc}", file=sys.stderr)
         return 1
     return 0
 

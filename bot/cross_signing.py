@@ -18,7 +18,7 @@ import base64
 import json
 import logging
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -33,15 +33,20 @@ USAGES = ("master", "self_signing", "user_signing")
 Plan = Literal["upload", "sign_device", "done", "replaced_elsewhere"]
 
 
+class CrossSigningError(Exception):
+    """The homeserver refused a step; the message says which, for the log."""
+
+
 def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode().rstrip("=")
 
 
 @dataclass(frozen=True)
 class CrossSigningKeys:
-    """The three private keys, by usage."""
+    """The three private keys, by usage; `published` once the homeserver took them."""
 
     private: dict[str, Ed25519PrivateKey]
+    published: bool = False
 
     @classmethod
     def generate(cls) -> CrossSigningKeys:
@@ -81,36 +86,47 @@ def build_public_keys(user_id: str, keys: CrossSigningKeys) -> dict[str, dict[st
     }
 
 
-def decide_plan(published_master: str | None, ours: str | None, device_signed: bool) -> Plan:
-    """What to do, from the master key the homeserver publishes and the one we hold."""
+def decide_plan(
+    published_master: str | None, ours: str | None, device_signed: bool, *, ours_published: bool
+) -> Plan:
+    """What to do, from the master key the homeserver publishes and the one we hold (and
+    whether ours ever reached it: an upload that failed is tried again)."""
     if published_master is None or ours is None:
         return "upload"  # first start, or the data folder (and our keys) was lost
     if published_master != ours:
-        return "replaced_elsewhere"
+        return "replaced_elsewhere" if ours_published else "upload"
     return "done" if device_signed else "sign_device"
 
 
 def read_keys(path: Path) -> CrossSigningKeys | None:
     try:
-        seeds = json.loads(path.read_text())
+        saved = json.loads(path.read_text())
         return CrossSigningKeys(
             {usage: Ed25519PrivateKey.from_private_bytes(
-                base64.b64decode(seeds[usage] + "=" * (-len(seeds[usage]) % 4)))
-             for usage in USAGES}
+                base64.b64decode(saved[usage] + "=" * (-len(saved[usage]) % 4)))
+             for usage in USAGES},
+            published=bool(saved.get("published")),
         )  # fmt: skip
     except FileNotFoundError:
         return None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CrossSigningError(f"{path} is damaged ({type(exc).__name__}); move it away") from None
 
 
 def write_keys(path: Path, keys: CrossSigningKeys) -> None:
-    seeds = {usage: _b64(key.private_bytes_raw()) for usage, key in keys.private.items()}
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    """Written whole or not at all (a new file, 0600 from its creation, moved in place)."""
+    saved: dict[str, Any] = {
+        usage: _b64(key.private_bytes_raw()) for usage, key in keys.private.items()
+    }
+    saved["published"] = keys.published
+    partial = path.with_suffix(".partial")
+    partial.unlink(missing_ok=True)
+    descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(descriptor, "w") as file:
-        json.dump(seeds, file)
-
-
-class CrossSigningError(Exception):
-    """The homeserver refused a step; the message says which, for the log."""
+        json.dump(saved, file)
+        file.flush()
+        os.fsync(file.fileno())
+    os.replace(partial, path)
 
 
 async def _call(client: AsyncClient, path: str, body: dict[str, Any]) -> tuple[int, dict]:
@@ -164,6 +180,7 @@ async def ensure_cross_signed(client: AsyncClient, data_dir: Path, password: str
         published_master,
         keys.public("master") if keys else None,
         keys is not None and keys.key_id("self_signing") in signed_by,
+        ours_published=keys is not None and keys.published,
     )
     if plan == "replaced_elsewhere":
         log.warning(
@@ -173,9 +190,13 @@ async def ensure_cross_signed(client: AsyncClient, data_dir: Path, password: str
         )
         return plan
     if plan == "upload":
-        keys = keys if keys and published_master is None else CrossSigningKeys.generate()
+        # Ours again when they never reached the homeserver (or it has none); new ones
+        # when ours were lost with the data folder.
+        keys = keys or CrossSigningKeys.generate()
         write_keys(path, keys)  # before publishing: keys we published are never lost
         await _upload_public_keys(client, build_public_keys(user, keys), password)
+        keys = replace(keys, published=True)
+        write_keys(path, keys)
         log.info("published cross-signing keys for %s", user)
     if plan in ("upload", "sign_device"):
         assert keys is not None

@@ -30,6 +30,7 @@ from core.knowledge.files import FileProblem, read_documents
 from core.llm.client import LlmClient
 from core.llm.prompts import load_prompts
 from core.privacy import create_private_files
+from core.storage.database import StorageError
 from core.storage.opening import Storage
 from core.storage.sqlite import SqliteDatabase
 
@@ -129,7 +130,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     # The runs hold questions and answers drawn from private documents.
     create_private_files()
-    return asyncio.run(_command(settings, args))
+    try:
+        return asyncio.run(_command(settings, args))
+    except StorageError as exc:
+        print(f"The storage could not be opened: {exc}", file=sys.stderr)
+        return 2
 
 
 async def _command(settings: Settings, args: argparse.Namespace) -> int:

@@ -178,7 +178,15 @@ class SqlFeedbackStore(SqlStore):
 
     async def store_answer(self, record: AnswerRecord) -> None:
         async with self.db.transaction() as tx:
-            await tx.execute("DELETE FROM answers WHERE answer_id = ?", record.answer_id)
+            # The same message answered again after a restart (a new answer id) replaces
+            # the earlier answer, as the message's answer.
+            earlier = await tx.fetch(
+                "SELECT answer_id FROM answers WHERE answer_id = ? OR event_id = ?",
+                record.answer_id, record.event_id,
+            )  # fmt: skip
+            for (answer_id,) in earlier:
+                for table in ("answers", "answer_sources", "answer_readers"):
+                    await tx.execute(f"DELETE FROM {table} WHERE answer_id = ?", answer_id)
             await tx.execute(
                 "INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 record.answer_id, record.event_id, record.room, record.asker, record.question,
@@ -194,7 +202,6 @@ class SqlFeedbackStore(SqlStore):
                 "INSERT INTO answer_readers VALUES (?, ?) ON CONFLICT DO NOTHING",
                 [(record.answer_id, reader) for reader in record.readers],
             )
-            await tx.execute("DELETE FROM answer_sources WHERE answer_id = ?", record.answer_id)
             await tx.executemany(
                 "INSERT INTO answer_sources VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [(record.answer_id, n, s.collection, s.document_id, s.title, s.url, s.score)

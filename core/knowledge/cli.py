@@ -20,6 +20,7 @@ from core.knowledge.documents import Document
 from core.knowledge.files import FileProblem, read_documents
 from core.knowledge.indexer import Outcome
 from core.privacy import keep_private
+from core.storage.database import StorageError
 
 GROUP = 16
 
@@ -100,7 +101,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"skipped: {item}", file=sys.stderr)
         else:
             documents.append(item)
-    counts = asyncio.run(open_and_ingest(settings, documents, args.dry_run))
+    try:
+        counts = asyncio.run(open_and_ingest(settings, documents, args.dry_run))
+    except StorageError as exc:
+        print(f"The storage could not be opened: {exc}", file=sys.stderr)
+        return 2
     print(summary(counts, problems, args.dry_run))
     return 1 if problems else 0
 

@@ -19,6 +19,7 @@ from core.config import ConfigError, Settings, load_config
 from core.knowledge.api import IngestApi, start_ingest_api
 from core.knowledge.base import KnowledgeBase
 from core.privacy import keep_private, quiet_libraries
+from core.storage.database import StorageError
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +72,9 @@ def main(argv: list[str] | None = None) -> int:
         asyncio.run(serve_alone(settings))
     except KeyboardInterrupt:
         pass
+    except StorageError as exc:
+        print(f"The storage could not be opened: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

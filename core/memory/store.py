@@ -164,6 +164,8 @@ class SqlMemoryStore(SqlStore):
         return [Memory(*row) for row in rows]
 
     async def forget(self, room: str, ids: list[int]) -> int:
+        if not ids:
+            return 0  # PostgreSQL refuses an empty `IN ()`
         marks = ",".join("?" * len(ids))
         return await self.db.execute(
             f"DELETE FROM memories WHERE room = ? AND id IN ({marks})", room, *ids
@@ -241,6 +243,8 @@ class SqlMemoryStore(SqlStore):
         return await self.db.fetchrow(query, room) is not None
 
     async def windows(self, room: str, ids: list[str]) -> dict[str, HistoryWindow]:
+        if not ids:
+            return {}  # PostgreSQL refuses an empty `IN ()`
         marks = ",".join("?" * len(ids))
         rows = await self.db.fetch(
             f"SELECT * FROM history_windows WHERE room = ? AND id IN ({marks})", room, *ids

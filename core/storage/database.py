@@ -13,6 +13,12 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any, Literal, Protocol
 
 Dialect = Literal["sqlite", "postgres"]
+
+
+class StorageError(Exception):
+    """The stores cannot be opened; the message says why, fit for an admin."""
+
+
 Row = Sequence[Any]
 
 

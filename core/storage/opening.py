@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import asyncpg
+
 from core.config.storage import StorageSettings
-from core.storage.database import Database
+from core.storage.database import Database, StorageError
 from core.storage.postgres import PostgresDatabase
 from core.storage.sqlite import SqliteDatabase
 
@@ -39,9 +41,15 @@ class Storage:
     async def _database(self, store: str) -> Database:
         if self.settings.shared:
             if self._shared is None:
-                self._shared = await PostgresDatabase.open(
-                    self.settings.url, self.settings.password()
-                )
+                try:
+                    self._shared = await PostgresDatabase.open(
+                        self.settings.url, self.settings.password()
+                    )
+                except (OSError, asyncpg.PostgresError) as exc:
+                    # The URL holds no password (the config refuses one there).
+                    raise StorageError(
+                        f"PostgreSQL at {self.settings.url} cannot be used: {exc}"
+                    ) from None
             return self._shared
         if store not in self._open:
             self._open[store] = await SqliteDatabase.open(self.data_dir / SQLITE_FILES[store])

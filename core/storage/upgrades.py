@@ -19,7 +19,7 @@ import zlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from core.storage.database import Database
+from core.storage.database import Database, StorageError
 
 Step = str | Callable[[Database], Awaitable[None]]
 
@@ -31,6 +31,10 @@ class Upgrade:
     description: str
     sqlite: Step
     postgres: Step
+
+
+class NewerSchema(StorageError):
+    """The database was upgraded by a newer release; this one must not write to it."""
 
 
 class UpgradeTable:
@@ -57,6 +61,11 @@ class UpgradeTable:
     async def upgrade(self, db: Database) -> int:
         """Bring the store's tables to the latest version; returns the version found."""
         found = await self.version(db)
+        if found > self.latest:
+            raise NewerSchema(
+                f"the {self.store} tables are at version {found}, written by a newer release "
+                f"than this one (which knows {self.latest}): run that release"
+            )
         current = found
         while current < self.latest:
             async with db.transaction() as tx:

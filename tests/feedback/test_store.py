@@ -4,6 +4,7 @@ lost on reopening; on both store backends."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -71,3 +72,16 @@ async def test_counts_per_room_and_the_worst_answers(store):
     [worst] = await store.worst(since=0, limit=5)
     assert (worst["answer_id"], worst["down"]) == ("a1", 2)
     assert worst["sources"][0]["title"] == "Travel policy"
+
+
+async def test_a_message_answered_again_after_a_restart_keeps_only_the_new_answer(store):
+    """The answer went into the message, then the bot stopped before the message was
+    marked done: after the restart the same message gets an answer with a new id."""
+    await store.store_answer(record("a1", "!team", TRAVEL))
+    again = replace(record("a2", "!team"), event_id="$event-a1", readers=("@eve:x",))
+    await store.store_answer(again)
+    assert await store.answer_of_event("$event-a1") == "a2"
+    await store.add_reaction("$r1", "a2", "@bob:x", "up", 10.0)
+    [exported] = [record async for record in store.export(since=0)]
+    assert exported["answer_id"] == "a2" and exported["sources"] == []
+    assert exported["readers"] == ["@eve:x"], "the earlier answer's readers went with it"

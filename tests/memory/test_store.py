@@ -17,6 +17,7 @@ async def test_memories_stay_in_their_room_within_the_limit_and_can_be_forgotten
     assert [m.text for m in await store.memories("!a", "@bob:x")] == room, "the user's own"
     assert await store.forget("!b", [mine.id]) == 0, "never across rooms"
     assert await store.forget("!a", [mine.id]) == 1
+    assert await store.forget("!a", []) == 0, "forgetting nothing (no memories matched)"
     assert [m.text for m in await store.memories("!a", "@ann:x")] == room
 
 
@@ -43,3 +44,4 @@ async def test_lines_are_kept_once_and_leave_when_their_window_is_stored(open_da
     assert await store.has_windows("!a") and not await store.has_windows("!b")
     assert await store.windows("!a", ["w1", "w2"]) == {"w1": window}
     assert await store.windows("!b", ["w1"]) == {}, "a window belongs to its room"
+    assert await store.windows("!a", []) == {}, "no window near enough"

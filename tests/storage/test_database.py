@@ -9,7 +9,7 @@ import pytest
 
 from core.storage.database import Database
 from core.storage.postgres import build_numbered_sql
-from core.storage.upgrades import Upgrade, UpgradeTable
+from core.storage.upgrades import NewerSchema, Upgrade, UpgradeTable
 
 TABLE = "CREATE TABLE IF NOT EXISTS notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL)"
 
@@ -80,6 +80,13 @@ async def test_upgrades_run_once_in_order_and_a_failed_one_is_not_recorded(open_
     assert await fixed.upgrade(db) == 1
     assert await fixed.version(db) == 2
     assert await db.fetchval("SELECT text FROM notes WHERE tag IS NULL") == "kept"
+
+
+async def test_a_database_upgraded_by_a_newer_release_is_refused(open_database):
+    db: Database = await open_database()
+    await _table([TABLE, "ALTER TABLE notes ADD COLUMN tag TEXT"]).upgrade(db)
+    with pytest.raises(NewerSchema, match=r"notes tables are at version 2.*knows 1"):
+        await _table([TABLE]).upgrade(db)
 
 
 async def test_two_processes_upgrading_at_once_upgrade_once(open_database):

@@ -3,24 +3,52 @@ client can check."""
 
 from __future__ import annotations
 
+import stat
+from dataclasses import replace
+
 import pytest
 
-from bot.cross_signing import CrossSigningKeys, build_public_keys, build_signed, decide_plan
+from bot.cross_signing import (
+    CrossSigningError,
+    CrossSigningKeys,
+    build_public_keys,
+    build_signed,
+    decide_plan,
+    read_keys,
+    write_keys,
+)
 from tests.support.signatures import verify
 
 PLANS = {
-    "first start": (None, None, False, "upload"),
-    "keys published by an earlier start of ours": ("M", "M", True, "done"),
-    "a new device of ours": ("M", "M", False, "sign_device"),
-    "our keys lost with the data folder": ("M", None, False, "upload"),
-    "published, never by us, none kept": (None, "M", False, "upload"),
-    "replaced by someone else": ("X", "M", True, "replaced_elsewhere"),
+    "first start": (None, None, False, False, "upload"),
+    "keys published by an earlier start of ours": ("M", "M", True, True, "done"),
+    "a new device of ours": ("M", "M", True, False, "sign_device"),
+    "our keys lost with the data folder": ("M", None, False, False, "upload"),
+    "ours kept, none on the homeserver": (None, "M", True, False, "upload"),
+    "our earlier upload failed (no password yet)": ("X", "M", False, False, "upload"),
+    "replaced by someone else": ("X", "M", True, True, "replaced_elsewhere"),
 }
 
 
-@pytest.mark.parametrize(("published", "ours", "signed", "plan"), PLANS.values(), ids=PLANS)
-def test_decide_plan(published, ours, signed, plan):
-    assert decide_plan(published, ours, signed) == plan
+@pytest.mark.parametrize(
+    ("published", "ours", "ours_published", "signed", "plan"), PLANS.values(), ids=PLANS
+)
+def test_decide_plan(published, ours, ours_published, signed, plan):
+    assert decide_plan(published, ours, signed, ours_published=ours_published) == plan
+
+
+def test_the_keys_file_is_private_whole_and_remembers_whether_it_was_published(tmp_path):
+    path = tmp_path / "cross-signing.json"
+    keys = CrossSigningKeys.generate()
+    write_keys(path, keys)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    again = read_keys(path)
+    assert again and again.public("master") == keys.public("master") and not again.published
+    write_keys(path, replace(keys, published=True))
+    assert read_keys(path).published and [p.name for p in tmp_path.iterdir()] == [path.name]
+    path.write_text('{"master": "cut sh')
+    with pytest.raises(CrossSigningError, match="damaged"):
+        read_keys(path)
 
 
 def test_the_published_keys_and_a_signed_device_verify_along_the_chain():
