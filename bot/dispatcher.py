@@ -68,6 +68,8 @@ class Dispatcher:
         self.audiences = audiences
         self.first_start_ms = first_start_ms
         self._tasks: set[asyncio.Task[None]] = set()
+        # Records of sent replies still being written (shielded from cancellation).
+        self._bookkeeping: set[asyncio.Task[None]] = set()
 
     async def route(self, event: PendingEvent) -> tuple[IncomingMessage | None, Action]:
         message = parse_message(event.source, RoomID(event.room_id))
@@ -144,6 +146,8 @@ class Dispatcher:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        # Before the stores close: a restart must find every reply that was sent.
+        await asyncio.gather(*self._bookkeeping, return_exceptions=True)
 
     async def handle(self, event: PendingEvent) -> None:
         """Answer one stored message; the single catch-all for message handling."""
@@ -188,13 +192,16 @@ class Dispatcher:
         return ReplyWriter(
             self.matrix, self.state, message, thread_root, edit_seconds,
             self.audiences.of_room(message.room_id), self.audiences.holds,
-            in_inbox=True, resume_from=resume_from,
+            in_inbox=True, resume_from=resume_from, bookkeeping=self._bookkeeping,
         )  # fmt: skip
 
     def _notice(self, message: IncomingMessage, thread_root: str) -> ReplyWriter:
         """An extra notice about `message`, not its reply (not kept in the inbox)."""
         edit_seconds = self.settings.current.pipeline.stream_edit_seconds
-        return ReplyWriter(self.matrix, self.state, message, thread_root, edit_seconds)
+        return ReplyWriter(
+            self.matrix, self.state, message, thread_root, edit_seconds,
+            bookkeeping=self._bookkeeping,
+        )  # fmt: skip
 
     async def _act_for_readers(
         self, reply: ReplyWriter, action: AnswerQuestion | RunCommand | KeepFeedback

@@ -45,10 +45,13 @@ class ReplyWriter:
         *,
         in_inbox: bool = False,
         resume_from: str | None = None,
+        bookkeeping: set[asyncio.Task[None]] | None = None,
     ) -> None:
         """`in_inbox`: this is the reply to the pending message itself (not an extra
         notice), whose message id is kept with it in the inbox; `resume_from`: the message
-        an earlier run sent as that reply, which this one takes over."""
+        an earlier run sent as that reply, which this one takes over; `bookkeeping`: where
+        the writes that record a sent message wait, for a shutdown to finish them."""
+        self.bookkeeping = bookkeeping if bookkeeping is not None else set()
         self.matrix = matrix
         self.state = state
         self.message = message
@@ -181,7 +184,10 @@ class ReplyWriter:
         # the task while it is written down (a restart must find it, not send another).
         self.sent.append(event_id)
         self.event_id = event_id
-        await asyncio.shield(self._note_sent(event_id))
+        noting = asyncio.ensure_future(self._note_sent(event_id))
+        self.bookkeeping.add(noting)
+        noting.add_done_callback(self.bookkeeping.discard)
+        await asyncio.shield(noting)
         return event_id
 
     async def _note_sent(self, event_id: str) -> None:
