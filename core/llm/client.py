@@ -39,7 +39,8 @@ class LlmUnavailable(LlmError):
 
 
 class LlmInvalidOutput(LlmError):
-    """The output did not follow the schema, even after one repair attempt."""
+    """The output did not follow the schema (even after one repair attempt), or was cut
+    at the token limit."""
 
 
 class IncompleteAnswer(LlmError):
@@ -101,9 +102,15 @@ class LlmClient:
                 )
             except API_ERRORS as exc:
                 raise LlmUnavailable(f"{type(exc).__name__}: {exc}") from None
+        choice = response.choices[0]
+        if choice.finish_reason == "length":
+            # Cut at the token limit: a truncated JSON, summary or check, never a whole one
+            # (asking for a repair would be cut the same way). No partial text: it is not
+            # an answer a reader could use.
+            raise LlmInvalidOutput("the reply was cut at the token limit (finish_reason 'length')")
         usage = response.usage
         return Completion(
-            response.choices[0].message.content or "",
+            choice.message.content or "",
             usage.prompt_tokens if usage else 0,
             usage.completion_tokens if usage else 0,
         )

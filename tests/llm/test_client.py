@@ -132,6 +132,13 @@ async def test_invalid_json_is_repaired_once(llm):
     assert "not valid JSON" in repair[-1]["content"]
 
 
+async def test_a_completion_cut_at_the_token_limit_is_incomplete_not_repaired(llm):
+    llm.enqueue('{"toxicity": 1, "in_sc', ending="length")
+    with pytest.raises(LlmInvalidOutput, match="token limit"):
+        await client(llm).complete_json(QUESTION, Verdict, "verdict")
+    assert len(llm.history) == 1, "no repair asked of a model that ran out of tokens"
+
+
 async def test_output_still_invalid_after_the_repair_is_an_error(llm):
     llm.enqueue("no json here")
     llm.enqueue({"toxicity": "very"})

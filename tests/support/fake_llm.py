@@ -31,7 +31,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 # How a stream ends. "stop": normally. "length": cut at the token limit (the last piece
-# says `finish_reason: "length"`). "no_done": no piece carries a finish_reason, and the
+# says `finish_reason: "length"`; a reply that is not streamed says it too). "no_done": no piece carries a finish_reason, and the
 # body ends cleanly without `data: [DONE]`. "cut": the pieces, then the connection is
 # closed mid-body (no finish_reason, no [DONE], no end of the chunked body). "empty": no
 # content at all (a role chunk and a finish chunk, as vLLM sends), then a normal end.
@@ -123,7 +123,7 @@ class FakeLlm:
                     {
                         "index": 0,
                         "message": {"role": "assistant", "content": text},
-                        "finish_reason": "stop",
+                        "finish_reason": "length" if reply.ending == "length" else "stop",
                     }
                 ],
                 "usage": {
