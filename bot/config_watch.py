@@ -11,6 +11,7 @@ from pathlib import Path
 
 from watchfiles import awatch
 
+from bot.logs import apply_log_level
 from bot.settings_holder import SettingsHolder
 from core import strings
 from core.config import ConfigError, Settings, decide_restart_only_changes, parse_config
@@ -114,7 +115,10 @@ class ConfigWatcher:
         applied, restart_keys = build_applied(self.holder.current, new)
         if applied == self.holder.current and not restart_keys:
             return True
+        level_changed = applied.bot.log_level != self.holder.current.bot.log_level
         self.holder.current = applied
+        if level_changed:
+            apply_log_level(applied.bot.log_level)
         log.info("config reloaded from %s", self.path)
         if restart_keys:
             log.warning("these settings need a restart: %s", ", ".join(restart_keys))
