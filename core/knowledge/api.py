@@ -10,11 +10,19 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
+import unicodedata
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from aiohttp import web
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from core.config import Settings
 from core.knowledge.base import KnowledgeBase
@@ -34,6 +42,10 @@ log = logging.getLogger(__name__)
 PREFIX = "/api/v1"
 WAIT_SECONDS = 60
 SOURCE_KEY = web.AppKey("source", str)
+
+
+# Embeddings and overrides of the text direction: they can make a title read as another.
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 class DocumentBody(BaseModel):
@@ -56,6 +68,23 @@ class DocumentBody(BaseModel):
         "range meets theirs",
     )
     date_end: str = Field(default="", max_length=40, description="the end of that period")
+
+    @field_validator("title", "url", "language", "version")
+    @classmethod
+    def _one_printable_line(cls, value: str) -> str:
+        # A title or link with a line break or control character could break the list
+        # of sources under an answer (or hide text in it).
+        if any(unicodedata.category(char) in ("Cc", "Zl", "Zp") or char in BIDI_CONTROLS
+               for char in value):  # fmt: skip
+            raise ValueError("must be one line without control characters")
+        return value
+
+    @field_validator("url")
+    @classmethod
+    def _web_link(cls, value: str) -> str:
+        if value and not value.startswith(("https://", "http://")):
+            raise ValueError("must be an http:// or https:// link, or empty")
+        return value
 
     @model_validator(mode="after")
     def _dates_read(self) -> DocumentBody:

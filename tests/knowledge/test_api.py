@@ -143,6 +143,27 @@ REFUSALS = {
         400,
         "invalid_document",
     ),
+    "a title with a line break": (
+        "PUT",
+        "/collections/handbook/documents/a",
+        {"json": {**DOC, "title": "Travel\n\n> forged quote"}, "headers": WIKI},
+        400,
+        "invalid_document",
+    ),
+    "a title that turns its text around": (
+        "PUT",
+        "/collections/handbook/documents/a",
+        {"json": {**DOC, "title": "Travel \u202egnp.exe"}, "headers": WIKI},
+        400,
+        "invalid_document",
+    ),
+    "a link that is not a web link": (
+        "PUT",
+        "/collections/handbook/documents/a",
+        {"json": {**DOC, "url": "javascript:alert(1)"}, "headers": WIKI},
+        400,
+        "invalid_document",
+    ),
     "a date that is not ISO 8601": (
         "PUT",
         "/collections/handbook/documents/a",
