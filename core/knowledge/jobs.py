@@ -1,6 +1,10 @@
 """The ingestion queue: documents to put or delete, kept until indexed.
 
-A done job is removed; a failed one is kept, with its error, for the status API.
+A done job is removed; a failed one is kept, with its error, for the status API. Workers
+(in one process or several sharing the storage) claim jobs with a lease: a job is one
+worker's while its lease runs, and a worker that dies loses it when the lease ends. Only
+the oldest queued job of a document can be claimed, so a document's puts and deletes
+apply in the order they came, whichever workers take them.
 """
 
 from __future__ import annotations
@@ -8,9 +12,9 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, Self
 
-from core.storage.database import Row
+from core.storage.database import Database, Row
 from core.storage.store import SqlStore
 from core.storage.upgrades import Upgrade, UpgradeTable
 
@@ -37,7 +41,14 @@ CREATE TABLE IF NOT EXISTS jobs (
 CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs (state, id);
 CREATE INDEX IF NOT EXISTS jobs_by_document ON jobs (collection, doc_id, id);
 """,
-        )
+        ),
+        Upgrade(
+            "jobs claimed by a worker, with a lease",
+            "ALTER TABLE jobs ADD COLUMN claimed_by TEXT;"
+            " ALTER TABLE jobs ADD COLUMN lease_until REAL",
+            "ALTER TABLE jobs ADD COLUMN claimed_by TEXT;"
+            " ALTER TABLE jobs ADD COLUMN lease_until DOUBLE PRECISION",
+        ),
     ],
 )
 COLUMNS = "id, collection, doc_id, op, payload, state, error"
@@ -64,6 +75,11 @@ def _job(row: Row) -> Job:
 class JobStore(Protocol):
     async def add_job(self, collection: str, doc_id: str, op: str, payload: dict | None) -> int: ...
     async def queued_jobs(self, limit: int) -> list[Job]: ...
+    async def claim_jobs(
+        self, worker: str, limit: int, now: float, lease_seconds: float
+    ) -> list[Job]: ...
+    async def renew_leases(self, worker: str, until: float) -> None: ...
+    async def release_claims(self, worker: str) -> None: ...
     async def finish_job(self, job_id: int, error: str | None = None) -> None: ...
     async def job(self, job_id: int) -> Job | None: ...
     async def latest_job(self, collection: str, doc_id: str) -> Job | None: ...
@@ -72,6 +88,18 @@ class JobStore(Protocol):
 
 class SqlJobStore(SqlStore):
     upgrades = UPGRADES
+
+    @classmethod
+    async def open(cls, db: Database) -> Self:
+        store = await super().open(db)
+        if db.dialect == "sqlite":
+            # One process per SQLite file: claims left by a process that died are void,
+            # and its jobs need not wait for their leases to end.
+            await db.execute(
+                "UPDATE jobs SET claimed_by = NULL, lease_until = NULL"
+                " WHERE claimed_by IS NOT NULL AND state = 'queued'"
+            )
+        return store
 
     async def add_job(self, collection: str, doc_id: str, op: str, payload: dict | None) -> int:
         return int(
@@ -91,6 +119,40 @@ class SqlJobStore(SqlStore):
             f"SELECT {COLUMNS} FROM jobs WHERE state = 'queued' ORDER BY id LIMIT ?", limit
         )
         return [_job(row) for row in rows]
+
+    async def claim_jobs(
+        self, worker: str, limit: int, now: float, lease_seconds: float
+    ) -> list[Job]:
+        """Queued jobs no one holds, oldest first, now `worker`'s until its lease ends.
+        On PostgreSQL, workers claiming at once skip each other's rows (`SKIP LOCKED`);
+        SQLite runs one claim at a time."""
+        lock = " FOR UPDATE SKIP LOCKED" if self.db.dialect == "postgres" else ""
+        async with self.db.transaction() as tx:
+            rows = await tx.fetch(
+                f"UPDATE jobs SET claimed_by = ?, lease_until = ? WHERE id IN ("
+                " SELECT j.id FROM jobs j WHERE j.state = 'queued'"
+                " AND (j.lease_until IS NULL OR j.lease_until < ?)"
+                " AND NOT EXISTS (SELECT 1 FROM jobs e WHERE e.collection = j.collection"
+                " AND e.doc_id = j.doc_id AND e.state = 'queued' AND e.id < j.id)"
+                f" ORDER BY j.id LIMIT ?{lock}) RETURNING {COLUMNS}",
+                worker, now + lease_seconds, now, limit,
+            )  # fmt: skip
+        return sorted((_job(row) for row in rows), key=lambda job: job.id)
+
+    async def renew_leases(self, worker: str, until: float) -> None:
+        """The worker is alive and still working on what it holds."""
+        await self.db.execute(
+            "UPDATE jobs SET lease_until = ? WHERE claimed_by = ? AND state = 'queued'",
+            until, worker,
+        )  # fmt: skip
+
+    async def release_claims(self, worker: str) -> None:
+        """The worker stops: what it held is anyone's again, at once."""
+        await self.db.execute(
+            "UPDATE jobs SET claimed_by = NULL, lease_until = NULL"
+            " WHERE claimed_by = ? AND state = 'queued'",
+            worker,
+        )
 
     async def finish_job(self, job_id: int, error: str | None = None) -> None:
         async with self.db.transaction() as tx:

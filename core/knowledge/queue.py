@@ -1,6 +1,7 @@
-"""The ingestion queue: jobs are stored first, then indexed by one worker.
+"""The ingestion queue: jobs are stored first, then indexed by the workers of every
+process that shares the storage (each claims jobs with a lease, see core/knowledge/jobs.py).
 
-Stored jobs survive a crash or restart and are picked up again. The worker takes runs of
+Stored jobs survive a crash or restart and are picked up again. A worker takes runs of
 consecutive puts together, so that their chunks are embedded in shared batches; the
 embedding itself runs in a thread, so a slow model never blocks the event loop.
 """
@@ -8,7 +9,13 @@ embedding itself runs in a thread, so a slow model never blocks the event loop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import os
+import socket
+import time
+import uuid
+from collections.abc import AsyncIterator
 from dataclasses import asdict
 
 from core.knowledge.documents import Document
@@ -20,6 +27,12 @@ log = logging.getLogger(__name__)
 
 MAX_DOCUMENTS_PER_RUN = 32
 OUTAGE_RETRY_SECONDS = (1, 2, 5, 10, 30)
+# A claimed job is the worker's for this long, renewed while it works; a worker that
+# died loses its jobs this long after its last renewal.
+LEASE_SECONDS = 60.0
+# How often an idle worker looks for jobs other processes queued (its own wake it at once).
+IDLE_POLL_SECONDS = 2.0
+WAIT_POLL_SECONDS = 0.5
 
 
 def _runs(jobs: list[Job]) -> list[list[Job]]:
@@ -45,6 +58,7 @@ class IngestQueue:
         self.indexer = indexer
         self._wakeup = asyncio.Event()
         self._finished: dict[int, asyncio.Future[Outcome | None]] = {}
+        self.worker = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
     async def submit_put(self, document: Document) -> int:
         job_id = await self.jobs.add_job(document.collection, document.id, "put", asdict(document))
@@ -57,12 +71,18 @@ class IngestQueue:
         return job_id
 
     async def wait(self, job_id: int) -> Outcome | None:
-        """The job's outcome once done; None if it failed or ended before the wait began."""
+        """The job's outcome once done; None if it failed, ended before the wait began, or
+        was done by another process's worker (the store then says how it went)."""
         future = self._finished.setdefault(job_id, asyncio.get_running_loop().create_future())
         try:
-            if await self.jobs.job(job_id) is None and not future.done():
-                return None
-            return await asyncio.shield(future)
+            while True:
+                job = await self.jobs.job(job_id)
+                if job is None or job.state != "queued":
+                    return future.result() if future.done() else None
+                try:
+                    return await asyncio.wait_for(asyncio.shield(future), WAIT_POLL_SECONDS)
+                except TimeoutError:
+                    continue
         finally:
             self._finished.pop(job_id, None)
 
@@ -72,19 +92,40 @@ class IngestQueue:
         outages = 0
         while True:
             self._wakeup.clear()
-            jobs = await self.jobs.queued_jobs(MAX_DOCUMENTS_PER_RUN)
+            jobs = await self.jobs.claim_jobs(
+                self.worker, MAX_DOCUMENTS_PER_RUN, time.time(), LEASE_SECONDS
+            )
             if not jobs:
-                await self._wakeup.wait()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wakeup.wait(), IDLE_POLL_SECONDS)
                 continue
             try:
-                for run in _runs(jobs):
-                    await self._process(run)
+                async with self._holding():
+                    for run in _runs(jobs):
+                        await self._process(run)
                 outages = 0
             except KnowledgeUnavailable as exc:
                 delay = OUTAGE_RETRY_SECONDS[min(outages, len(OUTAGE_RETRY_SECONDS) - 1)]
                 outages += 1
                 log.warning("ingestion waits for Chroma (%s); trying again in %s s", exc, delay)
                 await asyncio.sleep(delay)
+
+    @contextlib.asynccontextmanager
+    async def _holding(self) -> AsyncIterator[None]:
+        """Keep the claimed jobs' leases while working on them; give back, at the end,
+        those not finished (an outage, a shutdown) so that any worker takes them at once."""
+
+        async def renew() -> None:
+            while True:
+                await asyncio.sleep(LEASE_SECONDS / 3)
+                await self.jobs.renew_leases(self.worker, time.time() + LEASE_SECONDS)
+
+        renewing = asyncio.create_task(renew())
+        try:
+            yield
+        finally:
+            renewing.cancel()
+            await asyncio.shield(self.jobs.release_claims(self.worker))
 
     async def _process(self, run: list[Job]) -> None:
         try:

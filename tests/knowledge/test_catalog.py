@@ -4,6 +4,8 @@ keeps order and failures."""
 
 from __future__ import annotations
 
+import asyncio
+
 from core.knowledge.catalog import ChunkRow, DocumentRecord, SqlCatalog
 from core.knowledge.documents import SearchFilters
 from core.knowledge.jobs import SqlJobStore
@@ -96,3 +98,39 @@ async def test_jobs_keep_their_order_and_a_failure_until_a_newer_job_ends(open_d
     await jobs.finish_job(second)
     assert await jobs.job(first) is None and await jobs.job(second) is None
     assert await jobs.queue_depth() == 0
+
+
+async def test_workers_claim_different_jobs_and_a_documents_jobs_in_order(open_database):
+    one, two = [await SqlJobStore.open(await open_database()) for _ in range(2)]
+    put_a = await one.add_job("handbook", "a", "put", {"id": "a"})
+    delete_a = await one.add_job("handbook", "a", "delete", None)
+    put_b = await one.add_job("handbook", "b", "put", {"id": "b"})
+    put_c = await one.add_job("handbook", "c", "put", {"id": "c"})
+    first = await one.claim_jobs("w1", 2, now=100.0, lease_seconds=60)
+    assert [job.id for job in first] == [put_a, put_b], "a's delete waits for a's put"
+    assert [job.id for job in await two.claim_jobs("w2", 10, 100.0, 60)] == [put_c]
+    assert await two.claim_jobs("w2", 10, 101.0, 60) == [], "nothing twice"
+    await one.finish_job(put_a)
+    assert [job.id for job in await two.claim_jobs("w2", 10, 102.0, 60)] == [delete_a]
+
+
+async def test_a_dead_workers_jobs_come_back_when_its_lease_ends_or_it_lets_go(open_database):
+    jobs = await SqlJobStore.open(await open_database())
+    job = await jobs.add_job("handbook", "a", "put", {"id": "a"})
+    await jobs.claim_jobs("dead", 10, now=100.0, lease_seconds=60)
+    assert await jobs.claim_jobs("alive", 10, now=150.0, lease_seconds=60) == []
+    await jobs.renew_leases("dead", until=170.0)  # it was alive after all
+    assert await jobs.claim_jobs("alive", 10, now=165.0, lease_seconds=60) == []
+    assert [j.id for j in await jobs.claim_jobs("alive", 10, 171.0, 60)] == [job]
+    await jobs.release_claims("alive")
+    assert [j.id for j in await jobs.claim_jobs("next", 10, 172.0, 60)] == [job]
+
+
+async def test_workers_claiming_at_the_same_moment_share_the_jobs_out(open_database):
+    stores = [await SqlJobStore.open(await open_database()) for _ in range(4)]
+    ids = [await stores[0].add_job("handbook", f"d{n}", "put", {"id": n}) for n in range(40)]
+    claims = await asyncio.gather(
+        *(store.claim_jobs(f"w{n}", 8, 100.0, 60) for n, store in enumerate(stores))
+    )
+    claimed = [job.id for claim in claims for job in claim]
+    assert len(claimed) == len(set(claimed)) == 32 and set(claimed) <= set(ids)

@@ -205,3 +205,21 @@ async def test_queued_jobs_survive_a_restart(kb, tmp_path, embedders):
     finally:
         worker.cancel()
         await restarted.close()
+
+
+@pytest.mark.parametrize("kb", ["embedded"], indirect=True)
+async def test_a_job_one_process_queues_is_indexed_by_anothers_worker(kb, embedders):
+    """Two processes on one storage (here two knowledge bases in one test): the API of
+    the first queues, only the second runs a worker, and the first's wait still ends."""
+    other = await KnowledgeBase.open(kb.indexer.settings, embedders)
+    worker = asyncio.create_task(other.queue.run())
+    try:
+        job = await kb.queue.submit_put(LEAVE)
+        async with asyncio.timeout(60):
+            await kb.queue.wait(job)
+        assert (await kb.catalog.document("handbook", LEAVE.id)).chunk_count == 1
+        assert await kb.jobs.job(job) is None and await kb.jobs.queue_depth() == 0
+    finally:
+        worker.cancel()
+        await asyncio.gather(worker, return_exceptions=True)
+        await other.close()
