@@ -279,7 +279,7 @@ class Dispatcher:
                 readers=audience.readers,
                 since=audience.own_since(),
             ),
-            is_direct=await self._is_direct(message.room_id),
+            is_direct=facts.is_direct,
             readers=tuple(sorted(audience.readers)),
             knowledge=audience.knowledge,
             open_room=audience.open_room,

@@ -20,8 +20,8 @@ from openai.types.chat import ChatCompletionMessageParam
 from pydantic import BaseModel, ValidationError
 
 from core.config.llm import LlmSettings
+from core.trace import Messages
 
-Messages = list[dict[str, str]]
 Model = TypeVar("Model", bound=BaseModel)
 
 REPAIR = (
