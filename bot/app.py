@@ -6,6 +6,7 @@ import asyncio
 import logging
 import signal
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from bot.audience import Audiences
@@ -14,16 +15,18 @@ from bot.cross_signing import CrossSigningError, ensure_cross_signed
 from bot.desks import Desks
 from bot.dispatcher import Dispatcher
 from bot.feedback import FeedbackDesk
+from bot.leadership import Leadership
 from bot.logs import apply_log_level
 from bot.matrix import SEND_ERRORS, MatrixIO, connect
 from bot.mentions import BotIdentity
 from bot.ops import OpsServer
 from bot.render import build_room_notice
 from bot.settings_holder import SettingsHolder
-from bot.state import SqlStateStore
+from bot.state import LeaseLost, SqlStateStore
 from bot.summaries import SummaryDesk
 from bot.supervise import Supervisor
 from bot.sync import SyncLoop
+from bot.workers import AnswerWorkers
 from core.answering import Answerer, NoKnowledgeAnswerer, PredeterminedFirst
 from core.config import Settings, load_config
 from core.config.summaries import parse_schedule
@@ -52,6 +55,19 @@ log = logging.getLogger(__name__)
 SCHEDULE_CHECK_SECONDS = 30
 
 
+@dataclass(frozen=True)
+class Parts:
+    """What every process opens, active or standing by."""
+
+    state: SqlStateStore
+    kb: KnowledgeBase | None
+    memory: ConversationMemory
+    feedback: SqlFeedbackStore
+    marks: SummaryMarks
+    metrics: Metrics
+    answerer: Answerer
+
+
 class BotApp:
     def __init__(
         self,
@@ -70,18 +86,19 @@ class BotApp:
         # Validated here, so that a broken config stops the start before any I/O.
         self.settings = SettingsHolder(load_config(config_path, env))
         self.ready = asyncio.Event()
+        # While this process is the active one: its Matrix connection and sync loop.
+        self._matrix: MatrixIO | None = None
+        self._sync: SyncLoop | None = None
 
     async def run(self) -> None:
-        """Log in, sync and answer until cancelled."""
+        """Open the stores and serve the ingestion API; sync and answer while this process
+        holds the account's lease, standing by while another does; until cancelled."""
         data_dir = self.settings.current.bot.data_dir
         # Here rather than in `main` only, so that a bot started in-process gets them too.
         apply_log_level(self.settings.current.bot.log_level)
         keep_private(data_dir)
         storage = Storage(self.settings.current.storage, data_dir)
         kb: KnowledgeBase | None = None
-        scheduler: SummaryScheduler | None = None
-        matrix: MatrixIO | None = None
-        dispatcher: Dispatcher | None = None
         try:
             state = await SqlStateStore.open(await storage.database("state"))
             kb = await self._open_knowledge(storage)
@@ -94,8 +111,6 @@ class BotApp:
             if self.settings.current.llm.url:
                 self._llm = LlmClient(self.settings.current.llm)
             marks = await SqlSummaryMarks.open(await storage.database("summaries"))
-            matrix = await connect(self.settings.current.matrix, data_dir)
-            bot = BotIdentity(matrix.user_id, await matrix.display_name())
             answerer = self.answerer or Guarded(
                 MemoryFirst(
                     PredeterminedFirst(self._answerer_for(kb, memory), self._current),
@@ -105,27 +120,33 @@ class BotApp:
                 self._current,
                 memory,
             )
-            audiences = Audiences(matrix)
-            feedback = FeedbackDesk(matrix, state, feedback_store, self.settings, metrics)
-            summaries = self._summary_desk(matrix, kb, marks, metrics, audiences)
-            desks = Desks(memory, feedback, summaries, metrics)
-            dispatcher = Dispatcher(
-                matrix, state, answerer, self.settings, bot, desks, audiences,
-                first_start_ms=await state.first_start_ms(),
-            )  # fmt: skip
-            sync = SyncLoop(matrix, state, dispatcher, self.settings)
-            watcher = ConfigWatcher(
-                self.config_path, self.env, self.settings, self._admin_reporter(matrix)
-            )
+            parts = Parts(state, kb, memory, feedback_store, marks, metrics, answerer)
+            bot = self.settings.current.bot
+            leadership = Leadership(state, self.settings.current.matrix.user_id, bot.lease_seconds)
+            watcher = ConfigWatcher(self.config_path, self.env, self.settings, self._report)
             if self.handle_signals:
                 watcher.reload_on_sighup()
-            supervisor = Supervisor()
+            supervisor = Supervisor(stop_on=(LeaseLost,))
+            await self._run_loops(parts, leadership, supervisor, watcher)
+        finally:
+            if kb:
+                await kb.close()
+            await storage.close()
+            if self._llm:
+                await self._llm.close()
+
+    async def _run_loops(
+        self, parts: Parts, leadership: Leadership, supervisor: Supervisor, watcher: ConfigWatcher
+    ) -> None:
+        """Every process's loops, and the account's when it is the active one. What ends
+        the bot (a homeserver refusing the login) is raised as itself, not in a group."""
+        kb, memory, answerer = parts.kb, parts.memory, parts.answerer
+        try:
             async with asyncio.TaskGroup() as group:
 
                 def keep(name: str, start: Callable[[], Awaitable[None]]) -> None:
                     group.create_task(supervisor.keep_running(name, start))
 
-                keep("sync", sync.run)
                 keep("config watcher", watcher.watch)
                 if kb:
                     keep("ingestion", lambda: run_knowledge_services(kb, self._current))
@@ -133,10 +154,66 @@ class BotApp:
                 keep("model warm-up", lambda: self._warm_up(kb, answerer))
                 if self.settings.current.ops.enabled:
                     ops = OpsServer(
-                        self._current, metrics, lambda: sync.last_sync, kb, supervisor.failing
-                    )
+                        self._current, parts.metrics, self._last_sync, kb, supervisor.failing,
+                        standby=lambda: not leadership.active,
+                    )  # fmt: skip
                     keep("health endpoint", ops.run)
+                group.create_task(self._serve_account(parts, leadership, supervisor))
+        except ExceptionGroup as failed:
+            if len(failed.exceptions) == 1:
+                raise failed.exceptions[0] from None
+            raise
+
+    async def _serve_account(
+        self, parts: Parts, leadership: Leadership, supervisor: Supervisor
+    ) -> None:
+        """Stand by until this process holds the account's lease, then sync and answer
+        until it loses the lease (and stand by again)."""
+        while True:
+            await leadership.acquire()
+            try:
+                await self._run_active(parts, leadership, supervisor)
+            except* LeaseLost:
+                log.warning("lost the syncing lease: standing by")
+
+    async def _run_active(
+        self, parts: Parts, leadership: Leadership, supervisor: Supervisor
+    ) -> None:
+        """Log in, sync and answer; the summary scheduler runs here, in the active process
+        only. Raises LeaseLost when another process may have taken over."""
+        data_dir = self.settings.current.bot.data_dir
+        scheduler: SummaryScheduler | None = None
+        matrix: MatrixIO | None = None
+        dispatcher: Dispatcher | None = None
+        try:
+            self._matrix = matrix = await connect(self.settings.current.matrix, data_dir)
+            bot = BotIdentity(matrix.user_id, await matrix.display_name())
+            audiences = Audiences(matrix)
+            feedback = FeedbackDesk(
+                matrix, parts.state, parts.feedback, self.settings, parts.metrics
+            )
+            summaries = self._summary_desk(matrix, parts.kb, parts.marks, parts.metrics, audiences)
+            desks = Desks(parts.memory, feedback, summaries, parts.metrics)
+            dispatcher = Dispatcher(
+                matrix, parts.state, parts.answerer, self.settings, bot, desks, audiences,
+                first_start_ms=await parts.state.first_start_ms(),
+            )  # fmt: skip
+            workers = AnswerWorkers(
+                parts.state, dispatcher.run, self.settings.current.bot.answer_workers
+            )
+            sync = SyncLoop(
+                matrix, parts.state, dispatcher, self.settings, workers, leadership.lease
+            )
+            self._sync = sync
+            async with asyncio.TaskGroup() as group:
+
+                def keep(name: str, start: Callable[[], Awaitable[None]]) -> None:
+                    group.create_task(supervisor.keep_running(name, start))
+
+                group.create_task(leadership.keep())
+                keep("sync", sync.run)
                 await sync.ready.wait()
+                keep("answer workers", workers.run)
                 if matrix.client.olm:
                     keep("cross-signing", lambda: self._cross_sign(matrix, data_dir))
                 scheduler = SummaryScheduler(
@@ -146,17 +223,19 @@ class BotApp:
                 keep("summary schedules", lambda: self._keep_summary_jobs(scheduler, matrix))
                 self.ready.set()
         finally:
+            self._sync = self._matrix = None
             if scheduler:
                 scheduler.stop()
             if dispatcher:
-                await dispatcher.drain(self.settings.current.bot.shutdown_grace_seconds)
+                # Answers in flight finish only while the lease surely holds.
+                grace = self.settings.current.bot.shutdown_grace_seconds
+                await dispatcher.drain(min(grace, leadership.remaining()))
             if matrix:
                 await matrix.close()
-            if kb:
-                await kb.close()
-            await storage.close()
-            if self._llm:
-                await self._llm.close()
+            await leadership.release()
+
+    def _last_sync(self) -> float | None:
+        return self._sync.last_sync if self._sync else None
 
     def _current(self) -> Settings:
         return self.settings.current
@@ -247,17 +326,18 @@ class BotApp:
             return None
         return await KnowledgeBase.open(self._current, storage=storage)
 
-    def _admin_reporter(self, matrix: MatrixIO):
-        async def report(text: str) -> None:
-            room = self.settings.current.bot.admin_room
-            if not room:
-                return
-            try:
-                await matrix.send(room, build_room_notice(text))
-            except SEND_ERRORS as exc:
-                log.warning("could not report to the admin room %s: %s", room, exc)
-
-        return report
+    async def _report(self, text: str) -> None:
+        """Tell the admin room (through the active process; a standby only logs)."""
+        room, matrix = self.settings.current.bot.admin_room, self._matrix
+        if not room:
+            return
+        if matrix is None:
+            log.warning("not reported to the admin room (this process stands by): %s", text)
+            return
+        try:
+            await matrix.send(room, build_room_notice(text))
+        except SEND_ERRORS as exc:
+            log.warning("could not report to the admin room %s: %s", room, exc)
 
 
 async def run_until_signalled(app: BotApp) -> None:

@@ -34,7 +34,7 @@ def build_applied(old: Settings, new: Settings) -> tuple[Settings, list[str]]:
     restart_keys = decide_restart_only_changes(old, new)
     kept = {section: getattr(old, section) for section in RESTART_ONLY_SECTIONS}
     for section, key in RESTART_ONLY_KEYS:
-        kept[section] = getattr(new, section).model_copy(
+        kept[section] = kept.get(section, getattr(new, section)).model_copy(
             update={key: getattr(getattr(old, section), key)}
         )
     return new.model_copy(update=kept), restart_keys

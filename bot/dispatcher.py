@@ -6,7 +6,9 @@ import asyncio
 import logging
 import time
 import uuid
+from collections.abc import Coroutine
 from dataclasses import replace
+from typing import Any
 
 from bot.audience import AudienceChanged, Audiences
 from bot.desks import Desks
@@ -26,6 +28,7 @@ from bot.routing import (
     RoutingFacts,
     RunCommand,
     decide_action,
+    decode_action,
 )
 from bot.settings_holder import SettingsHolder
 from bot.state import PendingEvent, StateStore
@@ -36,6 +39,7 @@ from core.knowledge.vectors import KnowledgeUnavailable
 from core.llm.client import LlmError
 from core.pipeline.answer import build_failure_notice, failure_cause
 from core.requests import Answer, ChatLine, Request
+from core.storage.database import StorageError
 
 log = logging.getLogger(__name__)
 
@@ -135,8 +139,23 @@ class Dispatcher:
             # History is a help, never a reason to miss a message: log and go on.
             log.exception("could not add a line of %s to its history", message.room_id)
 
-    def spawn(self, event: PendingEvent) -> None:
-        self._spawn(self.handle(event))
+    async def run(self, event: PendingEvent) -> None:
+        """Handle one stored message as a task of its own, which a shutdown leaves its
+        grace period to finish even when the worker that started it stops (see drain)."""
+        task = self._spawn(self.handle(event))
+        try:
+            await asyncio.shield(task)
+        except StorageError:
+            # It stays pending, and is handled again once the workers start again.
+            log.warning("message %s stays pending: storage failed", event.source.get("event_id"))
+
+    async def _stored_action(self, event: PendingEvent) -> tuple[IncomingMessage | None, Action]:
+        """The decision stored with the message at sync time; decided now for messages
+        an earlier release stored without one."""
+        action = decode_action(event.decision) if event.decision is not None else None
+        if action is None:
+            return await self.route(event)
+        return parse_message(event.source, RoomID(event.room_id)), action
 
     async def drain(self, grace_seconds: float = 0.0) -> None:
         """On shutdown: answers in flight get `grace_seconds` to finish; the rest are
@@ -151,7 +170,7 @@ class Dispatcher:
 
     async def handle(self, event: PendingEvent) -> None:
         """Answer one stored message; the single catch-all for message handling."""
-        message, action = await self.route(event)
+        message, action = await self._stored_action(event)
         if message is None and self.feedback is not None:
             await self._feedback_event(event)
         if message is None or isinstance(action, Ignore):
@@ -336,7 +355,8 @@ class Dispatcher:
         except (LlmError, *SEND_ERRORS) as exc:
             log.warning("the support badge for %s was not added: %s", event_id, exc)
 
-    def _spawn(self, work) -> None:
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         task = asyncio.create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task

@@ -30,12 +30,14 @@ class OpsServer:
         last_sync: Callable[[], float | None],
         kb: KnowledgeBase | None,
         failing_loops: Callable[[], list[str]] = list,
+        standby: Callable[[], bool] = lambda: False,
     ) -> None:
         self.settings = settings
         self.metrics = metrics
         self.last_sync = last_sync
         self.kb = kb
         self.failing_loops = failing_loops
+        self.standby = standby
 
     def build_app(self) -> web.Application:
         app = web.Application()
@@ -74,6 +76,8 @@ class OpsServer:
         return web.json_response(body, status=status)
 
     async def _sync(self) -> Check:
+        if self.standby():
+            return "standby"
         last = self.last_sync()
         fresh = last is not None and time.monotonic() - last < SYNC_STALE_SECONDS
         return "ok" if fresh else "failing"

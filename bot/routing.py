@@ -8,7 +8,9 @@ and carries out the returned action.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from bot.commands import COMMANDS
 from bot.events import IncomingMessage
@@ -132,3 +134,25 @@ def decide_action(
     if not text:
         return RunCommand("help", "", thread_root)
     return AnswerQuestion(text, thread_root)
+
+
+ACTION_KINDS: dict[str, type[Action]] = {
+    kind.__name__: kind for kind in (Ignore, RunCommand, AnswerQuestion, KeepFeedback)
+}
+
+
+def encode_action(action: Action) -> dict[str, str]:
+    """The action as stored with its message in the inbox (bot/state.py)."""
+    return {"kind": type(action).__name__, **asdict(action)}
+
+
+def decode_action(data: Mapping[str, Any]) -> Action | None:
+    """The stored action, or None when it is not one this release knows (decide again)."""
+    fields = dict(data)
+    kind = ACTION_KINDS.get(str(fields.pop("kind", "")))
+    if kind is None:
+        return None
+    try:
+        return kind(**fields)
+    except TypeError:
+        return None

@@ -8,6 +8,13 @@ up again) nor answers one twice (done ones are skipped).
 The bot's reply to a pending message is kept with it as soon as it is first sent, so
 that after a crash the answer goes into that same message (a placeholder, part of the
 answer, or the restart notice) rather than a second one.
+
+What to do with a message is decided once, when it is stored (see bot/routing.py), and
+kept with it: a process that takes over after a crash carries out the same decision.
+Messages are numbered in order of arrival; the answer workers take them in that order.
+
+Only the process holding the account's lease syncs and answers (bot/leadership.py); a
+batch is stored only while that lease is still this process's.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from core.storage.database import Database
@@ -55,6 +62,20 @@ async def _v1_sqlite(db: Database) -> None:
         await db.execute("ALTER TABLE inbox ADD COLUMN reply_event_id TEXT")
 
 
+# Messages stored by an earlier release have no decision (decided when answered) and
+# are numbered in the order they came.
+V3 = """
+ALTER TABLE inbox ADD COLUMN decision TEXT;
+ALTER TABLE inbox ADD COLUMN arrival BIGINT;
+UPDATE inbox SET arrival = numbered.n FROM (
+    SELECT event_id, ROW_NUMBER() OVER (ORDER BY received_ms, event_id) AS n FROM inbox
+) AS numbered WHERE inbox.event_id = numbered.event_id;
+CREATE INDEX IF NOT EXISTS inbox_arrival ON inbox (done, arrival);
+CREATE TABLE IF NOT EXISTS leases (
+    name TEXT PRIMARY KEY, holder TEXT NOT NULL, until_ms BIGINT NOT NULL
+);
+"""
+
 UPGRADES = UpgradeTable(
     "state",
     [
@@ -64,8 +85,13 @@ UPGRADES = UpgradeTable(
             "CREATE INDEX IF NOT EXISTS inbox_pending ON inbox (done, received_ms)",
             "CREATE INDEX IF NOT EXISTS inbox_pending ON inbox (done, received_ms)",
         ),
+        Upgrade("decisions kept with messages, order of arrival, the syncing lease", V3, V3),
     ],
 )
+
+
+class LeaseLost(Exception):
+    """Another process holds the lease now: this one must stop syncing and answering."""
 
 
 @dataclass(frozen=True)
@@ -74,19 +100,42 @@ class PendingEvent:
     source: Mapping[str, Any]
     # The bot's message answering it, sent before a crash or restart; None if none.
     reply_event_id: str | None = None
+    # What to do with it (bot/routing.py's encoded action); None: decide when handled.
+    decision: Mapping[str, Any] | None = None
+    # Its number in order of arrival, once stored.
+    arrival: int = 0
+
+
+def _decision(stored: str | None) -> Mapping[str, Any] | None:
+    return json.loads(stored) if stored else None
 
 
 def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-class StateStore(Protocol):
+@dataclass(frozen=True)
+class Lease:
+    """Who holds which lease: the account's user id, and one process's own name."""
+
+    name: str
+    holder: str
+
+
+class LeaseStore(Protocol):
+    async def take_lease(self, lease: Lease, seconds: float) -> bool: ...
+    async def release_lease(self, lease: Lease) -> None: ...
+
+
+class StateStore(LeaseStore, Protocol):
     async def first_start_ms(self) -> int: ...
     async def sync_token(self) -> str | None: ...
     async def store_batch(
-        self, token: str, events: Iterable[PendingEvent]
+        self, token: str, events: Iterable[PendingEvent], lease: Lease | None = None
     ) -> list[PendingEvent]: ...
-    async def pending_events(self) -> list[PendingEvent]: ...
+    async def pending_events(
+        self, after: int = 0, limit: int | None = None
+    ) -> list[PendingEvent]: ...
     async def record_reply(self, event_id: str, reply_event_id: str | None) -> None: ...
     async def was_received(self, event_id: str) -> bool: ...
     async def mark_done(self, event_id: str) -> None: ...
@@ -118,18 +167,33 @@ class SqlStateStore(SqlStore):
     async def sync_token(self) -> str | None:
         return await self._meta("sync_token")
 
-    async def store_batch(self, token: str, events: Iterable[PendingEvent]) -> list[PendingEvent]:
-        """Record a sync batch; returns the events that were not seen before."""
+    async def store_batch(
+        self, token: str, events: Iterable[PendingEvent], lease: Lease | None = None
+    ) -> list[PendingEvent]:
+        """Record a sync batch with the decisions; returns the events that were not seen
+        before, numbered. Raises LeaseLost, storing nothing, once `lease` is another's."""
         fresh = []
         async with self.db.transaction() as tx:
+            # An UPDATE, not a SELECT: on PostgreSQL it locks the lease row until commit,
+            # so no other process can take the lease between this check and the commit.
+            if lease and not await tx.execute(
+                "UPDATE leases SET until_ms = until_ms WHERE name = ? AND holder = ?"
+                " AND until_ms > ?",
+                lease.name, lease.holder, now_ms(),
+            ):  # fmt: skip
+                raise LeaseLost(lease.name)
+            arrival = int(await tx.fetchval("SELECT COALESCE(MAX(arrival), 0) FROM inbox"))
             for event in events:
+                decision = json.dumps(event.decision) if event.decision is not None else None
                 inserted = await tx.execute(
-                    "INSERT INTO inbox (event_id, room_id, source, received_ms)"
-                    " VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    "INSERT INTO inbox (event_id, room_id, source, received_ms, decision, arrival)"
+                    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                     event.source["event_id"], event.room_id, json.dumps(event.source), now_ms(),
+                    decision, arrival + 1,
                 )  # fmt: skip
                 if inserted:
-                    fresh.append(event)
+                    arrival += 1
+                    fresh.append(replace(event, arrival=arrival))
             await tx.execute(
                 "INSERT INTO meta (key, value) VALUES ('sync_token', ?)"
                 " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -137,11 +201,37 @@ class SqlStateStore(SqlStore):
             )
         return fresh
 
-    async def pending_events(self) -> list[PendingEvent]:
-        rows = await self.db.fetch(
-            "SELECT room_id, source, reply_event_id FROM inbox WHERE done = 0 ORDER BY received_ms"
+    async def pending_events(self, after: int = 0, limit: int | None = None) -> list[PendingEvent]:
+        """Messages not answered yet, in order of arrival: those numbered after `after`,
+        at most `limit` of them."""
+        query = (
+            "SELECT room_id, source, reply_event_id, decision, arrival FROM inbox"
+            " WHERE done = 0 AND arrival > ? ORDER BY arrival"
         )
-        return [PendingEvent(room, json.loads(source), reply) for room, source, reply in rows]
+        rows = await self.db.fetch(query + (f" LIMIT {int(limit)}" if limit else ""), after)
+        return [
+            PendingEvent(room, json.loads(source), reply, _decision(decision), int(arrival))
+            for room, source, reply, decision, arrival in rows
+        ]
+
+    async def take_lease(self, lease: Lease, seconds: float) -> bool:
+        """Take or renew `lease` for `seconds`: true when it is free, expired or already
+        this holder's. Times are the hosts' clocks (keep them in sync, as NTP does)."""
+        now = now_ms()
+        taken = await self.db.execute(
+            "INSERT INTO leases (name, holder, until_ms) VALUES (?, ?, ?)"
+            " ON CONFLICT (name) DO UPDATE"
+            " SET holder = excluded.holder, until_ms = excluded.until_ms"
+            " WHERE leases.holder = excluded.holder OR leases.until_ms <= ?",
+            lease.name, lease.holder, now + int(seconds * 1000), now,
+        )  # fmt: skip
+        return bool(taken)
+
+    async def release_lease(self, lease: Lease) -> None:
+        """Give the lease up at once (a clean stop): a standby need not wait for it to end."""
+        await self.db.execute(
+            "DELETE FROM leases WHERE name = ? AND holder = ?", lease.name, lease.holder
+        )
 
     async def record_reply(self, event_id: str, reply_event_id: str | None) -> None:
         """The bot's message answering the inbox's message `event_id`; None once it was

@@ -25,8 +25,14 @@ class LoopState:
 
 
 class Supervisor:
-    def __init__(self, retry_seconds: tuple[float, ...] = RETRY_SECONDS) -> None:
+    def __init__(
+        self,
+        retry_seconds: tuple[float, ...] = RETRY_SECONDS,
+        stop_on: tuple[type[Exception], ...] = (),
+    ) -> None:
         self.retry_seconds = retry_seconds
+        # Exceptions that end the loop for good, raised on to whoever runs it.
+        self.stop_on = stop_on
         self.loops: dict[str, LoopState] = {}
 
     def failing(self) -> list[str]:
@@ -46,6 +52,8 @@ class Supervisor:
             try:
                 await start()
                 return
+            except self.stop_on:
+                raise
             except Exception:
                 if time.monotonic() - started > RECOVERED_SECONDS:
                     state.failures_in_a_row = 0

@@ -5,15 +5,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from dataclasses import replace
 
 from nio import InviteMemberEvent, MegolmEvent, RoomMemberEvent, SyncError, SyncResponse
 
 from bot.dispatcher import Dispatcher
 from bot.invites import decide_invite
 from bot.matrix import MatrixIO
-from bot.routing import Ignore
+from bot.routing import Ignore, encode_action
 from bot.settings_holder import SettingsHolder
-from bot.state import PendingEvent, StateStore, now_ms
+from bot.state import Lease, PendingEvent, StateStore, now_ms
+from bot.workers import AnswerWorkers
 from core import strings
 from core.ids import UserID
 
@@ -30,11 +32,16 @@ class SyncLoop:
         state: StateStore,
         dispatcher: Dispatcher,
         settings: SettingsHolder,
+        workers: AnswerWorkers,
+        lease: Lease | None = None,
     ) -> None:
         self.matrix = matrix
         self.state = state
         self.dispatcher = dispatcher
         self.settings = settings
+        self.workers = workers
+        # Batches are stored only while this process holds the account's lease.
+        self.lease = lease
         self.ready = asyncio.Event()
         self.last_sync: float | None = None  # time.monotonic() of the last good sync
         self._undecryptable_sessions: set[str] = set()
@@ -62,19 +69,19 @@ class SyncLoop:
             self.dispatcher.audiences.observe(response)
             await self._handle_invites(response)
             fresh = await self.state.store_batch(
-                response.next_batch, await self._addressed(response)
+                response.next_batch, await self._addressed(response), self.lease
             )
             token = response.next_batch
             if not self.ready.is_set():
-                fresh = await self.state.pending_events()
                 self.ready.set()
                 log.info("ready: synced with %s", self.matrix.client.homeserver)
-            for event in fresh:
-                self.dispatcher.spawn(event)
+            if fresh:
+                self.workers.wake()
             await self._maintain_keys()
 
     async def _addressed(self, response: SyncResponse) -> list[PendingEvent]:
-        """The messages of the batch that the bot must act on."""
+        """The messages of the batch that the bot must act on, with what to do (decided
+        once, here: the workers and any process taking over carry it out)."""
         pending = []
         for room_id, info in response.rooms.join.items():
             await self._note_invite(room_id, [*info.state, *info.timeline.events])
@@ -92,7 +99,7 @@ class SyncLoop:
                     continue
                 await self.dispatcher.observe(message)
                 if not isinstance(action, Ignore):
-                    pending.append(candidate)
+                    pending.append(replace(candidate, decision=encode_action(action)))
                 else:
                     log.debug("ignoring %s: %s", message.event_id, action.reason)
         return pending

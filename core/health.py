@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-Check = Literal["ok", "failing", "not used"]
+# "standby": a process waiting to take over the syncing from the active one.
+Check = Literal["ok", "failing", "not used", "standby"]
 
 
 def decide_health(checks: dict[str, Check]) -> tuple[int, dict]:

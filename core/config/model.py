@@ -135,6 +135,11 @@ class BotSettings(Strict):
     # On shutdown, answers in flight get this long to finish; the rest get a notice and
     # are answered after the restart.
     shutdown_grace_seconds: float = Field(default=10.0, ge=0, le=600)
+    # Messages answered at the same time; more wait in the inbox, in order of arrival.
+    answer_workers: int = Field(default=8, ge=1, le=256)
+    # One process per account syncs and answers; a standby takes over within about this
+    # long after it dies (a clean stop hands over at once).
+    lease_seconds: float = Field(default=15.0, ge=2, le=300)
 
     @field_validator("data_dir")
     @classmethod
@@ -257,4 +262,9 @@ class Settings(Strict):
 
 
 RESTART_ONLY_SECTIONS = ("matrix", "knowledge", "ingest_api", "llm", "ops", "storage")
-RESTART_ONLY_KEYS = (("bot", "data_dir"), ("summaries", "job_store"))
+RESTART_ONLY_KEYS = (
+    ("bot", "data_dir"),
+    ("bot", "answer_workers"),
+    ("bot", "lease_seconds"),
+    ("summaries", "job_store"),
+)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import json
+
 import pytest
 
 from bot.events import IncomingMessage, Mentions
@@ -15,6 +17,8 @@ from bot.routing import (
     RoutingFacts,
     RunCommand,
     decide_action,
+    decode_action,
+    encode_action,
 )
 from core.config import RoomSettings
 
@@ -169,3 +173,18 @@ CASES = {
 @pytest.mark.parametrize("message,room,facts,expected", CASES.values(), ids=CASES.keys())
 def test_decide_action(message, room, facts, expected):
     assert decide_action(message, BOT, room, facts) == expected
+
+
+@pytest.mark.parametrize("message,room,facts,expected", CASES.values(), ids=CASES.keys())
+def test_every_decision_is_stored_and_read_back_as_it_was(message, room, facts, expected):
+    stored = json.loads(json.dumps(encode_action(decide_action(message, BOT, room, facts))))
+    assert decode_action(stored) == expected
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [{"kind": "Launch"}, {}, {"kind": "AnswerQuestion", "text": "hi"}, {"kind": "Ignore", "x": 1}],
+    ids=["unknown kind", "no kind", "missing field", "unknown field"],
+)
+def test_a_decision_this_release_does_not_know_is_decided_again(stored):
+    assert decode_action(stored) is None

@@ -3,7 +3,11 @@ both store backends."""
 
 from __future__ import annotations
 
-from bot.state import PendingEvent, SqlStateStore
+import asyncio
+
+import pytest
+
+from bot.state import Lease, LeaseLost, PendingEvent, SqlStateStore
 
 
 def event(event_id: str) -> PendingEvent:
@@ -22,7 +26,7 @@ async def test_a_redelivered_event_is_not_fresh_and_unfinished_ones_survive_a_re
     assert await reopened.sync_token() == "t1"
     assert [e.source["event_id"] for e in await reopened.pending_events()] == ["$b"]
     fresh = await reopened.store_batch("t2", [event("$a"), event("$b"), event("$c")])
-    assert fresh == [event("$c")]
+    assert [(e.source["event_id"], e.arrival) for e in fresh] == [("$c", 3)]
     assert await reopened.sync_token() == "t2"
 
 
@@ -69,3 +73,36 @@ async def test_the_reply_of_a_pending_message_is_kept_with_it_across_a_restart(o
     await reopened.mark_done("$other")
     assert [e.source["event_id"] for e in await reopened.pending_events()] == ["$asked"]
     assert await reopened.was_received("$other"), "answered messages are still known"
+
+
+async def test_decisions_are_kept_and_pending_messages_come_in_order_of_arrival(open_database):
+    store = await SqlStateStore.open(await open_database())
+    asked = PendingEvent("!room", {"event_id": "$q", "type": "m.room.message"}, None, {"do": "x"})
+    await store.store_batch("t1", [asked, event("$later")])
+    await store.store_batch("t2", [event("$last")])
+    pending = await store.pending_events()
+    assert [(e.source["event_id"], e.arrival, e.decision) for e in pending] == [
+        ("$q", 1, {"do": "x"}), ("$later", 2, None), ("$last", 3, None),
+    ]  # fmt: skip
+    assert [e.arrival for e in await store.pending_events(after=1, limit=1)] == [2]
+
+
+async def test_one_holder_of_a_lease_at_a_time_and_a_lost_lease_stores_nothing(open_database):
+    first = await SqlStateStore.open(await open_database())
+    second = await SqlStateStore.open(await open_database())
+    mine, theirs = Lease("@bot:hs", "process-1"), Lease("@bot:hs", "process-2")
+    assert await first.take_lease(mine, 30)
+    assert not await second.take_lease(theirs, 30), "held by the first"
+    assert await first.take_lease(mine, 30), "renewed by its holder"
+    assert await first.store_batch("t1", [event("$a")], mine)
+    with pytest.raises(LeaseLost):
+        await second.store_batch("t2", [event("$b")], theirs)
+    assert await first.sync_token() == "t1"
+
+    await first.release_lease(mine)  # a clean stop: the standby need not wait
+    assert await second.take_lease(theirs, 0.001)
+    with pytest.raises(LeaseLost):
+        await first.store_batch("t3", [event("$c")], mine)
+    assert [e.source["event_id"] for e in await first.pending_events()] == ["$a"]
+    await asyncio.sleep(0.01)  # the second's lease has run out: anyone may take it
+    assert await first.take_lease(mine, 30)

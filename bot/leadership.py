@@ -1,0 +1,101 @@
+"""One active process per Matrix account: the others stand by until its lease runs out.
+
+The lease is a row in the shared state store (bot/state.py). The active process renews
+it every third of its length; if it cannot (the database is unreachable, or another
+process took it), it stops syncing and answering before the lease can have run out, so
+that two processes never answer at once. A standby tries to take the lease a few times
+per lease length; a process stopped cleanly gives it up at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import time
+import uuid
+from collections.abc import Callable
+
+from bot.state import Lease, LeaseLost, LeaseStore
+from core.storage.database import StorageError
+
+log = logging.getLogger(__name__)
+
+# The active process stops this long before its lease would end, for a clock that
+# drifts or a renewal that comes back late.
+SAFETY_MARGIN = 0.2  # of the lease's length
+
+
+def own_name() -> str:
+    """This process, as the lease names it (host, pid and a random part for restarts)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+
+
+class Leadership:
+    def __init__(
+        self,
+        store: LeaseStore,
+        account: str,
+        seconds: float,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.store = store
+        self.lease = Lease(account, own_name())
+        self.seconds = seconds
+        self.clock = clock
+        self.active = False
+        # Until when (clock()) this process may act as the active one.
+        self._valid_until = 0.0
+
+    def remaining(self) -> float:
+        """Seconds this process may still act, with the safety margin taken off."""
+        return max(0.0, self._valid_until - self.clock())
+
+    async def _take(self) -> bool | None:
+        """Take or renew the lease: None when the store could not be asked."""
+        started = self.clock()
+        try:
+            taken = await asyncio.wait_for(
+                self.store.take_lease(self.lease, self.seconds), self.seconds / 3
+            )
+        except (StorageError, TimeoutError) as exc:
+            log.warning("the syncing lease could not be asked for: %s", type(exc).__name__)
+            return None
+        if taken:
+            self._valid_until = started + self.seconds * (1 - SAFETY_MARGIN)
+        return taken
+
+    async def acquire(self) -> None:
+        """Wait until this process holds the lease."""
+        announced = False
+        while not await self._take():
+            if not announced:
+                log.info("standing by: another process syncs %s", self.lease.name)
+                announced = True
+            await asyncio.sleep(self.seconds / 5)
+        self.active = True
+        log.info("active: this process syncs %s", self.lease.name)
+
+    async def keep(self) -> None:
+        """Renew the lease until cancelled; raises LeaseLost when this process must stop."""
+        while True:
+            await asyncio.sleep(min(self.seconds / 3, self.remaining()))
+            taken = await self._take()
+            # The store cannot be asked: go on while the lease surely holds, trying again.
+            while taken is None and self.remaining() > 0:
+                await asyncio.sleep(min(1.0, self.remaining()))
+                taken = await self._take()
+            if not taken:
+                self.active = False
+                log.warning("another process may sync %s now: this one stops", self.lease.name)
+                raise LeaseLost(self.lease.name)
+
+    async def release(self) -> None:
+        """Give the lease up, so that a standby takes over at once."""
+        self.active = False
+        self._valid_until = 0.0
+        try:
+            await self.store.release_lease(self.lease)
+        except StorageError as exc:
+            log.warning("the syncing lease was not given up (%s); it runs out", exc)

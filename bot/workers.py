@@ -1,0 +1,60 @@
+"""A fixed number of answer workers take the inbox's pending messages in order of arrival.
+
+The sync loop stores messages (bot/state.py) and wakes the feeder; the feeder reads them
+from the store a few at a time, so a backlog of thousands after a reconnect costs a row
+each in the database, not a task each in memory. Each message runs as the dispatcher's
+task: a worker stopped at shutdown leaves it to finish within the grace period.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+from bot.state import PendingEvent, StateStore
+
+log = logging.getLogger(__name__)
+
+
+class AnswerWorkers:
+    def __init__(
+        self,
+        state: StateStore,
+        start: Callable[[PendingEvent], Awaitable[None]],
+        count: int,
+    ) -> None:
+        self.state = state
+        self.start = start
+        self.count = count
+        self._wake = asyncio.Event()
+
+    def wake(self) -> None:
+        """New messages are in the inbox."""
+        self._wake.set()
+
+    async def run(self) -> None:
+        """Feed the workers until cancelled; pending messages of earlier runs come first."""
+        queue: asyncio.Queue[PendingEvent] = asyncio.Queue(maxsize=self.count)
+        async with asyncio.TaskGroup() as group:
+            for _ in range(self.count):
+                group.create_task(self._work(queue))
+            await self._feed(queue)
+
+    async def _feed(self, queue: asyncio.Queue[PendingEvent]) -> None:
+        after = 0
+        while True:
+            # Cleared before reading, so that a wake-up during the read is not lost.
+            self._wake.clear()
+            batch = await self.state.pending_events(after=after, limit=self.count)
+            if not batch:
+                await self._wake.wait()
+                continue
+            for event in batch:
+                await queue.put(event)
+            after = batch[-1].arrival
+
+    async def _work(self, queue: asyncio.Queue[PendingEvent]) -> None:
+        while True:
+            event = await queue.get()
+            await self.start(event)
