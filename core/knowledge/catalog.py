@@ -84,7 +84,7 @@ UPGRADES = UpgradeTable(
 
 HIT_COLUMNS = (
     "c.chunk_id, c.collection, c.doc_id, d.source, c.title, d.url, c.heading, c.text,"
-    " c.position, d.public, d.room"
+    " c.position, d.public, d.room, d.content_hash"
 )
 # ts_rank's weights of the labels {D, C, B, A}: body 1, heading 1.5, title 2, as FTS5's
 # bm25() weighs the columns; its normalization 1 divides by the log of the chunk's length

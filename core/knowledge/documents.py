@@ -178,6 +178,10 @@ class Hit:
     vector_rank: int | None = None
     keyword_rank: int | None = None
     distance: float | None = None
+    # The document's version as the shared catalog knows it (its content hash): rights
+    # decisions are kept per version, so a document replaced by any process is asked
+    # about again by every process.
+    revision: str = ""
 
 
 @dataclass(frozen=True)

@@ -125,12 +125,13 @@ class Retriever:
             far = distance.get(chunk_id, 0.0) > settings.max_distance
             if row is None or (far and chunk_id not in keyword_rank):
                 continue
-            _, collection, doc_id, source, title, url, heading, text, position, _, room = row
+            _, collection, doc_id, source, title, url, heading, text, position, _, room, rev = row
             public = self.settings().collections[collection].public
             score *= factors.get((collection, doc_id), 1.0)
             hits.append(
                 Hit(chunk_id, collection, doc_id, source, title, url, heading, text, position,
                     public, score, room=room, vector_rank=vector_rank.get(chunk_id),
-                    keyword_rank=keyword_rank.get(chunk_id), distance=distance.get(chunk_id))
+                    keyword_rank=keyword_rank.get(chunk_id), distance=distance.get(chunk_id),
+                    revision=rev)
             )  # fmt: skip
         return sorted(hits, key=lambda hit: hit.score, reverse=True)[:want]

@@ -1,4 +1,9 @@
-"""Rights decisions per (application, reader, document), for a short time."""
+"""Rights decisions per (application, reader, document version), for a short time.
+
+A decision holds for the version of the document it was made for: when any process
+replaces the document, every process's next retrieval carries the new version (from the
+shared catalog), misses here, and asks the application again.
+"""
 
 from __future__ import annotations
 
@@ -11,23 +16,31 @@ DocumentKey = tuple[str, str]  # (collection, document id)
 class DecisionCache:
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
-        self._decisions: dict[DocumentKey, dict[tuple[str, str], tuple[bool, float]]] = {}
+        # document -> (application, reader) -> (version, allowed, until)
+        self._decisions: dict[DocumentKey, dict[tuple[str, str], tuple[str, bool, float]]] = {}
 
-    def get(self, source: str, reader: str, document: DocumentKey) -> bool | None:
+    def get(self, source: str, reader: str, document: DocumentKey, revision: str) -> bool | None:
         entry = self._decisions.get(document, {}).get((source, reader))
-        if entry is None or entry[1] <= self._clock():
+        if entry is None or entry[0] != revision or entry[2] <= self._clock():
             return None
-        return entry[0]
+        return entry[1]
 
     def put(
-        self, source: str, reader: str, document: DocumentKey, allowed: bool, ttl: float
+        self,
+        source: str,
+        reader: str,
+        document: DocumentKey,
+        revision: str,
+        allowed: bool,
+        ttl: float,
     ) -> None:
         if ttl > 0:
             self._decisions.setdefault(document, {})[(source, reader)] = (
+                revision,
                 allowed,
                 self._clock() + ttl,
             )
 
     def drop_document(self, collection: str, doc_id: str) -> None:
-        """A document changed or went away: its rights must be asked again."""
+        """A document changed or went away: its decisions are of no more use."""
         self._decisions.pop((collection, doc_id), None)

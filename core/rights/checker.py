@@ -123,10 +123,11 @@ class RightsChecker:
         if source.rights_url is None or self._signer is None:
             return {}, True
         ttl = self.settings().rights.cache_seconds
+        revisions = {_key(hit): hit.revision for hit in hits}
         verdict = {doc: True for doc in documents}
         to_ask: list[str] = []
         for subject in dict.fromkeys(subjects):
-            cached = [self.cache.get(name, subject, doc) for doc in documents]
+            cached = [self.cache.get(name, subject, doc, revisions[doc]) for doc in documents]
             if None in cached:
                 to_ask.append(subject)
             for doc, known in zip(documents, cached, strict=True):
@@ -143,7 +144,7 @@ class RightsChecker:
         for batch, results in zip(batches, answers, strict=True):
             for subject, allowed in zip(batch, results or [], strict=True):
                 for doc in documents:
-                    self.cache.put(name, subject, doc, doc in allowed, ttl)
+                    self.cache.put(name, subject, doc, revisions[doc], doc in allowed, ttl)
                     verdict[doc] = verdict[doc] and doc in allowed
         return verdict, False
 

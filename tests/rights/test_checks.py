@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from core.knowledge.base import KnowledgeBase
 from core.knowledge.documents import Document
 from core.passages import PassagesAnswerer
 from core.requests import Request
@@ -152,6 +153,23 @@ async def test_decisions_are_cached_and_dropped_when_a_document_changes(answerer
     )
     after = await answerer.answer(ask(ALICE, direct=True))
     assert len(world.wiki.requests) == 2 and "salaries" not in cited(after)
+
+
+async def test_a_document_replaced_through_another_process_is_asked_about_again(
+    answerer, world, embedders
+):
+    await answerer.answer(ask(ALICE, direct=True))
+    # Another process on the same storage: its own catalog connection and rights cache.
+    other = await KnowledgeBase.open(world.kb.indexer.settings, embedders)
+    try:
+        world.wiki.acl["alice"] = {("wiki", "roadmap")}
+        salaries = Document("wiki", "salaries", "Salary bands", "Travel managers are in E5.")
+        assert [o.status for o in await other.indexer.put_many([salaries])] == ["indexed"]
+    finally:
+        await other.close()
+    after = await answerer.answer(ask(ALICE, direct=True))
+    assert "salaries" not in cited(after), "the decision cached for the old version was used"
+    assert len(world.wiki.requests) == 2
 
 
 @pytest.mark.parametrize("cache_seconds", [0.3])
