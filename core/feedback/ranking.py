@@ -18,7 +18,8 @@ class FeedbackRanking:
     async def factors(self) -> dict[tuple[str, str], float]:
         """(collection, document id) -> the factor its retrieval score is multiplied by."""
         bounds = self.settings().feedback
-        key = (self.store.version, bounds)
+        # One small read per question: votes may come in through another process.
+        key = (await self.store.votes_version(), bounds)
         if self._cached is None or self._cached[0] != key:
             factors = decide_adjustments(
                 await self.store.document_votes(),

@@ -97,12 +97,20 @@ CREATE TABLE IF NOT EXISTS asks (
 );
 """
 
+# Every process's ranking cache compares this count with the one it computed from.
+V2 = """
+CREATE TABLE IF NOT EXISTS vote_changes (id INTEGER PRIMARY KEY, changes BIGINT NOT NULL);
+INSERT INTO vote_changes VALUES (1, 0) ON CONFLICT DO NOTHING;
+"""
+BUMP = "UPDATE vote_changes SET changes = changes + 1 WHERE id = 1"
+
 UPGRADES = UpgradeTable(
     "feedback",
     [
         Upgrade(
             "answers, their sources, readers and events, votes, comments", V1_SQLITE, V1_POSTGRES
-        )
+        ),
+        Upgrade("a count of vote changes, shared by every process", V2, V2),
     ],
 )
 UP = "SUM(CASE WHEN v.vote = 'up' THEN 1 ELSE 0 END)"
@@ -146,8 +154,7 @@ class RoomCounts:
 
 
 class FeedbackStore(Protocol):
-    version: int
-
+    async def votes_version(self) -> int: ...
     async def store_answer(self, record: AnswerRecord) -> None: ...
     async def note_answer_event(self, event_id: str, answer_id: str) -> None: ...
     async def forget_answer_event(self, event_id: str) -> None: ...
@@ -172,9 +179,9 @@ class SqlFeedbackStore(SqlStore):
 
     upgrades = UPGRADES
 
-    def __init__(self, db: Database) -> None:
-        super().__init__(db)
-        self.version = 0  # grows with every change of votes, for caches
+    async def votes_version(self) -> int:
+        """Grows with every change of votes, made by any process (for caches)."""
+        return int(await self.db.fetchval("SELECT changes FROM vote_changes WHERE id = 1"))
 
     async def store_answer(self, record: AnswerRecord) -> None:
         async with self.db.transaction() as tx:
@@ -232,18 +239,18 @@ class SqlFeedbackStore(SqlStore):
     async def add_reaction(
         self, event_id: str, answer_id: str, user: str, vote: Vote, ts: float
     ) -> None:
-        await self.db.execute(
-            'INSERT INTO reactions (reaction_event, answer_id, "user", vote, ts) '
-            "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            event_id, answer_id, user, vote, ts,
-        )  # fmt: skip
-        self.version += 1
+        async with self.db.transaction() as tx:
+            await tx.execute(
+                'INSERT INTO reactions (reaction_event, answer_id, "user", vote, ts) '
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                event_id, answer_id, user, vote, ts,
+            )  # fmt: skip
+            await tx.execute(BUMP)
 
     async def redact(self, event_id: str) -> None:
-        await self.db.execute(
-            "UPDATE reactions SET redacted = 1 WHERE reaction_event = ?", event_id
-        )
-        self.version += 1
+        async with self.db.transaction() as tx:
+            await tx.execute("UPDATE reactions SET redacted = 1 WHERE reaction_event = ?", event_id)
+            await tx.execute(BUMP)
 
     async def vote_of(self, answer_id: str, user: str) -> Vote | None:
         query = 'SELECT vote FROM votes WHERE answer_id = ? AND "user" = ?'
