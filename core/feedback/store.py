@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from core.feedback.votes import Vote
-from core.storage.database import Database
 from core.storage.store import SqlStore
 from core.storage.upgrades import Upgrade, UpgradeTable
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import json
+from dataclasses import replace
 
 import pytest
 
