@@ -33,6 +33,7 @@ from core.config.summaries import parse_schedule
 from core.feedback.ranking import FeedbackRanking
 from core.feedback.store import SqlFeedbackStore
 from core.guardrails.guard import Guarded
+from core.guardrails.rate_store import SqlRateLimits
 from core.knowledge.base import KnowledgeBase
 from core.knowledge.serve import run_knowledge_services
 from core.llm.client import LlmClient
@@ -119,6 +120,7 @@ class BotApp:
                 ),
                 self._current,
                 memory,
+                await SqlRateLimits.open(await storage.database("guardrails")),
             )
             parts = Parts(state, kb, memory, feedback_store, marks, metrics, answerer)
             bot = self.settings.current.bot

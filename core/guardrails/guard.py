@@ -13,7 +13,7 @@ from core.answering import Answerer
 from core.config import Settings
 from core.config.guardrails import GuardrailSettings
 from core.guardrails.injection import InjectionDetector
-from core.guardrails.limits import RateLimiter
+from core.guardrails.rate_store import LocalRateLimits, RateLimits
 from core.guardrails.toxicity import LocalToxicity
 from core.memory.memory import ConversationMemory
 from core.requests import Answer, Progress, Request
@@ -56,12 +56,12 @@ class Guarded:
         inner: Answerer,
         settings: Callable[[], Settings],
         memory: ConversationMemory | None = None,
-        clock: Callable[[], float] = time.monotonic,
+        limits: RateLimits | None = None,
     ) -> None:
         self.inner = inner
         self.settings = settings
         self.memory = memory
-        self.limiter = RateLimiter(clock)
+        self.limits = limits or LocalRateLimits()
         self.toxicity = LocalToxicity()
         self._detector: tuple[tuple[str, ...], InjectionDetector] | None = None
 
@@ -75,7 +75,7 @@ class Guarded:
         guard = self.settings().guardrails
         over = injection = grade = None
         if len(request.text) <= guard.max_question_chars:
-            over = self.limiter.allows(
+            over = await self.limits.allows(
                 {
                     f"user:{request.sender}": guard.user_questions_per_minute,
                     f"room:{request.room}": guard.room_questions_per_minute,

@@ -22,6 +22,7 @@ SQLITE_FILES = {
     "feedback": "feedback.sqlite3",
     "evaluations": "evaluations.sqlite3",
     "summaries": "scheduler.sqlite3",
+    "guardrails": "guardrails.sqlite3",
 }
 
 

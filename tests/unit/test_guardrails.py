@@ -12,6 +12,7 @@ from core.config.guardrails import GuardrailSettings
 from core.guardrails.guard import decide_refusal
 from core.guardrails.injection import InjectionDetector
 from core.guardrails.limits import RateLimiter
+from core.guardrails.rate_store import SqlRateLimits
 from core.guardrails.toxicity import LocalToxicity
 
 DATA = Path(__file__).parent.parent / "data" / "guardrails"
@@ -92,3 +93,18 @@ def test_the_local_toxicity_tier_declines_abuse_and_leaves_ordinary_questions():
     precision, recall = precision_recall(flags, [case["toxic"] for case in cases])
     # The local tier is for the clear cases; polite bigotry is the model's to grade.
     assert precision >= 0.75 and recall >= 0.3, (precision, recall)
+
+
+async def test_shared_rate_limits_count_the_questions_of_every_process(open_database):
+    now = [1_000.0]
+    first, second = [await SqlRateLimits.open(await open_database()) for _ in range(2)]
+    first.clock = second.clock = lambda: now[0]
+    limits = {"user:@a": 2, "room:!r": 3}
+    assert await first.allows(limits) is None
+    assert await second.allows(limits) is None
+    assert await first.allows(limits) == "user:@a", "the second process's question counts"
+    assert await second.allows({"user:@b": 2, "room:!r": 3}) is None
+    assert await first.allows({"user:@c": 2, "room:!r": 3}) == "room:!r"
+    now[0] += 61
+    assert await second.allows(limits) is None, "a minute later the window is empty again"
+    assert await first.allows({"user:@z": 0, "room:!q": 0}) is None, "0 is no limit"
