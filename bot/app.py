@@ -142,7 +142,7 @@ class BotApp:
     ) -> None:
         """Every process's loops, and the account's when it is the active one. What ends
         the bot (a homeserver refusing the login) is raised as itself, not in a group."""
-        kb, memory, answerer = parts.kb, parts.memory, parts.answerer
+        kb, answerer = parts.kb, parts.answerer
         try:
             async with asyncio.TaskGroup() as group:
 
@@ -152,7 +152,6 @@ class BotApp:
                 keep("config watcher", watcher.watch)
                 if kb:
                     keep("ingestion", lambda: run_knowledge_services(kb, self._current))
-                keep("history flusher", memory.run_flusher)
                 keep("model warm-up", lambda: self._warm_up(kb, answerer))
                 if self.settings.current.ops.enabled:
                     ops = OpsServer(
@@ -214,6 +213,8 @@ class BotApp:
 
                 group.create_task(leadership.keep())
                 keep("sync", sync.run)
+                # The active process's alone: it is the one that sees the rooms' lines.
+                keep("history flusher", parts.memory.run_flusher)
                 await sync.ready.wait()
                 keep("answer workers", workers.run)
                 if matrix.client.olm:

@@ -148,6 +148,8 @@ class IngestQueue:
 
     async def _finish(self, job: Job, outcome: Outcome | None, error: str | None) -> None:
         await self.jobs.finish_job(job.id, error)
+        status = outcome.status if outcome else "failed"
+        log.info("job %d (%s %s/%s): %s", job.id, job.op, job.collection, job.doc_id, status)
         future = self._finished.get(job.id)
         if future and not future.done():
             future.set_result(outcome)

@@ -43,12 +43,12 @@ START_SECONDS = 120
 
 
 class BotProcess:
-    """`python -m bot --config …` for the harness's config and data folder."""
+    """`python -m bot --config …` for the harness's config (or `config`) and data folder."""
 
-    def __init__(self, harness: BotHarness, log: Path) -> None:
+    def __init__(self, harness: BotHarness, log: Path, config: Path | None = None) -> None:
         self.log = log.open("a")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "bot", "--config", str(harness.config_path)],
+            [sys.executable, "-m", "bot", "--config", str(config or harness.config_path)],
             cwd=ROOT,
             env={**os.environ, **harness.env},
             stdout=self.log,

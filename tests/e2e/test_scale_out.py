@@ -1,0 +1,201 @@
+"""Several processes, one bot: bot processes and `knowledge-api` workers on one PostgreSQL
+and one `chroma run` server, each a real process (SIGKILL is a real crash).
+
+The two bot processes share the data folder (the Matrix login and encryption keys) and
+the database; each has a config of its own only for its ingestion API's port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from bot.dev.synapse import free_port
+from core import strings
+from tests.e2e.conftest import ROOT, BotHarness
+from tests.e2e.people import membership_of, replies_to
+from tests.e2e.scripted import llm_config, reading_model
+from tests.e2e.test_faults_restart import (
+    START_SECONDS,
+    BotProcess,
+    answered,
+    assert_answered_once_in,
+    body,
+    pending_after_stop,
+    put_document,
+    streaming_requests,
+)
+from tests.e2e.test_knowledge import knowledge_config
+from tests.e2e.test_pipeline import edits_of
+from tests.support.chroma_server import ChromaServer
+
+pytestmark = pytest.mark.e2e
+
+KNOWLEDGE_API = Path(sys.executable).parent / "knowledge-api"
+DOCUMENTS = 2_000
+
+
+@pytest.fixture
+def chroma(tmp_path: Path) -> Iterator[ChromaServer]:
+    server = ChromaServer(tmp_path / "chroma")
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+async def shared_storage(postgres) -> str:
+    url = await postgres.create_database()
+    return f'\n[storage]\nurl = "{url}"\n'
+
+
+def write_configs(
+    bot: BotHarness, count: int, extra: str, **settings: object
+) -> list[tuple[Path, int]]:
+    """`count` configs for processes of one bot: the same account, data folder and
+    storage; an ingestion API port each. Returns (config, port) pairs."""
+    bot.storage_toml = ""  # the shared storage is in `extra`
+    written = []
+    for n in range(count):
+        port = free_port()
+        bot.config_path = bot.folder / f"config-{n}.toml"
+        bot.write_config(knowledge_config(port) + extra, **settings)  # type: ignore[arg-type]
+        written.append((bot.config_path, port))
+    return written
+
+
+def logged(path: Path, pattern: str) -> bool:
+    return path.exists() and re.search(pattern, path.read_text()) is not None
+
+
+async def wait_for_log(path: Path, pattern: str, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + START_SECONDS
+    while not logged(path, pattern):
+        assert process.poll() is None, f"the process stopped:\n{path.read_text()}"
+        assert time.monotonic() < deadline, f"no {pattern!r} in:\n{path.read_text()}"
+        await asyncio.sleep(0.2)
+
+
+@pytest.fixture
+async def bot_processes(bot: BotHarness, tmp_path: Path) -> AsyncIterator[list[BotProcess]]:
+    started: list[BotProcess] = []
+    yield started
+    for process in started:
+        process.stop(signal.SIGKILL)
+    for log in sorted(tmp_path.glob("bot-*.log")):
+        print(f"--- {log.name}\n{log.read_text()}")
+
+
+async def test_a_standby_takes_over_from_a_killed_active_bot_and_answers_once(
+    people, bot, llm, chroma, shared_storage, bot_processes, tmp_path
+):
+    alice = await people("alice")
+    llm.respond = reading_model
+    extra = (
+        f'[knowledge]\nchroma_url = "{chroma.url}"\n'
+        + llm_config(llm)
+        + "stream_edit_seconds = 0.2\n"
+        + shared_storage
+    )
+    (first_config, port), (second_config, _) = write_configs(
+        bot, 2, extra, allowed_users=[alice.user_id], placeholder_after_seconds=0,
+        shutdown_grace_seconds=0, lease_seconds=3,
+    )  # fmt: skip
+    logs = [tmp_path / "bot-0.log", tmp_path / "bot-1.log"]
+    first = BotProcess(bot, logs[0], first_config)
+    bot_processes.append(first)
+    await wait_for_log(logs[0], "active: this process syncs", first.process)
+    second = BotProcess(bot, logs[1], second_config)
+    bot_processes.append(second)
+    await wait_for_log(logs[1], "standing by", second.process)
+
+    room = await alice.create_room([bot.user_id])
+    await alice.wait_for(room, membership_of(bot.user_id, "join"), timeout=START_SECONDS)
+    await put_document(port)
+    held = llm.held = asyncio.Event()
+    llm.hold_after = 2
+    question = await alice.say(room, "how are trains booked?", mentions=[bot.user_id])
+    placeholder = await alice.wait_for(room, replies_to(question), timeout=60)
+    assert body(placeholder) == strings.PLACEHOLDER
+    await alice.wait_for(room, edits_of(placeholder["event_id"]), timeout=60)
+    assert not logged(logs[1], "active: this process syncs"), "the standby stood by"
+
+    assert first.stop(signal.SIGKILL) == -signal.SIGKILL
+    held.set()
+    asked_before = streaming_requests(llm)
+    await assert_answered_once_in(alice, room, question, placeholder["event_id"])
+    assert logged(logs[1], "active: this process syncs")
+    assert streaming_requests(llm) == asked_before + 1, "answered once, by the standby"
+
+    # A later question is answered by the new active process.
+    again = await alice.say(room, "how are trains booked again?", mentions=[bot.user_id])
+    reply = await alice.wait_for(room, replies_to(again), timeout=60)
+    await alice.wait_for(room, answered(reply["event_id"]), timeout=60)
+    assert second.stop(signal.SIGTERM) == 0
+    bot.config_path = second_config
+    assert await pending_after_stop(bot) == []
+
+
+async def put_queued(http: aiohttp.ClientSession, port: int, n: int) -> None:
+    url = f"http://127.0.0.1:{port}/api/v1/collections/handbook/documents/doc-{n}"
+    document = {"title": f"Page {n}", "content": f"Page {n} says that rule {n} applies."}
+    headers = {"Authorization": "Bearer wiki-token"}
+    async with http.put(url, json=document, headers=headers) as response:
+        assert response.status in (200, 202), await response.text()
+
+
+async def test_documents_put_concurrently_to_two_workers_are_each_indexed_once(
+    bot, chroma, shared_storage, tmp_path
+):
+    extra = f'[knowledge]\nchroma_url = "{chroma.url}"\n' + shared_storage
+    configs = write_configs(bot, 2, extra)
+    logs = [tmp_path / f"api-{n}.log" for n in range(2)]
+    workers = [
+        subprocess.Popen(
+            [str(KNOWLEDGE_API), "--config", str(config)],
+            cwd=ROOT,
+            stdout=log.open("w"),
+            stderr=subprocess.STDOUT,
+        )
+        for (config, _), log in zip(configs, logs, strict=True)
+    ]
+    try:
+        for worker, log in zip(workers, logs, strict=True):
+            await wait_for_log(log, "ingestion API on", worker)
+        ports = [port for _, port in configs]
+        limit = aiohttp.TCPConnector(limit=50)
+        async with aiohttp.ClientSession(connector=limit) as http:
+            await asyncio.gather(*(put_queued(http, ports[n % 2], n) for n in range(DOCUMENTS)))
+        done = re.compile(r"job (\d+) \(put handbook/doc-(\d+)\): indexed")
+        deadline = time.monotonic() + 600
+        while True:
+            finished = [done.findall(log.read_text()) for log in logs]
+            if sum(map(len, finished)) >= DOCUMENTS:
+                break
+            assert time.monotonic() < deadline, f"{sum(map(len, finished))} of {DOCUMENTS}"
+            await asyncio.sleep(1)
+        documents = Counter(doc for found in finished for _, doc in found)
+        assert len(documents) == DOCUMENTS and set(documents.values()) == {1}, "each once"
+        assert all(finished), "both workers took jobs"
+        async with aiohttp.ClientSession() as http:
+            url = f"http://127.0.0.1:{ports[1]}/api/v1/collections"
+            headers = {"Authorization": "Bearer wiki-token"}
+            async with http.get(url, headers=headers) as response:
+                sizes = {c["name"]: c["documents"] for c in (await response.json())["collections"]}
+        assert sizes["handbook"] == DOCUMENTS
+    finally:
+        for worker in workers:
+            worker.kill()
+            worker.wait(timeout=30)
+        for log in logs:
+            print(f"--- {log.name}\n{log.read_text()[-3000:]}")
