@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from nio import InviteMemberEvent, MegolmEvent, RoomMemberEvent, SyncError, SyncResponse
 
+from bot.backfill import fetch_gap
 from bot.dispatcher import Dispatcher
 from bot.invites import decide_invite
 from bot.matrix import MatrixIO
@@ -69,7 +70,7 @@ class SyncLoop:
             self.dispatcher.audiences.observe(response)
             await self._handle_invites(response)
             fresh = await self.state.store_batch(
-                response.next_batch, await self._addressed(response), self.lease
+                response.next_batch, await self._addressed(response, token), self.lease
             )
             token = response.next_batch
             if not self.ready.is_set():
@@ -79,13 +80,17 @@ class SyncLoop:
                 self.workers.wake()
             await self._maintain_keys()
 
-    async def _addressed(self, response: SyncResponse) -> list[PendingEvent]:
+    async def _addressed(self, response: SyncResponse, since: str | None) -> list[PendingEvent]:
         """The messages of the batch that the bot must act on, with what to do (decided
         once, here: the workers and any process taking over carry it out)."""
         pending = []
         for room_id, info in response.rooms.join.items():
             await self._note_invite(room_id, [*info.state, *info.timeline.events])
-            for event in info.timeline.events:
+            events = info.timeline.events
+            if info.timeline.limited and since and info.timeline.prev_batch:
+                gap = await fetch_gap(self.matrix, room_id, info.timeline.prev_batch, since)
+                events = [*gap, *events]
+            for event in events:
                 if isinstance(event, MegolmEvent):
                     self._report_undecryptable(room_id, event)
                     continue

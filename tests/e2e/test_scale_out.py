@@ -199,3 +199,33 @@ async def test_documents_put_concurrently_to_two_workers_are_each_indexed_once(
             worker.wait(timeout=30)
         for log in logs:
             print(f"--- {log.name}\n{log.read_text()[-3000:]}")
+
+
+async def test_a_backlog_after_a_restart_is_answered_whole_and_in_the_order_it_came(people, bot):
+    """One answer worker: the 40 questions a bot finds after a restart (more than the
+    homeserver puts in one sync: the rest are read back) are each answered once, in order.
+    (With a task per message, as before, they came in any order.)"""
+    alice = await people("alice")
+    bot.write_config(
+        "[guardrails]\nuser_questions_per_minute = 0\nroom_questions_per_minute = 0\n",
+        allowed_users=[alice.user_id],
+        answer_workers=1,
+    )
+    await bot.start()
+    room = await alice.create_room([bot.user_id])
+    await alice.wait_for(room, membership_of(bot.user_id, "join"))
+    await bot.stop()
+    questions = [
+        await alice.say(room, f"question number {n}?", mentions=[bot.user_id]) for n in range(40)
+    ]
+    await bot.start()
+
+    def replied() -> list[str]:
+        return [
+            e["content"]["m.relates_to"]["m.in_reply_to"]["event_id"]
+            for e in alice.seen(room, lambda e: e.get("sender") == bot.user_id)
+            if "m.in_reply_to" in e["content"].get("m.relates_to", {})
+        ]
+
+    await alice.wait_until(lambda: len(replied()) >= len(questions), timeout=120)
+    assert replied() == questions

@@ -1,0 +1,39 @@
+"""The messages a sync left out. After a pause (a restart, a failover, a slow answer
+backlog) the homeserver sends only a room's last few events and marks the timeline
+`limited`; the rest are read back page by page, down to the previous sync's token, so
+that no message sent while the bot was away goes unanswered."""
+
+from __future__ import annotations
+
+import logging
+
+from nio import Event, MessageDirection, RoomMessagesResponse
+
+from bot.matrix import MatrixError, MatrixIO
+
+log = logging.getLogger(__name__)
+
+PAGE = 100
+# A room that said more than this while the bot was away: its older messages are left.
+MAX_GAP_EVENTS = 2_000
+
+
+async def fetch_gap(matrix: MatrixIO, room_id: str, prev_batch: str, since: str) -> list[Event]:
+    """The events between the previous sync (`since`) and the timeline the sync returned
+    (which starts at `prev_batch`), oldest first. Raises MatrixError when a page cannot
+    be read: the batch is then read again, rather than its gap dropped."""
+    events: list[Event] = []
+    start = prev_batch
+    while len(events) < MAX_GAP_EVENTS:
+        response = await matrix.client.room_messages(
+            room_id, start=start, end=since, direction=MessageDirection.back, limit=PAGE
+        )
+        if not isinstance(response, RoomMessagesResponse):
+            raise MatrixError(f"reading the messages missed in {room_id} failed: {response}")
+        events.extend(response.chunk)
+        if not response.chunk or not response.end or response.end == start:
+            return events[::-1]
+        start = response.end
+    log.warning("%s: more than %d events while away; older ones were not read", room_id,
+                MAX_GAP_EVENTS)  # fmt: skip
+    return events[::-1]

@@ -1,0 +1,42 @@
+"""One active process per account: a standby waits, takes over when the lease ends or is
+given up, and an active process that loses the lease stops; on both store backends."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.leadership import Leadership
+from bot.state import LeaseLost, SqlStateStore
+
+ACCOUNT = "@bot:example.org"
+
+
+async def test_a_standby_waits_for_the_lease_and_takes_it_when_it_is_given_up(open_database):
+    active = Leadership(await SqlStateStore.open(await open_database()), ACCOUNT, 2)
+    standby = Leadership(await SqlStateStore.open(await open_database()), ACCOUNT, 2)
+    await active.acquire()
+    keeping = asyncio.create_task(active.keep())
+    waiting = asyncio.create_task(standby.acquire())
+    await asyncio.sleep(2.5)  # longer than the lease: renewals keep it the active's
+    assert not waiting.done() and not standby.active and active.active
+    keeping.cancel()
+    await active.release()
+    async with asyncio.timeout(5):
+        await waiting
+    assert standby.active and not active.active
+
+
+async def test_a_killed_active_processs_lease_runs_out_and_it_would_stop_itself(open_database):
+    active = Leadership(await SqlStateStore.open(await open_database()), ACCOUNT, 2)
+    standby = Leadership(await SqlStateStore.open(await open_database()), ACCOUNT, 2)
+    await active.acquire()
+    # Killed: nothing renews. The standby takes over once the lease has run out...
+    async with asyncio.timeout(5):
+        await standby.acquire()
+    # ...and the old one, were it only paused, finds out at its next renewal.
+    with pytest.raises(LeaseLost):
+        async with asyncio.timeout(5):
+            await active.keep()
+    assert not active.active and active.remaining() == 0
