@@ -135,3 +135,17 @@ def test_the_scale_out_file_balances_vllm_replicas_and_adds_a_shared_job_store()
     assert "server vllm:8000" in nginx and "server vllm-2:8000" in nginx
     assert "proxy_buffering off" in nginx, "answers stream through"
     assert scale["postgres"]["image"].startswith("postgres:")
+
+
+def test_the_scale_out_file_runs_an_active_and_a_standby_bot_and_two_ingestion_workers():
+    base = yaml.safe_load((COMPOSE / "compose.yaml").read_text())["services"]["bot"]
+    scale = yaml.safe_load((COMPOSE / "scale.yaml").read_text())["services"]
+    standby, api = scale["bot-standby"], scale["knowledge-api"]
+    assert standby["image"] == base["image"] and standby["volumes"] == base["volumes"], (
+        "the standby shares the account's config and data volume (login, keys)"
+    )
+    assert "ports" not in standby, "the host's ports stay the active bot's"
+    assert set(base["environment"]) <= set(standby["environment"])
+    assert api["entrypoint"][0] == "knowledge-api" and api["deploy"]["replicas"] == 2
+    for service in (scale["bot"], standby, api):
+        assert service["environment"]["POSTGRES_PASSWORD"].startswith("${POSTGRES_PASSWORD")
