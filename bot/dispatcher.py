@@ -74,6 +74,8 @@ class Dispatcher:
         self._tasks: set[asyncio.Task[None]] = set()
         # Records of sent replies still being written (shielded from cancellation).
         self._bookkeeping: set[asyncio.Task[None]] = set()
+        # The inbox's messages being handled now.
+        self._handling: set[str] = set()
 
     async def route(self, event: PendingEvent) -> tuple[IncomingMessage | None, Action]:
         message = parse_message(event.source, RoomID(event.room_id))
@@ -142,7 +144,12 @@ class Dispatcher:
     async def run(self, event: PendingEvent) -> None:
         """Handle one stored message as a task of its own, which a shutdown leaves its
         grace period to finish even when the worker that started it stops (see drain)."""
+        event_id = str(event.source.get("event_id", ""))
+        if event_id in self._handling:
+            return  # still being answered since before the workers started again
+        self._handling.add(event_id)
         task = self._spawn(self.handle(event))
+        task.add_done_callback(lambda _: self._handling.discard(event_id))
         try:
             await asyncio.shield(task)
         except StorageError:

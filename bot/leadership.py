@@ -88,6 +88,7 @@ class Leadership:
                 taken = await self._take()
             if not taken:
                 self.active = False
+                self._valid_until = 0.0  # nothing more may be sent, not even in a grace period
                 log.warning("another process may sync %s now: this one stops", self.lease.name)
                 raise LeaseLost(self.lease.name)
 

@@ -13,8 +13,10 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from bot.state import PendingEvent, StateStore
+from core.storage.database import StorageError
 
 log = logging.getLogger(__name__)
+RETRY_SECONDS = 2
 
 
 class AnswerWorkers:
@@ -46,7 +48,13 @@ class AnswerWorkers:
         while True:
             # Cleared before reading, so that a wake-up during the read is not lost.
             self._wake.clear()
-            batch = await self.state.pending_events(after=after, limit=self.count)
+            try:
+                batch = await self.state.pending_events(after=after, limit=self.count)
+            except StorageError as exc:
+                # The messages wait in the inbox; nothing in flight is stopped for this.
+                log.warning("the inbox cannot be read (%s); trying again", exc)
+                await asyncio.sleep(RETRY_SECONDS)
+                continue
             if not batch:
                 await self._wake.wait()
                 continue

@@ -58,6 +58,9 @@ class KnowledgeSettings(Strict):
     embedding_model: str = DEFAULT_EMBEDDING_MODEL
     embedding_batch_size: int = Field(default=64, ge=1, le=1024)
     max_document_bytes: int = Field(default=2_000_000, ge=1_000)
+    # false: this process queues what its API receives and leaves the indexing to other
+    # processes on the same storage (`knowledge-api` workers), keeping its CPU for answers.
+    indexing: bool = True
 
 
 class RetrievalSettings(Strict):

@@ -25,7 +25,8 @@ log = logging.getLogger(__name__)
 
 
 async def run_knowledge_services(kb: KnowledgeBase, settings: Callable[[], Settings]) -> None:
-    """The queue worker and, when enabled, the ingestion API, until cancelled."""
+    """The queue worker (unless `knowledge.indexing` is off) and, when enabled, the
+    ingestion API, until cancelled."""
     api = settings().ingest_api
     runner = (
         await start_ingest_api(IngestApi(kb, settings), api.host, api.port) if api.enabled else None
@@ -33,7 +34,11 @@ async def run_knowledge_services(kb: KnowledgeBase, settings: Callable[[], Setti
     try:
         # Load the default model now rather than on the first question.
         await asyncio.to_thread(kb.embedders.get, settings().knowledge.embedding_model)
-        await kb.queue.run()
+        if settings().knowledge.indexing:
+            await kb.queue.run()
+        else:
+            log.info("indexing is left to other processes ([knowledge] indexing = false)")
+            await asyncio.Event().wait()
     finally:
         if runner:
             await runner.cleanup()

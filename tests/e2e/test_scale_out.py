@@ -22,9 +22,11 @@ import pytest
 
 from bot.dev.synapse import free_port
 from core import strings
+from core.ids import localpart_of
 from tests.e2e.conftest import ROOT, BotHarness
 from tests.e2e.people import membership_of, replies_to
 from tests.e2e.scripted import llm_config, reading_model
+from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_faults_restart import (
     START_SECONDS,
     BotProcess,
@@ -35,8 +37,9 @@ from tests.e2e.test_faults_restart import (
     put_document,
     streaming_requests,
 )
-from tests.e2e.test_knowledge import knowledge_config
+from tests.e2e.test_knowledge import knowledge_config, put
 from tests.e2e.test_pipeline import edits_of
+from tests.e2e.test_rights import wiki_config
 from tests.support.chroma_server import ChromaServer
 
 pytestmark = pytest.mark.e2e
@@ -229,3 +232,54 @@ async def test_a_backlog_after_a_restart_is_answered_whole_and_in_the_order_it_c
 
     await alice.wait_until(lambda: len(replied()) >= len(questions), timeout=120)
     assert replied() == questions
+
+
+async def test_a_document_restricted_through_a_knowledge_api_process_is_denied_by_the_bot(
+    people, bot, wiki, chroma, shared_storage, tmp_path
+):
+    """The bot caches alice's right to the budget page for ten minutes; the page is
+    replaced through another process (the bot indexes nothing itself); the bot's next
+    answer asks the wiki again."""
+    alice = await people("alice")
+    bot_port, api_port = free_port(), free_port()
+    text = (
+        wiki_config(wiki, tmp_path, bot_port)
+        + f'[knowledge]\nchroma_url = "{chroma.url}"\n[rights]\ncache_seconds = 600\n'
+        + shared_storage
+    )
+    bot.storage_toml = ""
+    bot.config_path = bot.folder / "api.toml"
+    bot.write_config(text.replace(f"port = {bot_port}", f"port = {api_port}"))
+    text = text.replace("[knowledge]\n", "[knowledge]\nindexing = false\n")
+    api_log = tmp_path / "api.log"
+    api = subprocess.Popen(
+        [str(KNOWLEDGE_API), "--config", str(bot.config_path)],
+        cwd=ROOT,
+        stdout=api_log.open("w"),
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        bot.config_path = bot.folder / "config.toml"
+        bot.write_config(text, allowed_users=[alice.user_id])
+        wiki.acl = {localpart_of(alice.user_id): {("wiki", "budget")}}
+        await bot.start()
+        budget = {"title": "Budget 2027", "content": "The travel budget for 2027 is 42,000 euros."}
+        await wait_for_log(api_log, "ingestion API on", api)
+        await put(bot_port, "wiki", "budget", budget)  # queued by the bot, indexed by the other
+        direct = await room_with_bot(alice, bot, direct=True)
+        question = await alice.say(direct, "what is the travel budget?")
+        answer = await alice.wait_for(direct, replies_to(question), timeout=60)
+        assert "42,000 euros" in answer["content"]["body"]
+
+        wiki.acl = {}
+        budget["content"] = "The travel budget for 2027 is 43,000 euros."
+        await put(api_port, "wiki", "budget", budget)
+        question = await alice.say(direct, "what is the travel budget now?")
+        answer = await alice.wait_for(direct, replies_to(question), timeout=60)
+        assert "euros" not in answer["content"]["body"] and "Budget 2027" not in str(answer)
+        assert len(wiki.requests) == 2, "asked again, not answered from the cache"
+        assert len(re.findall(r"put wiki/budget\): indexed", api_log.read_text())) == 2
+    finally:
+        api.kill()
+        api.wait(timeout=30)
+        print(api_log.read_text())
