@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import re
 import signal
 import subprocess
@@ -44,7 +45,10 @@ DONE = re.compile(r"^(\S+ \S+) INFO core\.knowledge\.queue: job \d+ \(put .*\): 
 
 
 def start(command: list[str], log: Path) -> subprocess.Popen:
-    return subprocess.Popen(command, cwd=ROOT, stdout=log.open("w"), stderr=subprocess.STDOUT)
+    env = {**os.environ, "BOT_PASSWORD": PASSWORD}
+    return subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT
+    )
 
 
 async def wait_for_log(log: Path, pattern: str, timeout: float = 180) -> None:
@@ -75,6 +79,7 @@ def config_of(folder: Path, port: int, extra: str) -> Path:
     path = folder / "config.toml"
     path.write_text(
         '[matrix]\nhomeserver = "http://127.0.0.1:1"\nuser_id = "@bot:localhost"\n'
+        'password_env = "UNUSED"\n'
         f'[bot]\ndata_dir = "{folder / "data"}"\n' + knowledge_config(port) + extra
     )
     return path
