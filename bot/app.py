@@ -34,6 +34,7 @@ from core.feedback.ranking import FeedbackRanking
 from core.feedback.store import SqlFeedbackStore
 from core.guardrails.guard import Guarded
 from core.guardrails.rate_store import SqlRateLimits
+from core.health import Check
 from core.knowledge.base import KnowledgeBase
 from core.knowledge.serve import run_knowledge_services
 from core.llm.client import LlmClient
@@ -155,7 +156,7 @@ class BotApp:
                 keep("model warm-up", lambda: self._warm_up(kb, answerer))
                 if self.settings.current.ops.enabled:
                     ops = OpsServer(
-                        self._current, parts.metrics, self._last_sync, kb, supervisor.failing,
+                        self._current, parts.metrics, self._sync_check, kb, supervisor.failing,
                         standby=lambda: not leadership.active,
                     )  # fmt: skip
                     keep("health endpoint", ops.run)
@@ -237,8 +238,8 @@ class BotApp:
                 await matrix.close()
             await leadership.release()
 
-    def _last_sync(self) -> float | None:
-        return self._sync.last_sync if self._sync else None
+    def _sync_check(self) -> Check:
+        return self._sync.check() if self._sync else "failing"
 
     def _current(self) -> Settings:
         return self.settings.current

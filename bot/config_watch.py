@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import signal
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
@@ -108,7 +109,9 @@ class ConfigWatcher:
 
     async def _reject(self, exc: ConfigError) -> bool:
         log.error("config edit rejected, keeping the running config:\n%s", exc)
-        await self.report(strings.CONFIG_REJECTED.format(problems=_as_list(exc.problems)))
+        await self.report(
+            strings.CONFIG_REJECTED.format(problems=build_admin_problems(exc.problems))
+        )
         return False
 
     async def _apply(self, new: Settings) -> bool:
@@ -147,5 +150,12 @@ class ConfigWatcher:
         loop.add_signal_handler(signal.SIGHUP, on_sighup)
 
 
-def _as_list(problems: list[str]) -> str:
-    return "\n".join(f"- `{problem}`" for problem in problems)
+# An absolute path: a slash, then folders, then the file's name.
+ABSOLUTE_PATH = re.compile(r"(?<![\w.~:/])/(?:[^\s/:'\"`]+/)*([^\s/:'\"`]+)")
+
+
+def build_admin_problems(problems: list[str]) -> str:
+    """The problems as a list for the admin room, each file named without its folders:
+    the host's layout is not the room's business (the log has the full paths)."""
+    names_only = (ABSOLUTE_PATH.sub(r"\1", problem) for problem in problems)
+    return "\n".join(f"- `{problem}`" for problem in names_only)

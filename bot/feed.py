@@ -6,13 +6,16 @@ a line is reused only for readers who could read it (see `recent`).
 
 from __future__ import annotations
 
-from collections import defaultdict, deque
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 
 from core.ids import UserID
 from core.requests import ChatLine
 
 MAX_LINES = 200
+# Conversations (a room's main timeline, or one thread) kept; the least recently active
+# go first. An answer needs only the last lines of its own conversation.
+MAX_CONVERSATIONS = 5_000
 
 
 @dataclass(frozen=True)
@@ -25,10 +28,9 @@ class FeedLine:
 
 
 class Feed:
-    def __init__(self) -> None:
-        self._lines: dict[tuple[str, str | None], deque[FeedLine]] = defaultdict(
-            lambda: deque(maxlen=MAX_LINES)
-        )
+    def __init__(self, max_conversations: int = MAX_CONVERSATIONS) -> None:
+        self.max_conversations = max_conversations
+        self._lines: OrderedDict[tuple[str, str | None], deque[FeedLine]] = OrderedDict()
 
     def add(
         self,
@@ -36,7 +38,18 @@ class Feed:
         thread_root: str | None,
         entry: FeedLine,
     ) -> None:
-        self._lines[(room_id, thread_root)].append(entry)
+        key = (room_id, thread_root)
+        lines = self._lines.get(key)
+        if lines is None:
+            lines = self._lines[key] = deque(maxlen=MAX_LINES)
+            if len(self._lines) > self.max_conversations:
+                self._lines.popitem(last=False)
+        else:
+            self._lines.move_to_end(key)
+        lines.append(entry)
+
+    def __len__(self) -> int:
+        return len(self._lines)
 
     def recent(
         self,

@@ -27,6 +27,7 @@ from nio import (
     WhoamiResponse,
 )
 
+from bot.client import BotClient
 from bot.store_key import NIO_DEFAULT_KEY, StoreKeys, store_keys, unlock_store
 from core.config.model import MatrixSettings
 
@@ -178,9 +179,7 @@ async def connect(settings: MatrixSettings, data_dir: Path) -> MatrixIO:
         store_sync_tokens=False,
         pickle_key=keys.current if keys else NIO_DEFAULT_KEY,
     )
-    client = AsyncClient(
-        settings.homeserver, settings.user_id, store_path=str(store), config=config
-    )
+    client = BotClient(settings.homeserver, settings.user_id, store_path=str(store), config=config)
     session_file = data_dir / "session.json"
 
     session = _read_session(session_file, settings)

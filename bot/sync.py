@@ -10,6 +10,7 @@ from dataclasses import replace
 from nio import InviteMemberEvent, MegolmEvent, RoomMemberEvent, SyncError, SyncResponse
 
 from bot.backfill import fetch_gap
+from bot.client import retry_wait
 from bot.dispatcher import Dispatcher
 from bot.invites import decide_invite
 from bot.matrix import MatrixIO
@@ -18,12 +19,15 @@ from bot.settings_holder import SettingsHolder
 from bot.state import Lease, PendingEvent, StateStore, now_ms
 from bot.workers import AnswerWorkers
 from core import strings
+from core.health import Check
 from core.ids import UserID
 
 log = logging.getLogger(__name__)
 
 SYNC_TIMEOUT_MS = 30_000
-RETRY_SECONDS = (1, 2, 5, 10, 30)
+# A sync returns within its 30 s long-poll; longer silence means it is stuck.
+SYNC_STALE_SECONDS = 90
+MAX_REPORTED_SESSIONS = 10_000
 
 
 class SyncLoop:
@@ -45,8 +49,20 @@ class SyncLoop:
         self.lease = lease
         self.ready = asyncio.Event()
         self.last_sync: float | None = None  # time.monotonic() of the last good sync
+        # The last sync failed, or the homeserver could not be reached since the last good one.
+        self.failing = False
         self._undecryptable_sessions: set[str] = set()
         self._key_requests: set[asyncio.Task] = set()
+
+    def check(self) -> Check:
+        """For /health: failing when the last sync failed, when a request had to wait for
+        the homeserver since it (an outage shows within seconds), or when none came for
+        longer than a long-poll takes (a stuck loop)."""
+        last = self.last_sync
+        retried = getattr(self.matrix.client, "last_retry", None)
+        stuck = last is None or time.monotonic() - last > SYNC_STALE_SECONDS
+        waiting = retried is not None and last is not None and retried > last
+        return "failing" if self.failing or stuck or waiting else "ok"
 
     async def run(self) -> None:
         token = await self.state.sync_token()
@@ -60,12 +76,14 @@ class SyncLoop:
                 full_state=not self.ready.is_set(),
             )
             if isinstance(response, SyncError) or not isinstance(response, SyncResponse):
-                delay = RETRY_SECONDS[min(failures, len(RETRY_SECONDS) - 1)]
-                log.warning("sync failed (%s); retrying in %s s", response, delay)
                 failures += 1
+                self.failing = True
+                delay = retry_wait(failures)
+                log.warning("sync failed (%s); retrying in %.1f s", response, delay)
                 await asyncio.sleep(delay)
                 continue
             failures = 0
+            self.failing = False
             self.last_sync = time.monotonic()
             self.dispatcher.audiences.observe(response)
             await self._handle_invites(response)
@@ -123,6 +141,8 @@ class SyncLoop:
     def _report_undecryptable(self, room_id: str, event: MegolmEvent) -> None:
         if event.session_id in self._undecryptable_sessions:
             return
+        if len(self._undecryptable_sessions) >= MAX_REPORTED_SESSIONS:
+            self._undecryptable_sessions.clear()  # reported again at worst, never unbounded
         self._undecryptable_sessions.add(event.session_id)
         log.warning(
             "cannot decrypt messages in %s from %s (session %s); asking for the key",

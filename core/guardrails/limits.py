@@ -21,6 +21,8 @@ class RateLimiter:
         horizon = self.clock() - WINDOW_SECONDS
         while times and times[0] <= horizon:
             times.popleft()
+        if not times:
+            del self._times[key]  # a person or room gone quiet leaves nothing behind
         return times
 
     def allows(self, limits: dict[str, int]) -> str | None:

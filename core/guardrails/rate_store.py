@@ -50,8 +50,9 @@ class SqlRateLimits(SqlStore):
         now = self.clock()
         horizon = now - WINDOW_SECONDS
         async with self.db.transaction() as tx:
+            # Every key's old events, not only these keys': the table holds one minute.
+            await tx.execute("DELETE FROM rate_events WHERE at <= ?", horizon)
             for key, limit in limits.items():
-                await tx.execute("DELETE FROM rate_events WHERE key = ? AND at <= ?", key, horizon)
                 if not limit:
                     continue
                 count = await tx.fetchval("SELECT COUNT(*) FROM rate_events WHERE key = ?", key)

@@ -120,16 +120,51 @@ class VectorStore:
         self._collection(name, model).delete(where=where)
 
     @_reached
-    def query(self, name: str, model: str, vector: list[float], n: int) -> list[tuple[str, float]]:
-        """(chunk id, cosine distance), nearest first.
+    def query(
+        self,
+        name: str,
+        model: str,
+        vector: list[float],
+        n: int,
+        where: dict[str, Any] | None = None,
+    ) -> list[tuple[str, float]]:
+        """(chunk id, cosine distance), nearest first, of the entries matching `where`.
 
-        No metadata filter is passed: in Chroma 1.5 a `where` that matches most chunks
-        makes a query ten times slower (2 ms -> 30 ms at 10k chunks), so the catalog
-        applies the filters to the candidates instead.
+        Knowledge searches pass no filter: in Chroma 1.5 a `where` that matches most
+        chunks makes a query ten times slower (2 ms -> 30 ms at 10k chunks), so the
+        catalog applies the filters to the candidates instead. The rooms' history passes
+        its room: a filter that matches few entries is cheap.
         """
         collection = self._collection(name, model)
-        result = collection.query(query_embeddings=[vector], n_results=n, include=["distances"])
+        result = collection.query(
+            query_embeddings=[vector], n_results=n, include=["distances"], where=where
+        )
         return list(zip(result["ids"][0], result["distances"][0], strict=True))
+
+    @_reached
+    def names(self) -> list[str]:
+        """The names of the collections in Chroma (as given to the other methods)."""
+        return [
+            name.removeprefix("kb-")
+            for name in (
+                c if isinstance(c, str) else c.name for c in self._client.list_collections()
+            )
+            if name.startswith("kb-")
+        ]
+
+    @_reached
+    def entries(self, name: str) -> tuple[str, list[str], list[list[float]], list[dict[str, Any]]]:
+        """(the model it was made with, ids, embeddings, metadatas) of a whole collection."""
+        collection = self._client.get_collection(f"kb-{name}", embedding_function=None)
+        got = collection.get(include=["embeddings", "metadatas"])
+        model = (collection.metadata or {}).get("model", "")
+        embeddings = [list(map(float, vector)) for vector in got["embeddings"]]
+        return model, list(got["ids"]), embeddings, [dict(m or {}) for m in got["metadatas"]]
+
+    @_reached
+    def drop(self, name: str) -> None:
+        self._collections.pop(name, None)
+        self._client.delete_collection(f"kb-{name}")
 
     @_reached
     def heartbeat(self) -> None:

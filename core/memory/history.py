@@ -1,15 +1,22 @@
-"""A room's history: windows of its dialog, embedded into a Chroma collection of that room.
+"""The rooms' history: windows of each room's dialog, embedded into one Chroma
+collection for all rooms, each vector tagged with its room.
 
-One collection per room, so that a search can only ever return the room's own past.
-The window texts live in the memory store; Chroma holds their vectors.
+A search asks Chroma for the room's own vectors only (a `where` on the room), and keeps
+only the windows the memory store has for that room: a room's past never answers in
+another room. One collection whatever the number of rooms: embedded Chroma holds a few
+files open per collection, and the earlier one-collection-per-room layout ran out of
+open files at a few hundred rooms (those collections are moved over once, see
+`migrate_room_collections`). The window texts live in the memory store.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import math
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -19,12 +26,18 @@ from core.knowledge.vectors import VectorStore
 from core.memory.store import HistoryWindow, MemoryStore
 from core.memory.windows import build_window_text, decide_windows
 
+log = logging.getLogger(__name__)
+
 # A room quiet this long has its last lines embedded as a shorter window.
 IDLE_SECONDS = 15 * 60
 
 
+# Dots never occur in knowledge collection names, so the names cannot collide.
+HISTORY_COLLECTION = "room.history"
+
+
 def collection_of(room: str) -> str:
-    # Dots never occur in knowledge collection names, so the names cannot collide.
+    """The room's collection in the earlier layout; still the prefix of its window ids."""
     return "room." + hashlib.sha256(room.encode()).hexdigest()[:32]
 
 
@@ -46,10 +59,15 @@ class HistoryIndex:
         self.vectors = vectors
         self.embedders = embedders
         self.settings = settings
-        self._locks: dict[str, asyncio.Lock] = {}
+        # Per room, only while someone holds or waits for it: thousands of rooms leave
+        # nothing behind.
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     def _lock(self, room: str) -> asyncio.Lock:
-        return self._locks.setdefault(room, asyncio.Lock())
+        lock = self._locks.get(room)
+        if lock is None:
+            lock = self._locks[room] = asyncio.Lock()
+        return lock
 
     def _model(self) -> str:
         return self.settings().knowledge.embedding_model
@@ -89,11 +107,11 @@ class HistoryIndex:
             vectors = await embedder.embed([w.text for w in windows])
             await asyncio.to_thread(
                 self.vectors.upsert,
-                collection_of(room),
+                HISTORY_COLLECTION,
                 self._model(),
                 [w.id for w in windows],
                 vectors,
-                [{"start_ts": w.start_ts, "end_ts": w.end_ts} for w in windows],
+                [{"room": room, "start_ts": w.start_ts, "end_ts": w.end_ts} for w in windows],
             )
             await self.store.add_windows(room, windows, plan.next_start, plan.carried)
             return len(windows)
@@ -111,7 +129,7 @@ class HistoryIndex:
         `not_before` or later and, when given, overlapping the time range `between`."""
         if k == 0:
             return []
-        name, model = collection_of(room), self._model()
+        model = self._model()
         async with self._lock(room):  # a window being embedded is part of the history
             if not await self.store.has_windows(room):
                 return []
@@ -119,7 +137,9 @@ class HistoryIndex:
         vector = (await embedder.embed([query]))[0]
         # Chroma returns fewer when the room has fewer windows.
         n = k * 4 if between is None and not_before == -math.inf else 200
-        found = await asyncio.to_thread(self.vectors.query, name, model, vector, n)
+        found = await asyncio.to_thread(
+            self.vectors.query, HISTORY_COLLECTION, model, vector, n, {"room": room}
+        )
         near = [(wid, d) for wid, d in found if d <= max_distance]
         windows = await self.store.windows(room, [wid for wid, _ in near])
         hits = []
@@ -133,3 +153,30 @@ class HistoryIndex:
                 continue
             hits.append(HistoryHit(window, distance))
         return hits[:k]
+
+    async def migrate_room_collections(self) -> int:
+        """Move the windows of the earlier one-collection-per-room layout into the shared
+        collection (their vectors as they are) and drop the old collections; returns how
+        many rooms were moved. Collections of another embedding model are left alone
+        (their windows are not searched until the model is set back)."""
+        model = self._model()
+        old = {collection_of(room): room for room in await self.store.rooms_with_windows()}
+        moved = 0
+        for name in await asyncio.to_thread(self.vectors.names):
+            room = old.get(name)
+            if room is None:
+                continue
+            made_with, ids, vectors, metadatas = await asyncio.to_thread(self.vectors.entries, name)
+            if made_with != model:
+                log.warning("a room's history made with %s is left where it is", made_with)
+                continue
+            tagged = [{**metadata, "room": room} for metadata in metadatas]
+            async with self._lock(room):
+                await asyncio.to_thread(
+                    self.vectors.upsert, HISTORY_COLLECTION, model, ids, vectors, tagged
+                )
+                await asyncio.to_thread(self.vectors.drop, name)
+            moved += 1
+        if moved:
+            log.info("moved the history of %d rooms into one collection", moved)
+        return moved

@@ -52,14 +52,20 @@ class ConversationMemory:
             pass  # the line is kept; the flusher embeds its window once Chroma is back
 
     async def run_flusher(self) -> None:
-        """Embed the last lines of rooms that went quiet, once a minute."""
+        """Move an earlier layout's history over, then embed the last lines of rooms that
+        went quiet, once a minute."""
+        migrated = False
         while self.history is not None:
-            await asyncio.sleep(FLUSH_EVERY_SECONDS)
             try:
-                for room in await self.store.rooms_with_lines():
-                    await self.history.embed_ready_windows(room)
+                if migrated:
+                    for room in await self.store.rooms_with_lines():
+                        await self.history.embed_ready_windows(room)
+                else:
+                    await self.history.migrate_room_collections()
+                    migrated = True
             except KnowledgeUnavailable as exc:
                 log.warning("history windows wait for Chroma: %s", exc)
+            await asyncio.sleep(FLUSH_EVERY_SECONDS)
 
     # Turns.
     async def previous_turn(self, request: Request) -> Turn | None:

@@ -129,6 +129,7 @@ class MemoryStore(Protocol):
         self, room: str, windows: list[HistoryWindow], next_start: int, carried: int
     ) -> None: ...
     async def has_windows(self, room: str) -> bool: ...
+    async def rooms_with_windows(self) -> list[str]: ...
     async def windows(self, room: str, ids: list[str]) -> dict[str, HistoryWindow]: ...
 
 
@@ -241,6 +242,10 @@ class SqlMemoryStore(SqlStore):
     async def has_windows(self, room: str) -> bool:
         query = "SELECT 1 FROM history_windows WHERE room = ? LIMIT 1"
         return await self.db.fetchrow(query, room) is not None
+
+    async def rooms_with_windows(self) -> list[str]:
+        rows = await self.db.fetch("SELECT DISTINCT room FROM history_windows")
+        return [row[0] for row in rows]
 
     async def windows(self, room: str, ids: list[str]) -> dict[str, HistoryWindow]:
         if not ids:

@@ -36,7 +36,10 @@ class Person:
     @classmethod
     async def login(cls, homeserver: str, user_id: str, password: str, store: Path) -> Person:
         store.mkdir(parents=True, exist_ok=True)
-        config = AsyncClientConfig(encryption_enabled=True, store_sync_tokens=False)
+        # Quick retries: a test that stops the homeserver waits for nobody's backoff.
+        config = AsyncClientConfig(
+            encryption_enabled=True, store_sync_tokens=False, max_timeout_retry_wait_time=1
+        )
         client = AsyncClient(homeserver, user_id, store_path=str(store), config=config)
         response = await client.login(password, device_name="test-client")
         assert isinstance(response, LoginResponse), response

@@ -1,11 +1,12 @@
-"""Windows of a room's dialog embedded into that room's history, and searched there only."""
+"""Windows of a room's dialog embedded into the rooms' history, and searched in that room only."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from core.memory.history import HISTORY_COLLECTION, collection_of
 from core.memory.memory import ConversationMemory
-from core.memory.store import MemoryStore, SqlMemoryStore
+from core.memory.store import HistoryWindow, MemoryStore, SqlMemoryStore
 from core.rights.readers import ALWAYS
 
 OCTOBER = datetime(2026, 10, 5, 9, tzinfo=UTC).timestamp()
@@ -99,3 +100,34 @@ async def test_search_only_answers_show_the_rooms_own_history_too(memory, kb):
     assert here.sources[0].url == "https://matrix.to/#/!a/$a0"
     elsewhere = await answerer.answer(ask("!b"))
     assert "vpn2" not in elsewhere.text and elsewhere.kind == "refusal"
+
+
+async def test_every_rooms_history_shares_one_collection(memory):
+    for n in range(12):
+        await say(memory, f"!room{n}", CHAT_B, NOVEMBER, f"r{n}-")
+    names = memory.history.vectors.names()
+    assert [name for name in names if name.startswith("room.")] == [HISTORY_COLLECTION]
+    found = await memory.history.search("!room3", "payroll export", 5, 2.0)
+    assert found and {hit.window.room for hit in found} == {"!room3"}
+
+
+async def test_the_earlier_one_collection_per_room_layout_is_moved_over(memory):
+    history, model = memory.history, memory.history._model()
+    window = HistoryWindow(
+        f"{collection_of('!old')}-0-1", "!old", 0, NOVEMBER, NOVEMBER + 1,
+        "ann: The VPN gateway moved to vpn2.example.org", "https://matrix.to/#/!old/$o0",
+    )  # fmt: skip
+    embedder = history.embedders.get(model)
+    vectors = await embedder.embed([window.text])
+    # As the earlier release wrote it: the room's own collection, no room on the vectors.
+    metadata = {"start_ts": window.start_ts, "end_ts": window.end_ts}
+    history.vectors.upsert(collection_of("!old"), model, [window.id], vectors, [metadata])
+    await memory.store.add_windows("!old", [window], 2, 0)
+    assert await history.search("!old", "Where is the VPN gateway?", 3, 0.9) == []
+
+    assert await history.migrate_room_collections() == 1
+    found = await history.search("!old", "Where is the VPN gateway?", 3, 0.9)
+    assert [hit.window.id for hit in found] == [window.id]
+    assert collection_of("!old") not in history.vectors.names()
+    assert await history.search("!other", "Where is the VPN gateway?", 3, 2.0) == []
+    assert await history.migrate_room_collections() == 0, "once"

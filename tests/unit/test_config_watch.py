@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from bot.config_watch import ConfigWatcher
+from bot.config_watch import ConfigWatcher, build_admin_problems
 from bot.settings_holder import SettingsHolder
 from core.config import load_config
 
@@ -47,3 +47,17 @@ async def test_an_edited_log_level_applies_without_a_restart(tmp_path, root_leve
     assert root_level.level == logging.DEBUG
     assert not logging.getLogger("nio").isEnabledFor(logging.DEBUG), "libraries stay quiet"
     assert reports == [], "no restart needed"
+
+
+def test_problems_shown_in_the_admin_room_name_files_without_their_folders():
+    shown = build_admin_problems(
+        [
+            "/srv/bot/config.toml: bot.answer_workers: must be at least 1",
+            "rights.signing_keys.0.path: /etc/bot/keys/bot-1.pem cannot be read",
+            "llm.url: http://vllm:8000/v1 is not reachable",
+        ]
+    )
+    assert "/srv" not in shown and "/etc" not in shown
+    assert "- `config.toml: bot.answer_workers: must be at least 1`" in shown
+    assert "bot-1.pem cannot be read" in shown
+    assert "http://vllm:8000/v1" in shown, "a URL is not a path of the host"

@@ -41,3 +41,16 @@ CASES = {
 def test_recent_lines_for_readers(readers, since, expected):
     found = feed().recent("!r", None, 10, "$4", readers=frozenset(readers), since=since)
     assert [line.text for line in found] == expected
+
+
+def test_thousands_of_threads_keep_only_the_most_recently_active_conversations():
+    lines = Feed(max_conversations=100)
+    for n in range(1_000):
+        lines.add("!r", f"$thread{n}", FeedLine(f"$q{n}", ChatLine(ALICE, f"question {n}"), n))
+        lines.add("!r", None, FeedLine(f"$m{n}", ChatLine(ALICE, "in the main timeline"), n))
+    assert len(lines) == 100
+    assert lines.recent("!r", "$thread999", 5, "$end", readers=frozenset(), since=0) == (
+        ChatLine(ALICE, "question 999"),
+    )
+    assert lines.recent("!r", None, 1, "$end", readers=frozenset(), since=0), "kept: in use"
+    assert lines.recent("!r", "$thread0", 5, "$end", readers=frozenset(), since=0) == ()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from pathlib import Path
 
 from aiohttp import ClientSession
@@ -57,7 +56,7 @@ async def test_health_names_a_failing_loop_over_http():
         origin="test", env={}, base_dir=Path("."),
     )  # fmt: skip
     failing: list[str] = ["history flusher"]
-    ops = OpsServer(lambda: settings, Metrics(), time.monotonic, None, lambda: failing)
+    ops = OpsServer(lambda: settings, Metrics(), lambda: "ok", None, lambda: failing)
     async with TestServer(ops.build_app()) as server, ClientSession() as http:
         async with http.get(server.make_url("/health")) as response:
             assert response.status == 503
