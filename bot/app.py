@@ -188,31 +188,23 @@ class BotApp:
         matrix: MatrixIO | None = None
         dispatcher: Dispatcher | None = None
         try:
-            self._matrix = matrix = await connect(self.settings.current.matrix, data_dir)
-            bot = BotIdentity(matrix.user_id, await matrix.display_name())
-            audiences = Audiences(matrix)
-            feedback = FeedbackDesk(
-                matrix, parts.state, parts.feedback, self.settings, parts.metrics
-            )
-            summaries = self._summary_desk(matrix, parts.kb, parts.marks, parts.metrics, audiences)
-            desks = Desks(parts.memory, feedback, summaries, parts.metrics)
-            dispatcher = Dispatcher(
-                matrix, parts.state, parts.answerer, self.settings, bot, desks, audiences,
-                first_start_ms=await parts.state.first_start_ms(),
-            )  # fmt: skip
-            workers = AnswerWorkers(
-                parts.state, dispatcher.run, self.settings.current.bot.answer_workers
-            )
-            sync = SyncLoop(
-                matrix, parts.state, dispatcher, self.settings, workers, leadership.lease
-            )
-            self._sync = sync
             async with asyncio.TaskGroup() as group:
 
                 def keep(name: str, start: Callable[[], Awaitable[None]]) -> None:
                     group.create_task(supervisor.keep_running(name, start))
 
+                # Renewed from the start: logging in may take a while at a takeover.
                 group.create_task(leadership.keep())
+                self._matrix = matrix = await connect(self.settings.current.matrix, data_dir)
+                matrix.may_send = lambda: leadership.remaining() > 0
+                dispatcher, summaries = await self._account_desks(matrix, parts)
+                workers = AnswerWorkers(
+                    parts.state, dispatcher.run, self.settings.current.bot.answer_workers
+                )
+                sync = SyncLoop(
+                    matrix, parts.state, dispatcher, self.settings, workers, leadership.lease
+                )
+                self._sync = sync
                 keep("sync", sync.run)
                 # The active process's alone: it is the one that sees the rooms' lines.
                 keep("history flusher", parts.memory.run_flusher)
@@ -237,6 +229,21 @@ class BotApp:
             if matrix:
                 await matrix.close()
             await leadership.release()
+
+    async def _account_desks(
+        self, matrix: MatrixIO, parts: Parts
+    ) -> tuple[Dispatcher, SummaryDesk]:
+        """The dispatcher and its desks, on the account's connection."""
+        bot = BotIdentity(matrix.user_id, await matrix.display_name())
+        audiences = Audiences(matrix)
+        feedback = FeedbackDesk(matrix, parts.state, parts.feedback, self.settings, parts.metrics)
+        summaries = self._summary_desk(matrix, parts.kb, parts.marks, parts.metrics, audiences)
+        desks = Desks(parts.memory, feedback, summaries, parts.metrics)
+        dispatcher = Dispatcher(
+            matrix, parts.state, parts.answerer, self.settings, bot, desks, audiences,
+            first_start_ms=await parts.state.first_start_ms(),
+        )  # fmt: skip
+        return dispatcher, summaries
 
     def _sync_check(self) -> Check:
         return self._sync.check() if self._sync else "failing"

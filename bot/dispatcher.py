@@ -6,7 +6,7 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import Coroutine
+from collections.abc import Collection, Coroutine
 from dataclasses import replace
 from typing import Any
 
@@ -77,14 +77,21 @@ class Dispatcher:
         # The inbox's messages being handled now.
         self._handling: set[str] = set()
 
-    async def route(self, event: PendingEvent) -> tuple[IncomingMessage | None, Action]:
+    async def route(
+        self, event: PendingEvent, received: Collection[str] = ()
+    ) -> tuple[IncomingMessage | None, Action]:
+        """What to do with the event; `received`: messages of the same sync batch already
+        addressed to the bot (not stored yet, so the store cannot tell)."""
         message = parse_message(event.source, RoomID(event.room_id))
         if message is None:
             return None, Ignore("not a message")
         room = self.settings.current.room(message.room_id)
-        return message, decide_action(message, self.bot, room, await self._facts(message))
+        facts = await self._facts(message, received)
+        return message, decide_action(message, self.bot, room, facts)
 
-    async def _facts(self, message: IncomingMessage) -> RoutingFacts:
+    async def _facts(
+        self, message: IncomingMessage, received: Collection[str] = ()
+    ) -> RoutingFacts:
         bot_settings = self.settings.current.bot
         state, feedback = self.state, self.feedback
         return RoutingFacts(
@@ -99,7 +106,7 @@ class Dispatcher:
             feedback_asked=feedback is not None
             and await feedback.asked(message.room_id, message.thread_root, message.sender),
             edited_was_addressed=bool(message.replaces)
-            and await state.was_received(message.replaces or ""),
+            and (message.replaces in received or await state.was_received(message.replaces or "")),
         )
 
     async def _not_before_ms(self, room_id: str) -> int:
@@ -141,20 +148,22 @@ class Dispatcher:
             # History is a help, never a reason to miss a message: log and go on.
             log.exception("could not add a line of %s to its history", message.room_id)
 
-    async def run(self, event: PendingEvent) -> None:
+    async def run(self, event: PendingEvent) -> bool:
         """Handle one stored message as a task of its own, which a shutdown leaves its
-        grace period to finish even when the worker that started it stops (see drain)."""
+        grace period to finish even when the worker that started it stops (see drain).
+        False when it stays pending (the store failed) and must be taken again."""
         event_id = str(event.source.get("event_id", ""))
         if event_id in self._handling:
-            return  # still being answered since before the workers started again
+            return True  # still being answered since before the workers started again
         self._handling.add(event_id)
         task = self._spawn(self.handle(event))
         task.add_done_callback(lambda _: self._handling.discard(event_id))
         try:
             await asyncio.shield(task)
-        except StorageError:
-            # It stays pending, and is handled again once the workers start again.
-            log.warning("message %s stays pending: storage failed", event.source.get("event_id"))
+        except StorageError as exc:
+            log.warning("message %s stays pending: %s", event_id, exc)
+            return False
+        return True
 
     async def _stored_action(self, event: PendingEvent) -> tuple[IncomingMessage | None, Action]:
         """The decision stored with the message at sync time; decided now for messages

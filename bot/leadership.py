@@ -52,12 +52,12 @@ class Leadership:
         """Seconds this process may still act, with the safety margin taken off."""
         return max(0.0, self._valid_until - self.clock())
 
-    async def _take(self) -> bool | None:
-        """Take or renew the lease: None when the store could not be asked."""
+    async def _take(self, within: float) -> bool | None:
+        """Take or renew the lease: None when the store could not be asked in time."""
         started = self.clock()
         try:
             taken = await asyncio.wait_for(
-                self.store.take_lease(self.lease, self.seconds), self.seconds / 3
+                self.store.take_lease(self.lease, self.seconds), max(within, 0.05)
             )
         except (StorageError, TimeoutError) as exc:
             log.warning("the syncing lease could not be asked for: %s", type(exc).__name__)
@@ -69,7 +69,7 @@ class Leadership:
     async def acquire(self) -> None:
         """Wait until this process holds the lease."""
         announced = False
-        while not await self._take():
+        while not await self._take(self.seconds / 3):
             if not announced:
                 log.info("standing by: another process syncs %s", self.lease.name)
                 announced = True
@@ -81,11 +81,12 @@ class Leadership:
         """Renew the lease until cancelled; raises LeaseLost when this process must stop."""
         while True:
             await asyncio.sleep(min(self.seconds / 3, self.remaining()))
-            taken = await self._take()
+            # Never waiting past the lease's end for an answer from the store.
+            taken = await self._take(self.remaining())
             # The store cannot be asked: go on while the lease surely holds, trying again.
             while taken is None and self.remaining() > 0:
                 await asyncio.sleep(min(1.0, self.remaining()))
-                taken = await self._take()
+                taken = await self._take(self.remaining())
             if not taken:
                 self.active = False
                 self._valid_until = 0.0  # nothing more may be sent, not even in a grace period

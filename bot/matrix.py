@@ -7,7 +7,7 @@ import contextlib
 import json
 import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -47,6 +47,13 @@ TYPING_REFRESH_SECONDS = 20
 class MatrixIO:
     def __init__(self, client: AsyncClient) -> None:
         self.client = client
+        # Whether this process may still post (it holds the account's lease): once it may
+        # not, a late notice could overwrite what the process that took over wrote.
+        self.may_send: Callable[[], bool] = lambda: True
+
+    def _check_may_send(self) -> None:
+        if not self.may_send():
+            raise MatrixError("this process no longer holds the account's lease")
 
     @property
     def user_id(self) -> str:
@@ -57,6 +64,7 @@ class MatrixIO:
 
     async def send(self, room_id: str, content: dict[str, Any]) -> str:
         """Send a message event and return its event id."""
+        self._check_may_send()
         response = await self.client.room_send(
             room_id, "m.room.message", content, ignore_unverified_devices=True
         )
@@ -66,6 +74,7 @@ class MatrixIO:
 
     async def send_file(self, room_id: str, name: str, data: bytes, mimetype: str) -> str:
         """Upload a file (encrypted in encrypted rooms) and post it; returns the event id."""
+        self._check_may_send()
         room = self.client.rooms.get(room_id)
         encrypted = bool(room and room.encrypted)
         response, keys = await self.client.upload(
@@ -88,6 +97,7 @@ class MatrixIO:
         return room.member_count if room else 0
 
     async def redact(self, room_id: str, event_id: str, reason: str) -> None:
+        self._check_may_send()
         response = await self.client.room_redact(room_id, event_id, reason=reason)
         if not isinstance(response, RoomRedactResponse):
             raise MatrixError(f"redacting in {room_id} failed: {response}")

@@ -71,6 +71,7 @@ UPDATE inbox SET arrival = numbered.n FROM (
     SELECT event_id, ROW_NUMBER() OVER (ORDER BY received_ms, event_id) AS n FROM inbox
 ) AS numbered WHERE inbox.event_id = numbered.event_id;
 CREATE INDEX IF NOT EXISTS inbox_arrival ON inbox (done, arrival);
+CREATE INDEX IF NOT EXISTS inbox_last_arrival ON inbox (arrival);
 CREATE TABLE IF NOT EXISTS leases (
     name TEXT PRIMARY KEY, holder TEXT NOT NULL, until_ms BIGINT NOT NULL
 );

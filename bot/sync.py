@@ -7,13 +7,13 @@ import logging
 import time
 from dataclasses import replace
 
-from nio import InviteMemberEvent, MegolmEvent, RoomMemberEvent, SyncError, SyncResponse
+from nio import Event, InviteMemberEvent, MegolmEvent, RoomMemberEvent, SyncError, SyncResponse
 
 from bot.backfill import fetch_gap
 from bot.client import retry_wait
 from bot.dispatcher import Dispatcher
 from bot.invites import decide_invite
-from bot.matrix import MatrixIO
+from bot.matrix import SEND_ERRORS, MatrixIO
 from bot.routing import Ignore, encode_action
 from bot.settings_holder import SettingsHolder
 from bot.state import Lease, PendingEvent, StateStore, now_ms
@@ -28,6 +28,8 @@ SYNC_TIMEOUT_MS = 30_000
 # A sync returns within its 30 s long-poll; longer silence means it is stuck.
 SYNC_STALE_SECONDS = 90
 MAX_REPORTED_SESSIONS = 10_000
+# A batch whose left-out messages cannot be read is read again this many times.
+GAP_ATTEMPTS = 3
 
 
 class SyncLoop:
@@ -52,6 +54,7 @@ class SyncLoop:
         # The last sync failed, or the homeserver could not be reached since the last good one.
         self.failing = False
         self._undecryptable_sessions: set[str] = set()
+        self._gap_failures = 0
         self._key_requests: set[asyncio.Task] = set()
 
     def check(self) -> Check:
@@ -101,12 +104,13 @@ class SyncLoop:
     async def _addressed(self, response: SyncResponse, since: str | None) -> list[PendingEvent]:
         """The messages of the batch that the bot must act on, with what to do (decided
         once, here: the workers and any process taking over carry it out)."""
-        pending = []
+        pending: list[PendingEvent] = []
+        addressed: set[str] = set()
         for room_id, info in response.rooms.join.items():
             await self._note_invite(room_id, [*info.state, *info.timeline.events])
             events = info.timeline.events
             if info.timeline.limited and since and info.timeline.prev_batch:
-                gap = await fetch_gap(self.matrix, room_id, info.timeline.prev_batch, since)
+                gap = await self._gap(room_id, info.timeline.prev_batch, since)
                 events = [*gap, *events]
             for event in events:
                 if isinstance(event, MegolmEvent):
@@ -117,15 +121,32 @@ class SyncLoop:
                 if feedback is not None and await feedback.wants(event.source):
                     pending.append(candidate)
                     continue
-                message, action = await self.dispatcher.route(candidate)
+                message, action = await self.dispatcher.route(candidate, addressed)
                 if message is None:
                     continue
                 await self.dispatcher.observe(message)
                 if not isinstance(action, Ignore):
                     pending.append(replace(candidate, decision=encode_action(action)))
+                    addressed.add(message.event_id)
                 else:
                     log.debug("ignoring %s: %s", message.event_id, action.reason)
         return pending
+
+    async def _gap(self, room_id: str, prev_batch: str, since: str) -> list[Event]:
+        """The room's messages the sync left out. A failure fails the batch (it is read
+        again), but not for ever: one room the homeserver keeps refusing must not stop
+        the bot in every room."""
+        try:
+            gap = await fetch_gap(self.matrix, room_id, prev_batch, since)
+        except SEND_ERRORS as exc:
+            self._gap_failures += 1
+            if self._gap_failures < GAP_ATTEMPTS:
+                raise
+            log.error("messages sent to %s while the bot was away were not read: %s",
+                      room_id, exc)  # fmt: skip
+            gap = []
+        self._gap_failures = 0
+        return gap
 
     async def _note_invite(self, room_id: str, events: list) -> None:
         """The bot's own invite, as the first sync after joining shows it (the invite

@@ -23,13 +23,17 @@ class AnswerWorkers:
     def __init__(
         self,
         state: StateStore,
-        start: Callable[[PendingEvent], Awaitable[None]],
+        start: Callable[[PendingEvent], Awaitable[bool]],
         count: int,
     ) -> None:
         self.state = state
         self.start = start
         self.count = count
         self._wake = asyncio.Event()
+        # Messages a worker gave back (the store failed), by arrival: read again, alone.
+        self._again: set[int] = set()
+        # Messages queued or being handled, by arrival.
+        self._taken: set[int] = set()
 
     def wake(self) -> None:
         """New messages are in the inbox."""
@@ -38,6 +42,9 @@ class AnswerWorkers:
     async def run(self) -> None:
         """Feed the workers until cancelled; pending messages of earlier runs come first."""
         queue: asyncio.Queue[PendingEvent] = asyncio.Queue(maxsize=self.count)
+        # What an earlier run left in its queue is read again (what it left running, the
+        # dispatcher knows and skips).
+        self._taken = set()
         async with asyncio.TaskGroup() as group:
             for _ in range(self.count):
                 group.create_task(self._work(queue))
@@ -46,6 +53,9 @@ class AnswerWorkers:
     async def _feed(self, queue: asyncio.Queue[PendingEvent]) -> None:
         after = 0
         while True:
+            if self._again:
+                await asyncio.sleep(RETRY_SECONDS)  # the store failed a moment ago
+                await self._feed_again(queue)
             # Cleared before reading, so that a wake-up during the read is not lost.
             self._wake.clear()
             try:
@@ -59,10 +69,32 @@ class AnswerWorkers:
                 await self._wake.wait()
                 continue
             for event in batch:
-                await queue.put(event)
+                if event.arrival not in self._taken:
+                    self._taken.add(event.arrival)
+                    await queue.put(event)
             after = batch[-1].arrival
 
     async def _work(self, queue: asyncio.Queue[PendingEvent]) -> None:
         while True:
             event = await queue.get()
-            await self.start(event)
+            try:
+                handled = await self.start(event)
+            finally:
+                self._taken.discard(event.arrival)
+            if not handled:
+                self._again.add(event.arrival)
+                self._wake.set()
+
+    async def _feed_again(self, queue: asyncio.Queue[PendingEvent]) -> None:
+        """The given-back messages, each read again from the store (its reply may have
+        been recorded meanwhile), if still pending."""
+        again, self._again = sorted(self._again), set()
+        for arrival in again:
+            try:
+                rows = await self.state.pending_events(after=arrival - 1, limit=1)
+            except StorageError:
+                self._again.add(arrival)
+                continue
+            if rows and rows[0].arrival == arrival and arrival not in self._taken:
+                self._taken.add(arrival)
+                await queue.put(rows[0])

@@ -50,6 +50,11 @@ class SqlRateLimits(SqlStore):
         now = self.clock()
         horizon = now - WINDOW_SECONDS
         async with self.db.transaction() as tx:
+            if tx.dialect == "postgres":
+                # Two processes counting one key at once would both find room: one at a
+                # time per key (SQLite's BEGIN IMMEDIATE already serialises everything).
+                for key in sorted(limits):
+                    await tx.execute("SELECT pg_advisory_xact_lock(hashtext(?))", key)
             # Every key's old events, not only these keys': the table holds one minute.
             await tx.execute("DELETE FROM rate_events WHERE at <= ?", horizon)
             for key, limit in limits.items():

@@ -8,15 +8,40 @@ thread and the PostgreSQL one on asyncpg, so no store call blocks the event loop
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import functools
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, ParamSpec, Protocol, TypeVar
 
 Dialect = Literal["sqlite", "postgres"]
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 class StorageError(Exception):
-    """The stores cannot be opened; the message says why, fit for an admin."""
+    """The stores cannot be opened or used (the database is unreachable, a statement
+    failed); the message says why, fit for an admin's log. Both backends raise it for
+    their drivers' errors, so that callers handle an outage without knowing the driver."""
+
+
+def storage_errors(
+    driver_errors: tuple[type[BaseException], ...],
+) -> Callable[[Callable[P, Coroutine[Any, Any, R]]], Callable[P, Coroutine[Any, Any, R]]]:
+    """A backend method whose driver errors are raised as StorageError."""
+
+    def decorate(
+        method: Callable[P, Coroutine[Any, Any, R]],
+    ) -> Callable[P, Coroutine[Any, Any, R]]:
+        @functools.wraps(method)
+        async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+            try:
+                return await method(*args, **kwargs)
+            except driver_errors as exc:
+                raise StorageError(f"{type(exc).__name__}: {exc}") from exc
+
+        return wrapper
+
+    return decorate
 
 
 Row = Sequence[Any]

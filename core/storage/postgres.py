@@ -9,9 +9,12 @@ from typing import Any
 
 import asyncpg
 
-from core.storage.database import Database, Dialect, Row
+from core.storage.database import Database, Dialect, Row, StorageError, storage_errors
 
 POOL_SIZE = 10
+# What the driver raises when the server is gone, a statement fails or a call times out.
+DRIVER_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError)
+translated = storage_errors(DRIVER_ERRORS)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -42,23 +45,29 @@ class PostgresConnection:
     def __init__(self, connection: asyncpg.Connection | asyncpg.Pool) -> None:
         self._connection = connection
 
+    @translated
     async def execute(self, sql: str, *args: Any) -> int:
         return _changed_rows(await self._connection.execute(build_numbered_sql(sql), *args))
 
+    @translated
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         rows = list(rows)
         if rows:
             await self._connection.executemany(build_numbered_sql(sql), rows)
 
+    @translated
     async def fetch(self, sql: str, *args: Any) -> list[Row]:
         return list(await self._connection.fetch(build_numbered_sql(sql), *args))
 
+    @translated
     async def fetchrow(self, sql: str, *args: Any) -> Row | None:
         return await self._connection.fetchrow(build_numbered_sql(sql), *args)
 
+    @translated
     async def fetchval(self, sql: str, *args: Any) -> Any:
         return await self._connection.fetchval(build_numbered_sql(sql), *args)
 
+    @translated
     async def run_script(self, script: str) -> None:
         await self._connection.execute(script)
 
@@ -86,8 +95,13 @@ class PostgresDatabase(PostgresConnection):
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Database]:
-        async with self._pool.acquire() as connection, connection.transaction():
-            yield PostgresConnection(connection)
+        # The statements inside raise StorageError themselves; this is for taking a
+        # connection, BEGIN and COMMIT.
+        try:
+            async with self._pool.acquire() as connection, connection.transaction():
+                yield PostgresConnection(connection)
+        except DRIVER_ERRORS as exc:
+            raise StorageError(f"{type(exc).__name__}: {exc}") from exc
 
     async def close(self) -> None:
         await self._pool.close()

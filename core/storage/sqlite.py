@@ -11,9 +11,12 @@ from typing import Any
 
 import aiosqlite
 
-from core.storage.database import Database, Dialect, Row
+from core.storage.database import Database, Dialect, Row, storage_errors
 
 BUSY_TIMEOUT_MS = 10_000
+# aiosqlite raises ValueError for a closed connection.
+DRIVER_ERRORS = (sqlite3.Error, OSError, ValueError)
+translated = storage_errors(DRIVER_ERRORS)
 
 
 def split_statements(script: str) -> list[str]:
@@ -36,13 +39,16 @@ class SqliteConnection:
     def __init__(self, connection: aiosqlite.Connection) -> None:
         self._connection = connection
 
+    @translated
     async def execute(self, sql: str, *args: Any) -> int:
         cursor = await self._connection.execute(sql, args)
         return cursor.rowcount
 
+    @translated
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         await self._connection.executemany(sql, rows)
 
+    @translated
     async def fetch(self, sql: str, *args: Any) -> list[Row]:
         return list(await self._connection.execute_fetchall(sql, args))
 
@@ -54,6 +60,7 @@ class SqliteConnection:
         row = await self.fetchrow(sql, *args)
         return row[0] if row else None
 
+    @translated
     async def run_script(self, script: str) -> None:
         # Statement by statement: sqlite3's executescript would commit the transaction
         # the script is meant to be part of.
@@ -125,14 +132,18 @@ class SqliteDatabase:
     async def transaction(self) -> AsyncIterator[Database]:
         async with self._lock:
             try:
-                await self._connection.execute("BEGIN IMMEDIATE")
+                await self._begin_or_commit("BEGIN IMMEDIATE")
                 yield self._plain
-                await self._connection.execute("COMMIT")
+                await self._begin_or_commit("COMMIT")
             except BaseException:
                 # Also when cancelled while BEGIN or COMMIT ran on the worker thread: the
                 # connection must not stay in a transaction that later writes would join.
                 await asyncio.shield(self._roll_back())
                 raise
+
+    @translated
+    async def _begin_or_commit(self, statement: str) -> None:
+        await self._connection.execute(statement)
 
     async def _roll_back(self) -> None:
         # Queued behind the BEGIN on the worker thread, so it runs after it, if it ran.

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from core.storage.database import Database
+from core.storage.database import Database, StorageError
 from core.storage.postgres import build_numbered_sql
 from core.storage.upgrades import NewerSchema, Upgrade, UpgradeTable
 
@@ -116,3 +116,15 @@ async def test_a_transaction_cancelled_at_any_point_leaves_the_database_usable(o
     reopened = await open_database()
     texts = {row[0] for row in await reopened.fetch("SELECT text FROM notes")}
     assert "after" in texts, "later transactions still commit"
+
+
+async def test_a_failing_statement_or_a_database_gone_is_a_storage_error(open_database):
+    db = await open_database()
+    with pytest.raises(StorageError, match=r"no_such_table|no such table"):
+        await db.fetchval("SELECT x FROM no_such_table")
+    with pytest.raises(StorageError):
+        async with db.transaction() as tx:
+            await tx.execute("INSERT INTO no_such_table VALUES (1)")
+    await db.close()
+    with pytest.raises(StorageError):
+        await db.fetchval("SELECT 1")

@@ -1,0 +1,69 @@
+"""The answer workers: the inbox in order of arrival, a few at a time, and a message the
+store failed to finish is taken again; on both store backends."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.state import PendingEvent, SqlStateStore
+from bot.workers import AnswerWorkers
+
+
+def message(n: int) -> PendingEvent:
+    return PendingEvent("!room", {"event_id": f"$m{n}", "type": "m.room.message"})
+
+
+async def test_messages_are_taken_in_order_a_few_at_a_time_and_a_failed_one_again(
+    open_database, monkeypatch
+):
+    monkeypatch.setattr("bot.workers.RETRY_SECONDS", 0.01)
+    store = await SqlStateStore.open(await open_database())
+    await store.store_batch("t1", [message(n) for n in range(20)])
+    started: list[str] = []
+    running, most = 0, 0
+    failed_once: set[str] = set()
+
+    changed = asyncio.Event()
+
+    async def start(event: PendingEvent) -> bool:
+        nonlocal running, most
+        event_id = event.source["event_id"]
+        started.append(event_id)
+        running += 1
+        most = max(most, running)
+        await asyncio.sleep(0.01)
+        running -= 1
+        if event_id == "$m7" and event_id not in failed_once:
+            failed_once.add(event_id)
+            return False  # the store failed: it stays pending
+        await store.mark_done(event_id)
+        changed.set()
+        return True
+
+    async def until(condition) -> None:
+        while True:
+            changed.clear()  # before looking, so that a change while looking is seen
+            if await condition():
+                return
+            await changed.wait()
+
+    async def nothing_pending() -> bool:
+        return not await store.pending_events()
+
+    async def last_started() -> bool:
+        return "$m20" in started
+
+    workers = AnswerWorkers(store, start, count=3)
+    task = asyncio.create_task(workers.run())
+    try:
+        async with asyncio.timeout(10):
+            await until(nothing_pending)
+            await store.store_batch("t2", [message(20)])
+            workers.wake()
+            await until(last_started)
+    finally:
+        task.cancel()
+    first = [event for n, event in enumerate(started) if event not in started[:n]]
+    assert first == [f"$m{n}" for n in range(21)], "started in order of arrival"
+    assert started.count("$m7") == 2 and len(started) == 22
+    assert most <= 3
