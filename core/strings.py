@@ -139,8 +139,10 @@ SUMMARY_NO_ACTION = "No action item."
 SUMMARY_NO_QUESTION = "No open question."
 SUMMARY_DUE = "by {due}"
 SUMMARY_EXTRACTIVE = (
-    "_No language model is connected: these are the messages that best represent the discussion._"
+    "_No language model is connected: these are the discussion's own messages, decisions, "
+    "action items and open questions first._"
 )
+SUMMARY_ALSO_DISCUSSED = "Also discussed"
 SUMMARY_NOTHING = "There is nothing to summarise {what} between {start} and {end}."
 SUMMARY_RANGE_UNREADABLE = (
     NOTICE_PREFIX + "I could not read “{args}” as a time. Try `{prefix}summarize`, "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel, ConfigDict
 
 from core import strings
+from core.summaries.salience import Kind
 
 
 @dataclass(frozen=True)
@@ -87,8 +88,27 @@ def build_summary_markdown(draft: SummaryDraft, lines: Sequence[SummaryLine], he
     return "\n".join(out)
 
 
-def build_extractive_markdown(picked: Sequence[SummaryLine], heading: str) -> str:
-    """The most representative messages, in time order, each with its link."""
-    out = [heading, "", strings.SUMMARY_EXTRACTIVE, ""]
-    out += [f"- {line.sender}: {line.text} [{line.number}]({line.link})" for line in picked]
+def build_extractive_markdown(
+    groups: Mapping[Kind, Sequence[SummaryLine]], others: Sequence[SummaryLine], heading: str
+) -> str:
+    """Messages quoted as they were, each with its link: decisions, action items and
+    open questions under their headings, then the other representative messages, each
+    part in time order."""
+    titles: dict[Kind, str] = {
+        "decision": strings.SUMMARY_DECISIONS,
+        "action": strings.SUMMARY_ACTIONS,
+        "question": strings.SUMMARY_QUESTIONS,
+    }
+    out = [heading, "", strings.SUMMARY_EXTRACTIVE]
+    parts: list[tuple[str, Sequence[SummaryLine]]] = [
+        (titles[kind], groups.get(kind, ())) for kind in titles
+    ]
+    parts.append((strings.SUMMARY_ALSO_DISCUSSED, others))
+    for title, picked in parts:
+        if picked:
+            out += ["", f"**{title}**"]
+            out += [
+                f"- {line.sender}: {line.text} ([message]({line.link}))"
+                for line in sorted(picked, key=lambda line: line.ts)
+            ]
     return "\n".join(out)

@@ -21,8 +21,11 @@ from core.summaries.draft import (
     build_messages_block,
     build_summary_markdown,
 )
+from core.summaries.salience import KINDS, decide_salient
 
 MIN_WORDS = 4
+# Decisions, action items and open questions an extractive summary keeps at most.
+MAX_SALIENT = 12
 T = TypeVar("T")
 # Called with (messages, parts) before a summary that needs several model calls.
 PartsNotice = Callable[[int, int], Awaitable[None]]
@@ -131,14 +134,27 @@ class Summarizer:
         return draft, completion.prompt_tokens
 
     async def _extractive(self, lines: Sequence[SummaryLine], heading: str) -> SummaryResult:
+        """Decisions, action items and open questions first (by their wording), then the
+        messages that best represent the rest of the discussion, as many lines as before
+        (more only when there are more decisions, actions and questions than that)."""
+        salient = decide_salient([line.text for line in lines], MAX_SALIENT)
+        kept = {index for index, _ in salient}
         # Acknowledgements ("ok", "thanks") say nothing on their own.
-        candidates = [line for line in lines if len(line.text.split()) >= MIN_WORDS] or list(lines)
-        k = min(len(candidates), max(3, min(8, round(len(candidates) ** 0.5))))
-        if self.embedders is None or len(candidates) <= k:
-            step = len(candidates) / k
-            picked = [candidates[int(i * step)] for i in range(k)]
-            return SummaryResult(build_extractive_markdown(picked, heading))
-        embedder = await asyncio.to_thread(self.embedders.get, self.embedding_model())
-        vectors = np.array(await embedder.embed([line.text for line in candidates]))
-        picked = [candidates[i] for i in decide_representatives(vectors, k)]
-        return SummaryResult(build_extractive_markdown(picked, heading))
+        rest = [
+            line
+            for index, line in enumerate(lines)
+            if index not in kept and len(line.text.split()) >= MIN_WORDS
+        ]
+        k = min(len(lines), max(3, min(8, round(len(lines) ** 0.5))))
+        wanted = max(0, k - len(salient))
+        if not wanted or not rest:
+            others: list[SummaryLine] = []
+        elif self.embedders is None or len(rest) <= wanted:
+            step = len(rest) / min(wanted, len(rest))
+            others = [rest[int(i * step)] for i in range(min(wanted, len(rest)))]
+        else:
+            embedder = await asyncio.to_thread(self.embedders.get, self.embedding_model())
+            vectors = np.array(await embedder.embed([line.text for line in rest]))
+            others = [rest[i] for i in decide_representatives(vectors, wanted)]
+        groups = {kind: [lines[i] for i, found in salient if found == kind] for kind in KINDS}
+        return SummaryResult(build_extractive_markdown(groups, others, heading))

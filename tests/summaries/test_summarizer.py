@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 
+from core import strings
 from core.config.knowledge import DEFAULT_EMBEDDING_MODEL
 from core.config.llm import LlmSettings
 from core.llm.client import LlmClient
@@ -68,8 +69,56 @@ async def test_without_a_model_the_summary_is_the_most_representative_messages(e
     summarizer = Summarizer(None, load_prompts, embedders, lambda: DEFAULT_EMBEDDING_MODEL)
     result = await summarizer.summarize(chat, "**Summary**", timezone="UTC", part_tokens=1000)
     assert result.calls == 0
-    picked = re.findall(r"\[(\d+)\]\(https://l/\1\)", result.markdown)
+    others = result.markdown.split(f"**{strings.SUMMARY_ALSO_DISCUSSED}**")[1]
+    picked = re.findall(r"\(\[message\]\(https://l/(\d+)\)\)", others)
     assert picked == sorted(picked, key=int), "in time order"
     picked_text = " ".join(chat[int(n) - 1].text for n in picked)
     assert "release" in picked_text and "Postgres" in picked_text
     assert len(set(picked)) == len(picked) >= 3
+
+
+MEETING = [
+    ("@ann:x", "Morning all, let's go through the release checklist."),
+    ("@bob:x", "QA found two blockers in the export module yesterday."),
+    ("@cid:x", "Both are fixed on the branch, waiting for review."),
+    ("@ann:x", "ok"),
+    ("@bob:x", "The staging database is still on Postgres 15."),
+    ("@ann:x", "We agreed to upgrade staging to Postgres 17 before the release."),
+    ("@cid:x", "The migration script ran fine on a copy last night."),
+    ("@dan:x", "Dana will review the two export fixes by Thursday."),
+    ("@bob:x", "nice"),
+    ("@ann:x", "The weather is terrible today, by the way."),
+    ("@cid:x", "I'll write the upgrade runbook tomorrow."),
+    ("@dan:x", "Who announces the maintenance window to the customers?"),
+    ("@bob:x", "Not sure, last time it was support."),
+    ("@ann:x", "Decided: the release moves to Friday the 28th."),
+    ("@cid:x", "can you update the status page before Monday?"),
+    ("@dan:x", "Do we keep the old export API for one more quarter?"),
+    ("@bob:x", "The dashboards look fine after the last deploy."),
+    ("@ann:x", "thanks everyone"),
+    ("@cid:x", "lunch?"),
+    ("@dan:x", "The load test reached 2,000 requests per second."),
+]
+
+
+async def test_without_a_model_every_decision_action_item_and_open_question_is_kept(
+    embedders,
+):
+    chat = [SummaryLine(n, sender, text, 1e9 + n, f"https://l/{n}")
+            for n, (sender, text) in enumerate(MEETING, start=1)]  # fmt: skip
+    summarizer = Summarizer(None, load_prompts, embedders, lambda: DEFAULT_EMBEDDING_MODEL)
+    result = await summarizer.summarize(chat, "**Summary**", timezone="UTC", part_tokens=1000)
+    sections = {
+        title: result.markdown.split(f"**{title}**")[1].split("\n\n")[0]
+        for title in (strings.SUMMARY_DECISIONS, strings.SUMMARY_ACTIONS,
+                      strings.SUMMARY_QUESTIONS)
+    }  # fmt: skip
+    assert "upgrade staging to Postgres 17" in sections[strings.SUMMARY_DECISIONS]
+    assert "release moves to Friday" in sections[strings.SUMMARY_DECISIONS]
+    for action in ("review the two export fixes", "upgrade runbook", "status page"):
+        assert action in sections[strings.SUMMARY_ACTIONS]
+    for question in ("announces the maintenance window", "old export API"):
+        assert question in sections[strings.SUMMARY_QUESTIONS]
+    assert "weather" not in result.markdown and "lunch?" not in result.markdown
+    quoted = result.markdown.count("([message](")
+    assert quoted == 7, "the seven that matter, in no more lines than a 20-line chat had"
