@@ -4,6 +4,11 @@ The openai library does the HTTP, the timeouts and the retries with backoff; thi
 limit on concurrent calls, streaming, and structured output: `response_format` with a
 JSON schema (what vLLM honours), validated after parsing, with one repair attempt.
 
+Endpoints that do not honour `response_format` still work: one that refuses it (HTTP
+400) is asked from then on with the schema in the prompt instead; one that ignores it
+and wraps the JSON in prose or a code fence has the object taken out of its reply. Either
+way the result is validated against the schema, as with an endpoint that honours it.
+
 A streamed answer counts only when the model ended it: a stream that stops early, or
 that ends with no text, raises instead of passing for an answer (`stream`).
 """
@@ -11,6 +16,9 @@ that ends with no text, raises instead of passing for an answer (`stream`).
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
@@ -23,11 +31,18 @@ from core.config.llm import LlmSettings
 from core.trace import Messages
 
 Model = TypeVar("Model", bound=BaseModel)
+log = logging.getLogger(__name__)
 
 REPAIR = (
     "Your previous answer was not valid JSON for the required schema ({problem}). "
     "Answer again with only the JSON object."
 )
+SCHEMA_IN_PROMPT = (
+    "Answer with only one JSON object, no other text, that follows this JSON schema:\n{schema}"
+)
+# A JSON object in a reply that says more: in a ```json fence, or from the first { to the
+# last }.
+FENCED = re.compile(r"```(?:json)?\s*(\{.*\})\s*```", re.DOTALL)
 
 
 class LlmError(Exception):
@@ -41,6 +56,10 @@ class LlmUnavailable(LlmError):
 class LlmInvalidOutput(LlmError):
     """The output did not follow the schema (even after one repair attempt), or was cut
     at the token limit."""
+
+
+class LlmRefusedOption(LlmUnavailable):
+    """The endpoint answered 400 to a request with `response_format` (it supports none)."""
 
 
 class IncompleteAnswer(LlmError):
@@ -88,6 +107,8 @@ class LlmClient:
             max_retries=settings.max_retries,
         )
         self._slots = asyncio.Semaphore(settings.max_concurrency)
+        # False once the endpoint refused `response_format`: the schema goes in the prompt.
+        self.structured_output = True
 
     async def close(self) -> None:
         await self._client.close()
@@ -100,6 +121,14 @@ class LlmClient:
                     messages=cast("list[ChatCompletionMessageParam]", messages),
                     **options,
                 )
+            except openai.BadRequestError as exc:
+                # Only a refusal that names the option: a prompt over the context length
+                # is a 400 too, and must not turn structured output off for good.
+                said = str(exc)
+                if "response_format" in options and ("response_format" in said
+                                                     or "json_schema" in said):  # fmt: skip
+                    raise LlmRefusedOption(f"{type(exc).__name__}: {exc}") from None
+                raise LlmUnavailable(f"{type(exc).__name__}: {exc}") from None
             except API_ERRORS as exc:
                 raise LlmUnavailable(f"{type(exc).__name__}: {exc}") from None
         choice = response.choices[0]
@@ -150,14 +179,11 @@ class LlmClient:
     async def complete_json(
         self, messages: Messages, schema: type[Model], name: str
     ) -> tuple[Model, Completion]:
-        """An answer that follows `schema`, asked for with `response_format`."""
-        response_format = {
-            "type": "json_schema",
-            "json_schema": {"name": name, "schema": schema.model_json_schema(), "strict": True},
-        }
-        completion = await self.complete(messages, response_format=response_format)
+        """An answer that follows `schema`: asked for with `response_format`, or with the
+        schema in the prompt where the endpoint refuses that (see the module's text)."""
+        completion, options = await self._complete_structured(messages, schema, name)
         try:
-            return schema.model_validate_json(completion.text), completion
+            return schema.model_validate_json(build_json_text(completion.text)), completion
         except ValidationError as exc:
             problem = _describe(exc)
         repair = [
@@ -165,11 +191,34 @@ class LlmClient:
             {"role": "assistant", "content": completion.text},
             {"role": "user", "content": REPAIR.format(problem=problem)},
         ]
-        repaired = await self.complete(repair, response_format=response_format)
+        repaired = await self.complete(repair, **options)
         try:
-            return schema.model_validate_json(repaired.text), repaired
+            return schema.model_validate_json(build_json_text(repaired.text)), repaired
         except ValidationError as exc:
             raise LlmInvalidOutput(f"{name}: {_describe(exc)}") from None
+
+    async def _complete_structured(
+        self, messages: Messages, schema: type[Model], name: str
+    ) -> tuple[Completion, dict[str, Any]]:
+        json_schema = schema.model_json_schema()
+        if self.structured_output:
+            options: dict[str, Any] = {
+                "response_format": {
+                    "type": "json_schema",
+                    "json_schema": {"name": name, "schema": json_schema, "strict": True},
+                }
+            }
+            try:
+                return await self.complete(messages, **options), options
+            except LlmRefusedOption:
+                log.warning("the model endpoint refuses response_format: the JSON schema "
+                            "goes in the prompt from now on")  # fmt: skip
+                self.structured_output = False
+        asked = [
+            *messages,
+            {"role": "user", "content": SCHEMA_IN_PROMPT.format(schema=json.dumps(json_schema))},
+        ]
+        return await self.complete(asked), {}
 
 
 def _check_ending(finish: str | None, text: str) -> None:
@@ -178,6 +227,20 @@ def _check_ending(finish: str | None, text: str) -> None:
         raise IncompleteAnswer(why, text)
     if not text.strip():
         raise EmptyAnswer("the model finished its answer with no text")
+
+
+def build_json_text(reply: str) -> str:
+    """The JSON object of a reply: the reply itself, or the object in its ```json fence,
+    or from its first { to its last } (an endpoint that ignores `response_format` may
+    say "Here is the JSON:" around it)."""
+    text = reply.strip()
+    if text.startswith("{"):
+        return text
+    fenced = FENCED.search(text)
+    if fenced:
+        return fenced.group(1)
+    first, last = text.find("{"), text.rfind("}")
+    return text[first : last + 1] if 0 <= first < last else text
 
 
 def _describe(error: ValidationError) -> str:

@@ -122,6 +122,38 @@ async def test_structured_output_asks_for_the_schema_and_validates(llm):
     assert set(asked["json_schema"]["schema"]["properties"]) == {"toxicity", "in_scope"}
 
 
+async def test_an_endpoint_that_ignores_response_format_still_gives_validated_json(llm):
+    llm.response_format = "ignore"
+    llm.enqueue({"toxicity": 2, "in_scope": True})
+    verdict, _ = await client(llm).complete_json(QUESTION, Verdict, "verdict")
+    assert verdict == Verdict(toxicity=2, in_scope=True)
+    assert len(llm.history) == 1, "taken out of the prose, no repair needed"
+
+
+async def test_an_endpoint_that_refuses_response_format_gets_the_schema_in_the_prompt(llm):
+    llm.response_format = "refuse"
+    model = client(llm)
+    llm.enqueue({"toxicity": 3, "in_scope": False})
+    llm.enqueue({"toxicity": 4, "in_scope": True})
+    first, _ = await model.complete_json(QUESTION, Verdict, "verdict")
+    second, _ = await model.complete_json(QUESTION, Verdict, "verdict")
+    assert (first.toxicity, second.toxicity) == (3, 4)
+    refused, *asked = llm.history
+    assert "response_format" in refused
+    assert len(asked) == 2, "the refusal is remembered: one request per answer after it"
+    for request in asked:
+        assert "response_format" not in request
+        assert '"toxicity"' in request["messages"][-1]["content"], "the schema is in the prompt"
+
+
+async def test_prose_from_an_endpoint_without_response_format_is_repaired_like_any_answer(llm):
+    llm.response_format = "refuse"
+    llm.enqueue("I think the toxicity is low and it is in scope.")
+    llm.enqueue({"toxicity": 0, "in_scope": True})
+    verdict, _ = await client(llm).complete_json(QUESTION, Verdict, "verdict")
+    assert verdict.toxicity == 0 and "not valid JSON" in llm.history[-1]["messages"][-1]["content"]
+
+
 async def test_invalid_json_is_repaired_once(llm):
     llm.enqueue('{"toxicity": "high"')
     llm.enqueue({"toxicity": 7, "in_scope": False})

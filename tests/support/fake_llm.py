@@ -61,6 +61,10 @@ class FakeLlm:
     # The next stream stops after `hold_after` pieces until the test sets `held`.
     held: asyncio.Event | None = None
     hold_after: int = 0
+    # How the server treats `response_format`, as endpoints do: "honour" it (vLLM),
+    # "ignore" it (a structured reply comes back as prose around a ```json fence), or
+    # "refuse" it (HTTP 400 naming the option).
+    response_format: Literal["honour", "ignore", "refuse"] = "honour"
 
     @property
     def url(self) -> str:
@@ -98,6 +102,12 @@ class FakeLlm:
     async def _complete(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
         self.history.append(body)
+        if "response_format" in body and self.response_format == "refuse":
+            return web.json_response(
+                {"error": {"message": "response_format is not supported by this server",
+                           "type": "invalid_request_error"}},
+                status=400,
+            )  # fmt: skip
         if self.replies:
             reply = self.replies.popleft()
         elif self.respond is not None:
@@ -111,6 +121,8 @@ class FakeLlm:
                 status=reply.status,
             )
         text = json.dumps(reply.content) if isinstance(reply.content, dict) else str(reply.content)
+        if isinstance(reply.content, dict) and self.response_format == "ignore":
+            text = f"Sure! Here is the JSON you asked for:\n```json\n{text}\n```\nAnything else?"
         if body.get("stream"):
             return await self._stream(request, text, reply.ending)
         return web.json_response(
