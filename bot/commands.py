@@ -15,10 +15,14 @@ def build_help(room: RoomSettings, prefix: str, is_direct: bool) -> str:
         strings.HELP_HEADER,
         strings.HELP_ASK_ANY if ask_freely else strings.HELP_ASK_MENTION,
         strings.HELP_FOLLOW_UP,
+        strings.HELP_REMEMBER,
+        strings.HELP_VOTE,
     ]
     if room.commands_enabled:
         lines += [
-            strings.HELP_COMMAND_LINE.format(prefix=prefix, name=name, description=description)
+            strings.HELP_COMMAND_LINE.format(
+                prefix=prefix, name=name, description=description.format(prefix=prefix)
+            )
             for name, description in strings.COMMAND_DESCRIPTIONS.items()
         ]
     else:

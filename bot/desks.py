@@ -55,4 +55,5 @@ class Desks:
         chosen = decide_forget(action.args, memories, prefix)
         if isinstance(chosen, str):
             return chosen
-        return strings.FORGOTTEN.format(count=await self.memory.forget(message.room_id, chosen))
+        count = await self.memory.forget(message.room_id, chosen)
+        return strings.FORGOTTEN_ONE if count == 1 else strings.FORGOTTEN.format(count=count)

@@ -142,7 +142,7 @@ class Dispatcher:
                 message.sender,
                 message.body,
                 message.timestamp_ms / 1000,
-                build_permalink(message.room_id, message.event_id),
+                build_permalink(message.room_id, message.event_id, message.sender),
             )
         except Exception:
             # History is a help, never a reason to miss a message: log and go on.

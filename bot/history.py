@@ -60,6 +60,6 @@ async def fetch_lines(
     found.reverse()
     return [
         SummaryLine(number, message.sender, text, message.timestamp_ms / 1000,
-                    build_permalink(room_id, message.event_id))
+                    build_permalink(room_id, message.event_id, message.sender))
         for number, (message, text) in enumerate(found[:max_messages], start=1)
     ]  # fmt: skip

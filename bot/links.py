@@ -5,5 +5,10 @@ from __future__ import annotations
 from urllib.parse import quote
 
 
-def build_permalink(room_id: str, event_id: str) -> str:
-    return f"https://matrix.to/#/{quote(room_id, safe='')}/{quote(event_id, safe='')}"
+def build_permalink(room_id: str, event_id: str, via: str) -> str:
+    """A matrix.to link to an event. `via` is a user in the room (the message's sender):
+    their server is one that can serve the room to someone who follows the link (room
+    ids of version 12 name no server of their own)."""
+    server = via.split(":", 1)[1] if ":" in via else via
+    room, event = quote(room_id, safe=""), quote(event_id, safe="")
+    return f"https://matrix.to/#/{room}/{event}?via={quote(server, safe='')}"

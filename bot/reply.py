@@ -157,7 +157,7 @@ class ReplyWriter:
     async def _point_to(self, earlier: str, new: str) -> None:
         """Best effort: the edit of `earlier` was refused once already."""
         room_id = self.message.room_id
-        moved = strings.REPLY_MOVED.format(link=build_permalink(room_id, new))
+        moved = strings.REPLY_MOVED.format(link=build_permalink(room_id, new, self.matrix.user_id))
         # Not one of this reply's edits (`sent`): taking the reply back must not undo it.
         try:
             await self.matrix.send(room_id, build_edit(earlier, moved))

@@ -31,15 +31,20 @@ HELP_HEADER = "**What I can do in this room**"
 HELP_ASK_MENTION = "- Mention me with a question and I answer in a thread, from your documents."
 HELP_ASK_ANY = "- Write a question here and I answer in a thread, from your documents."
 HELP_FOLLOW_UP = "- Reply in my thread to ask a follow-up question."
+HELP_REMEMBER = (
+    "- Say “remember that …” to me and I keep it for this room's questions "
+    "(“remember that I …”: about you)."
+)
+HELP_VOTE = "- React 👍 or 👎 to an answer to tell me whether it helped."
 HELP_COMMANDS_OFF = "- Commands are turned off in this room."
 HELP_COMMAND_LINE = "- `{prefix}{name}`: {description}"
 
 COMMAND_DESCRIPTIONS = {
     "help": "show this help",
     "summarize": "summarise this room since my last summary (or a thread, in the thread); "
-    "`summarize last 3 days`, `summarize since Monday`",
+    "`{prefix}summarize last 3 days`, `{prefix}summarize since Monday`",
     "memory": "list what I remember in this room",
-    "forget": "forget a memory of this room: `forget <number>` or `forget all`",
+    "forget": "forget a memory of this room: `{prefix}forget <number>` or `{prefix}forget all`",
     "feedback": "for administrators, in the admin room: votes on answers, the worst ones, "
     "and an export",
 }
@@ -101,7 +106,8 @@ MEMORY_LINE = "{number}. {text}{whose}"
 MEMORY_OF_USER = " _(about {user})_"
 MEMORY_EMPTY = "I remember nothing in this room yet. Say “remember that …” to tell me something."
 MEMORY_FOOTER = "Send `{prefix}forget <number>` to remove one, or `{prefix}forget all`."
-FORGOTTEN = "Forgotten: {count} memory(ies) of this room."
+FORGOTTEN = "Forgotten: {count} of this room's memories."
+FORGOTTEN_ONE = "Forgotten: one memory of this room."
 FORGET_USAGE = (
     NOTICE_PREFIX + "Tell me which memory to forget: `{prefix}forget <number>` "
     "(see `{prefix}memory`) or `{prefix}forget all`."

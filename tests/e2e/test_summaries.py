@@ -62,15 +62,19 @@ async def test_summarize_links_real_messages_and_reads_ranges_and_threads(people
     )
     assert "who updates the status page?" in first["body"]
     for event_id in said:
-        assert build_permalink(room, event_id) in first["formatted_body"]
+        assert build_permalink(room, event_id, alice.user_id) in first["formatted_body"]
     assert strings.SUMMARY_NO_DECISION not in first["body"]
 
     later = await alice.say(room, "Decision: the freeze starts on 10 December")
     second = await ask(alice, room, "!summarize", bot)
-    assert build_permalink(room, later) in second["formatted_body"]
-    assert build_permalink(room, said[0]) not in second["formatted_body"], "since the last one"
+    assert build_permalink(room, later, alice.user_id) in second["formatted_body"]
+    assert build_permalink(room, said[0], alice.user_id) not in second["formatted_body"], (
+        "since the last one"
+    )
     today = await ask(alice, room, "!summarize today", bot)
-    assert all(build_permalink(room, e) in today["formatted_body"] for e in [*said, later])
+    assert all(
+        build_permalink(room, e, alice.user_id) in today["formatted_body"] for e in [*said, later]
+    )
     nothing = await ask(alice, room, "!summarize in 2025", bot)
     assert nothing["body"].startswith("There is nothing to summarise in this room")
     unreadable = await ask(alice, room, "!summarize the release", bot)
@@ -82,9 +86,9 @@ async def test_summarize_links_real_messages_and_reads_ranges_and_threads(people
     inside = await alice.say(room, "Decision: we keep the ARM runners", thread=root)
     command = await alice.say(room, "!summarize", thread=root, mentions=[bot.user_id])
     thread_summary = (await alice.wait_for(room, replies_to(command), timeout=60))["content"]
-    assert build_permalink(room, inside) in thread_summary["formatted_body"]
-    assert build_permalink(room, root) in thread_summary["formatted_body"]
-    assert build_permalink(room, later) not in thread_summary["formatted_body"]
+    assert build_permalink(room, inside, alice.user_id) in thread_summary["formatted_body"]
+    assert build_permalink(room, root, alice.user_id) in thread_summary["formatted_body"]
+    assert build_permalink(room, later, alice.user_id) not in thread_summary["formatted_body"]
 
 
 async def test_a_scheduled_summary_is_knowledge_of_its_room_only_and_not_repeated(people, bot, llm):
@@ -157,4 +161,4 @@ async def test_an_encrypted_room_is_read_back_and_summarised(people, bot, llm):
     summary = await alice.wait_for(room, final, timeout=60)
     text = summary["content"].get("m.new_content", summary["content"])
     assert "the archive moves to cold storage in January" in text["body"]
-    assert build_permalink(room, said) in text["formatted_body"]
+    assert build_permalink(room, said, alice.user_id) in text["formatted_body"]

@@ -57,3 +57,10 @@ def test_help_reflects_the_room_and_unknown_commands_point_to_it():
     )
     unknown = build_command_reply("deploy", "", RoomSettings(), "!", False)
     assert "`!deploy`" in unknown and "`!help`" in unknown
+
+
+def test_help_names_every_way_to_use_the_bot_with_the_rooms_prefix():
+    shown = build_command_reply("help", "", RoomSettings(), "?", False)
+    assert "remember that" in shown and "👍" in shown and "👎" in shown
+    assert "`?summarize last 3 days`" in shown and "`?forget all`" in shown
+    assert "`summarize" not in shown and "`forget" not in shown, "never without the prefix"
