@@ -35,6 +35,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--dry-run", action="store_true", help="show what would change, change nothing"
     )
+    parser.add_argument(
+        "--root", type=Path, help="ids relative to this folder, whichever folders are named "
+        "(default: relative to each folder named)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--base-url", default="", help="link of a file: this URL followed by its id "
+        "(a Markdown file's front matter `url` wins)",
+    )  # fmt: skip
     return parser.parse_args(argv)
 
 
@@ -95,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     keep_private(settings.bot.data_dir)
     documents, problems = [], 0
-    for item in read_documents(args.paths, args.collection):
+    for item in read_documents(args.paths, args.collection, root=args.root, base_url=args.base_url):
         if isinstance(item, FileProblem):
             problems += 1
             print(f"skipped: {item}", file=sys.stderr)

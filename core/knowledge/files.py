@@ -5,6 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
+
+import yaml
 
 from core.knowledge.documents import (
     FORMATS,
@@ -29,16 +32,39 @@ class FileProblem(Exception):
     """A file or line that cannot be read as a document; the text names it."""
 
 
+# A Markdown file's front matter: YAML between two `---` lines at the very start.
+FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
+FRONT_MATTER_KEYS = ("title", "url", "date", "date_end")
+
+
+def parse_front_matter(text: str) -> tuple[dict[str, str], str]:
+    """The front matter's `title`, `url`, `date` and `date_end` (others are ignored), and
+    the text after it. Raises ValueError when the block is not a YAML mapping."""
+    match = FRONT_MATTER.match(text)
+    if not match:
+        return {}, text
+    try:
+        data = yaml.safe_load(match.group(1))
+    except yaml.YAMLError as exc:
+        raise ValueError(f"the front matter is not valid YAML ({type(exc).__name__})") from None
+    if not isinstance(data, dict):
+        raise ValueError("the front matter is not a set of `key: value` lines")
+    found = {key: str(data[key]).strip() for key in FRONT_MATTER_KEYS if data.get(key)}
+    return found, text[match.end() :]
+
+
 def _title(path: Path, text: str, fmt: str) -> str:
+    """The first heading (Markdown), the <title> (HTML), else the file's name in words."""
     if fmt == "markdown":
-        heading = re.search(r"^#\s+(.+?)\s*#*\s*$", text, re.MULTILINE)
+        heading = re.search(r"^#{1,6}\s+(.+?)\s*#*\s*$", text, re.MULTILINE)
         if heading:
             return heading.group(1)
     if fmt == "html":
         title = re.search(r"<title[^>]*>(.*?)</title>", text, re.IGNORECASE | re.DOTALL)
         if title and title.group(1).strip():
             return " ".join(title.group(1).split())
-    return path.stem.replace("_", " ").replace("-", " ")
+    words = path.stem.replace("_", " ").replace("-", " ").strip()
+    return words[:1].upper() + words[1:]
 
 
 def _from_jsonl(path: Path, collection: str) -> Iterator[Document | FileProblem]:
@@ -72,33 +98,70 @@ def _from_jsonl(path: Path, collection: str) -> Iterator[Document | FileProblem]
             yield FileProblem(f"{path}:{number}: {type(exc).__name__}: {exc}")
 
 
-def read_documents(paths: list[Path], collection: str) -> Iterator[Document | FileProblem]:
+def read_documents(
+    paths: list[Path], collection: str, *, root: Path | None = None, base_url: str = ""
+) -> Iterator[Document | FileProblem]:
     """Documents from files and folders (walked recursively, in name order).
 
-    A file's id is its path relative to the folder given (or its name, for a file
-    given directly), so that ingesting the same folder again updates the same documents.
+    A file's id is its path relative to `root` when given (the same whichever of its
+    folders is named), else relative to the folder given (or its name, for a file given
+    directly), so that ingesting again updates the same documents. Its link is the
+    front matter's `url`, else `base_url` followed by its id.
     """
-    for root in paths:
-        files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
-        for path in files:
-            suffix = path.suffix.lower()
-            if suffix in JSONL:
-                yield from _from_jsonl(path, collection)
-                continue
-            fmt = SUFFIXES.get(suffix)
-            if fmt is None:
-                if root.is_file():
-                    yield FileProblem(f"{path}: not Markdown, text, HTML or JSON lines")
-                continue
-            try:
-                text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                yield FileProblem(f"{path}: cannot be read: {exc}")
-                continue
-            doc_id = path.relative_to(root).as_posix() if root.is_dir() else path.name
-            # A name that is not UTF-8 reads with lone surrogates, which cannot be stored.
-            problem = id_problem(doc_id)
-            if problem:
-                yield FileProblem(f"{path}: {problem}")
-                continue
-            yield Document(collection, doc_id, _title(path, text, fmt), text, fmt)
+    for given in paths:
+        yield from _read_path(given, collection, root, base_url)
+
+
+def _read_path(
+    given: Path, collection: str, root: Path | None, base_url: str
+) -> Iterator[Document | FileProblem]:
+    for path in sorted(p for p in given.rglob("*") if p.is_file()) if given.is_dir() else [given]:
+        item = _read_file(path, given, collection, root, base_url)
+        if isinstance(item, list):
+            yield from item
+        elif item is not None:
+            yield item
+
+
+def _document_id(path: Path, given: Path, root: Path | None) -> str:
+    if root is not None:
+        try:
+            return path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            raise FileProblem(f"{path}: not inside --root {root}") from None
+    return path.relative_to(given).as_posix() if given.is_dir() else path.name
+
+
+def _read_file(
+    path: Path, given: Path, collection: str, root: Path | None, base_url: str
+) -> Document | FileProblem | list[Document | FileProblem] | None:
+    suffix = path.suffix.lower()
+    if suffix in JSONL:
+        return list(_from_jsonl(path, collection))
+    fmt = SUFFIXES.get(suffix)
+    if fmt is None:
+        return (
+            FileProblem(f"{path}: not Markdown, text, HTML or JSON lines")
+            if given.is_file()
+            else None
+        )
+    try:
+        text = path.read_text(encoding="utf-8")
+        doc_id = _document_id(path, given, root)
+        meta, body = parse_front_matter(text) if fmt == "markdown" else ({}, text)
+        parse_document_dates(meta.get("date", ""), meta.get("date_end", ""))
+    except (OSError, UnicodeDecodeError) as exc:
+        return FileProblem(f"{path}: cannot be read: {exc}")
+    except FileProblem as outside:
+        return outside
+    except ValueError as exc:
+        return FileProblem(f"{path}: {exc}")
+    # A name that is not UTF-8 reads with lone surrogates, which cannot be stored.
+    unfit = id_problem(doc_id)
+    if unfit:
+        return FileProblem(f"{path}: {unfit}")
+    url = meta.get("url") or (base_url.rstrip("/") + "/" + quote(doc_id) if base_url else "")
+    return Document(
+        collection, doc_id, meta.get("title") or _title(path, body, fmt), body, fmt, url=url,
+        date=meta.get("date", ""), date_end=meta.get("date_end", ""),
+    )  # fmt: skip
