@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from core import strings
 from core.config import Settings
 from core.knowledge.documents import Hit
+from core.knowledge.keywords import parse_query_words
 from core.knowledge.retrieval import Retriever
 from core.memory.memory import ConversationMemory
+from core.memory.store import Memory
 from core.pipeline.grounding import build_audience
 from core.pipeline.sources import SourcesFinder
 from core.requests import Answer, AnswerKind, Progress, Request, Source
@@ -16,6 +18,7 @@ from core.rights.checker import RightsChecker
 from core.timerange import TimeExpressionFinder
 
 SNIPPET_CHARS = 400
+MEMORIES_SHOWN = 3
 
 
 def build_snippet(text: str) -> str:
@@ -23,13 +26,30 @@ def build_snippet(text: str) -> str:
     return flat if len(flat) <= SNIPPET_CHARS else flat[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
 
 
-def build_passages_answer(hits: list[Hit]) -> tuple[str, tuple[Source, ...]]:
-    """The answer text (quoted passages, each with its source number) and the sources."""
-    if not hits:
+def decide_relevant_memories(
+    question: str, memories: Sequence[Memory], limit: int = MEMORIES_SHOWN
+) -> list[Memory]:
+    """The room's memories that share a word (not a stop word) with the question, most
+    shared words first, then newest: without a model, word overlap stands for relevance."""
+    asked = set(parse_query_words(question))
+    scored = [(len(asked & set(parse_query_words(m.text))), n, m) for n, m in enumerate(memories)]
+    ranked = sorted((item for item in scored if item[0]), key=lambda i: (-i[0], -i[1]))
+    return [memory for _, _, memory in ranked[:limit]]
+
+
+def build_passages_answer(
+    hits: list[Hit], memories: Sequence[Memory] = ()
+) -> tuple[str, tuple[Source, ...]]:
+    """The answer text (what the room remembers, then quoted passages, each with its
+    source number) and the sources."""
+    if not hits and not memories:
         return strings.NOTHING_FOUND, ()
     numbers: dict[tuple[str, str], int] = {}
     sources: list[Source] = []
     parts = [strings.SEARCH_ONLY_INTRO]
+    if memories:
+        parts.append(strings.SEARCH_ONLY_MEMORIES)
+        parts += [f"> {build_snippet(memory.text)}" for memory in memories]
     for hit in hits:
         key = (hit.collection, hit.document_id)
         if key not in numbers:
@@ -64,9 +84,10 @@ class PassagesAnswerer:
         if found.unavailable and not found.hits:
             unavailable = strings.SEARCH_UNAVAILABLE
             return Answer(unavailable, "notice", (), found.trace, reason="unavailable")
-        text, sources = build_passages_answer(found.hits)
+        memories = decide_relevant_memories(request.text, found.memories)
+        text, sources = build_passages_answer(found.hits, memories)
         if found.unchecked:
             text += "\n\n" + strings.SOURCES_UNCHECKED
-        kind: AnswerKind = "answer" if found.hits else "refusal"
-        reason = "" if found.hits else "nothing_found"
+        kind: AnswerKind = "answer" if found.hits or memories else "refusal"
+        reason = "" if found.hits or memories else "nothing_found"
         return Answer(text, kind, sources, found.trace, reason=reason)

@@ -61,6 +61,7 @@ SEARCH_ONLY_INTRO = (
     "No language model is connected, so here are the passages that best match "
     "your question (search-only mode):"
 )
+SEARCH_ONLY_MEMORIES = "What this room asked me to remember:"
 NOTHING_FOUND = "I found nothing about this in the documents I can share in this room."
 SOURCES_UNCHECKED = (
     "_Some sources could not be checked with the applications that own them, so I left them out._"

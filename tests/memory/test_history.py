@@ -131,3 +131,24 @@ async def test_the_earlier_one_collection_per_room_layout_is_moved_over(memory):
     assert collection_of("!old") not in history.vectors.names()
     assert await history.search("!other", "Where is the VPN gateway?", 3, 2.0) == []
     assert await history.migrate_room_collections() == 0, "once"
+
+
+async def test_search_only_answers_show_what_the_room_asked_to_remember(memory, kb):
+    from core.memory.remember import parse_remember
+    from core.passages import PassagesAnswerer
+    from core.requests import Request
+
+    def ask(text: str, room: str = "!a") -> Request:
+        return Request(text, "@ann:x", room, None, is_direct=True,
+                       readers=("@ann:x",), knowledge=((room, ALWAYS),))  # fmt: skip
+
+    wish = parse_remember("remember that the staging database password rotates on Mondays")
+    assert wish is not None
+    await memory.remember(ask("remember …"), wish)
+    answerer = PassagesAnswerer(kb.retriever, kb.rights, kb.indexer.settings, memory)
+    here = await answerer.answer(ask("when does the staging password rotate?"))
+    assert "rotates on Mondays" in here.text and here.kind == "answer"
+    unrelated = await answerer.answer(ask("what is the travel policy?"))
+    assert "Mondays" not in unrelated.text, "only memories that share a word with the question"
+    elsewhere = await answerer.answer(ask("when does the staging password rotate?", "!b"))
+    assert "Mondays" not in elsewhere.text, "a room's memories stay in the room"
