@@ -23,6 +23,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from core.config import Settings
 from core.knowledge.base import KnowledgeBase
@@ -88,7 +89,12 @@ class DocumentBody(BaseModel):
 
     @model_validator(mode="after")
     def _dates_read(self) -> DocumentBody:
-        parse_document_dates(self.date, self.date_end)
+        try:
+            parse_document_dates(self.date, self.date_end)
+        except ValueError as exc:
+            # The message names the field (`date …`, `date_end …`): said as it is, not
+            # as a problem of the whole body.
+            raise PydanticCustomError("dates", "{problem}", {"problem": str(exc)}) from None
         return self
 
 
@@ -225,7 +231,8 @@ class IngestApi:
             body = DocumentBody.model_validate(raw)
         except ValidationError as exc:
             problems = "; ".join(
-                f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in exc.errors()
+                f"{'.'.join(map(str, e['loc']))}: {e['msg']}" if e["loc"] else e["msg"]
+                for e in exc.errors()
             )
             return error(400, "invalid_document", problems)
         if len(body.content.encode()) > self.settings().knowledge.max_document_bytes:

@@ -301,6 +301,7 @@ async def test_unreadable_bodies_dates_and_ids_get_a_precise_400(
         body = await got.json()
     assert (got.status, body["error"]["code"]) == (400, code), body
     assert message in body["error"]["message"], body
+    assert not body["error"]["message"].startswith("body:"), "named after its field"
     assert await api.kb.jobs.queue_depth() == 0
     assert await api.kb.catalog.collection_sizes() == {}
 
