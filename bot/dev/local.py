@@ -1,17 +1,27 @@
 """`python -m bot.dev.local`: a local Synapse, a bot account, a demo user and room, and the bot.
 
-Everything lives in `.local/` in the project folder; a second run reuses it (same port,
-accounts, passwords and room). Ctrl-C stops the bot and the homeserver.
+Everything lives in `.local/` in the project folder (or $LOCAL_DEMO_DIR); a second run
+reuses it (same port, accounts, passwords and rooms), and a run while one is going says
+so and stops. Ctrl-C stops the bot and the homeserver.
+
+A language model is connected from the environment: LLM_URL (an OpenAI-compatible
+endpoint), LLM_MODEL and, when it needs one, LLM_API_KEY. Without LLM_URL the bot
+answers in search-only mode.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
 import json
 import os
 import secrets
 import socket
+import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 from nio import AsyncClient, LoginResponse, RoomCreateResponse
 
@@ -25,8 +35,28 @@ from core.knowledge.files import read_documents
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "deploy" / "sample-documents"
-LOCAL = ROOT / ".local"
+LOCAL = Path(os.environ.get("LOCAL_DEMO_DIR") or ROOT / ".local")
 PREFERRED_PORT = 8008
+DEMO_ALIAS = "knowledge-bot-demo"
+
+
+class AlreadyRunning(Exception):
+    """Another run of the demo holds the lock; the text says where it runs."""
+
+
+@contextlib.contextmanager
+def demo_lock(folder: Path) -> Iterator[IO[str]]:
+    """One demo per folder: a second one would start a second homeserver on the same
+    database. The lock is the kernel's (flock), so a demo that crashed holds none."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "lock", "a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            raise AlreadyRunning(lock.read().strip() or "(starting)") from None
+        lock.truncate(0)
+        yield lock
 
 
 def _load(path: Path) -> dict:
@@ -57,10 +87,12 @@ display_name = "Knowledge Bot"
 
 [bot]
 data_dir = "data"
+# The demo user's room with the bot where config errors and reloads are reported.
+admin_room = "{state["admin_room_id"]}"
 
 [invites]
 allowed_users = ["{state["demo_user"]}"]
-
+{_llm_section(os.environ)}
 [ingest_api]
 enabled = true
 port = {state["api_port"]}
@@ -74,6 +106,26 @@ public = true
 description = "The sample staff handbook (deploy/sample-documents)."
 """
     )
+
+
+def _llm_section(env: dict[str, str] | os._Environ[str]) -> str:
+    url = env.get("LLM_URL", "")
+    if not url:
+        return ""
+    key = 'api_key_env = "LLM_API_KEY"\n' if env.get("LLM_API_KEY") else ""
+    return f'\n[llm]\nurl = "{url}"\nmodel = "{env.get("LLM_MODEL", "default")}"\n{key}'
+
+
+def _apply_llm_env(path: Path, env: dict[str, str]) -> None:
+    """LLM_URL and LLM_MODEL in the environment win over an earlier run's [llm]."""
+    text = path.read_text()
+    if not env.get("LLM_URL"):
+        return
+    if "\n[llm]\n" not in text:
+        path.write_text(text + _llm_section(env))
+        return
+    _update_line(path, "url", f'"{env["LLM_URL"]}"')
+    _update_line(path, "model", f'"{env.get("LLM_MODEL", "default")}"')
 
 
 async def _ingest_samples(config: Path, env: dict[str, str]) -> None:
@@ -96,27 +148,39 @@ def _update_line(path: Path, key: str, value: str) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-async def _ensure_demo_room(state: dict, server: Homeserver, bot_user: str) -> str:
-    if state.get("room_id"):
-        return state["room_id"]
+async def _ensure_rooms(state: dict, server: Homeserver, bot_user: str) -> None:
+    """The demo room (with a stable alias, for clients that cannot address a room id of
+    version 12) and an admin room where config errors show, both with the bot."""
     client = AsyncClient(server.url, state["demo_user"])
     try:
         login = await client.login(state["demo_password"], device_name="local-setup")
         assert isinstance(login, LoginResponse), login
-        room = await client.room_create(name="Knowledge bot demo", invite=[bot_user])
-        assert isinstance(room, RoomCreateResponse), room
+        for key, name, alias in (
+            ("room_id", "Knowledge bot demo", DEMO_ALIAS),
+            ("admin_room_id", "Knowledge bot admin", None),
+        ):
+            if not state.get(key):
+                room = await client.room_create(name=name, invite=[bot_user], alias=alias)
+                assert isinstance(room, RoomCreateResponse), room
+                state[key] = room.room_id
+        # A demo room from before aliases: given its alias now (refused if it has one).
+        await client.room_put_alias(f"#{DEMO_ALIAS}:{server_name(state)}", state["room_id"])
         await client.logout()
-        return room.room_id
     finally:
         await client.close()
 
 
-async def run() -> None:
-    LOCAL.mkdir(exist_ok=True)
+def server_name(state: dict) -> str:
+    return str(state["demo_user"]).split(":", 1)[1]
+
+
+async def run(lock: IO[str]) -> None:
     state_file = LOCAL / "state.json"
     state = _load(state_file)
     python = ensure_synapse_venv(ROOT / ".venv-synapse")
     port = _choose_port(state.get("port"))
+    lock.write(f"homeserver http://127.0.0.1:{port}, process {os.getpid()}")
+    lock.flush()
     server = start_homeserver(LOCAL / "synapse", python, port)
     try:
         state.setdefault("bot_password", secrets.token_urlsafe(16))
@@ -126,7 +190,7 @@ async def run() -> None:
         state["bot_user"] = server.register("knowledge-bot", state["bot_password"])
         state["demo_user"] = server.register("demo", state["demo_password"])
         state["port"] = port
-        state["room_id"] = await _ensure_demo_room(state, server, state["bot_user"])
+        await _ensure_rooms(state, server, state["bot_user"])
         state_file.write_text(json.dumps(state, indent=2))
 
         config = LOCAL / "bot" / "config.toml"
@@ -135,6 +199,7 @@ async def run() -> None:
             _write_config(config, server.url, state)
         _update_line(config, "homeserver", f'"{server.url}"')
         _update_line(config, "port", str(state["api_port"]))
+        _apply_llm_env(config, dict(os.environ))
         env = {
             **os.environ,
             "BOT_PASSWORD": state["bot_password"],
@@ -151,7 +216,10 @@ The local homeserver and the bot are running. Connect with any Matrix client
     user        {state["demo_user"]}
     password    {state["demo_password"]}
 
-Open the room "Knowledge bot demo" and mention the bot (Knowledge Bot), or send !help.
+Open the room "Knowledge bot demo" ({state["room_id"]}, alias
+#{DEMO_ALIAS}:{server_name(state)}) and mention the bot (Knowledge Bot), or send !help.
+Config errors show in the room "Knowledge bot admin".
+Language model: {os.environ.get("LLM_URL") or "none (search-only answers; set LLM_URL, LLM_MODEL)"}
 Ask, for example: "Knowledge Bot: what does error WG-503 mean?"
 Bot config (edit it live): {config}
 Ingestion API: http://127.0.0.1:{state["api_port"]}/api/v1 (Bearer {state["samples_token"]})
@@ -166,7 +234,13 @@ Press Ctrl-C to stop.
 
 def main() -> None:
     setup_logging("INFO")
-    asyncio.run(run())
+    try:
+        with demo_lock(LOCAL) as lock:
+            asyncio.run(run(lock))
+    except AlreadyRunning as exc:
+        print(f"The local demo is already running from {LOCAL}: {exc}. "
+              "Stop it with Ctrl-C in its terminal first.", file=sys.stderr)  # fmt: skip
+        sys.exit(1)
 
 
 if __name__ == "__main__":
