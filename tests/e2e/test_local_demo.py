@@ -1,0 +1,81 @@
+"""The local demo as a new admin runs it: `deploy/local.sh`, twice, with a model from the
+environment, and a question in the demo room addressed by its alias."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from core import strings
+from tests.e2e.conftest import ROOT
+from tests.e2e.people import Person
+from tests.e2e.scripted import ask, reading_model
+
+pytestmark = pytest.mark.e2e
+
+START_SECONDS = 240
+
+
+def start_demo(folder: Path, llm, log: Path) -> subprocess.Popen:
+    env = {**os.environ, "LOCAL_DEMO_DIR": str(folder), "LLM_URL": llm.url,
+           "LLM_MODEL": "test-model"}  # fmt: skip
+    return subprocess.Popen(
+        ["deploy/local.sh"], cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT
+    )
+
+
+async def test_the_demo_runs_once_answers_with_the_model_and_has_an_alias(tmp_path, llm):
+    folder, log = tmp_path / "demo", tmp_path / "demo.log"
+    llm.respond = reading_model
+    demo = start_demo(folder, llm, log)
+    person = None
+    try:
+        deadline = time.monotonic() + START_SECONDS
+        while "Press Ctrl-C to stop." not in log.read_text():
+            assert demo.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, log.read_text()
+            await asyncio.sleep(0.5)
+        second = await asyncio.to_thread(
+            subprocess.run,
+            ["deploy/local.sh"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "LOCAL_DEMO_DIR": str(folder)},
+        )
+        assert second.returncode == 1 and "already running" in second.stderr, second.stderr
+        assert demo.poll() is None, "the first demo still runs"
+
+        state = json.loads((folder / "state.json").read_text())
+        shown = log.read_text()
+        assert state["room_id"] in shown and "#knowledge-bot-demo:localhost" in shown
+        homeserver = f"http://127.0.0.1:{state['port']}"
+        person = await Person.login(
+            homeserver, state["demo_user"], state["demo_password"], tmp_path / "demo-user"
+        )
+        joined = await person.client.join("#knowledge-bot-demo:localhost")
+        room = joined.room_id
+        assert room == state["room_id"]
+        bot = SimpleNamespace(user_id=state["bot_user"])
+        answer = await ask(person, room, "what does error WG-503 mean?", bot, timeout=120)
+        assert any(call.get("stream") for call in llm.history), "the model wrote the answer"
+        assert not answer["body"].startswith(strings.SEARCH_ONLY_INTRO)
+        assert "WG-503" in answer["body"]
+    finally:
+        if person:
+            await person.close()
+        demo.send_signal(signal.SIGINT)
+        try:
+            demo.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            demo.kill()
+        print(log.read_text()[-4000:])
