@@ -1,7 +1,7 @@
 """The entry point that turns a Request into an Answer.
 
-The Matrix side depends only on the Answerer protocol; the retrieval and LLM pipeline
-of later issues is another implementation of it.
+The Matrix side depends only on the Answerer protocol; the LLM pipeline
+(core/pipeline/answer.py) and the search-only answers (core/passages.py) implement it.
 """
 
 from __future__ import annotations
