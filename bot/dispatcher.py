@@ -94,13 +94,12 @@ class Dispatcher:
     ) -> RoutingFacts:
         bot_settings = self.settings.current.bot
         state, feedback = self.state, self.feedback
+        joined_ms, invited_as_direct = await state.joined_room(message.room_id)
         return RoutingFacts(
-            not_before_ms=await self._not_before_ms(message.room_id),
-            replied_to_bot=bool(message.reply_to)
-            and await state.is_bot_message(message.reply_to or ""),
-            thread_has_bot=bool(message.thread_root)
-            and await state.bot_in_thread(message.room_id, message.thread_root or ""),
-            is_direct=await self._is_direct(message.room_id),
+            not_before_ms=max(self.first_start_ms, joined_ms),
+            replied_to_bot=await self._replied_to_bot(message),
+            thread_has_bot=await self._thread_has_bot(message),
+            is_direct=self._still_direct(message.room_id, invited_as_direct),
             ignored_users=frozenset(bot_settings.ignore_users),
             command_prefix=bot_settings.command_prefix,
             feedback_asked=feedback is not None
@@ -109,14 +108,25 @@ class Dispatcher:
             and (message.replaces in received or await state.was_received(message.replaces or "")),
         )
 
+    async def _replied_to_bot(self, message: IncomingMessage) -> bool:
+        return bool(message.reply_to) and await self.state.is_bot_message(message.reply_to or "")
+
+    async def _thread_has_bot(self, message: IncomingMessage) -> bool:
+        return bool(message.thread_root) and await self.state.bot_in_thread(
+            message.room_id, message.thread_root or ""
+        )
+
     async def _not_before_ms(self, room_id: str) -> int:
         """Messages older than the bot's first start, or its joining the room, are not its."""
         joined_ms, _ = await self.state.joined_room(room_id)
         return max(self.first_start_ms, joined_ms)
 
     async def _is_direct(self, room_id: str) -> bool:
-        """A chat the bot was invited to as direct, still with only one other person."""
         _, invited_as_direct = await self.state.joined_room(room_id)
+        return self._still_direct(room_id, invited_as_direct)
+
+    def _still_direct(self, room_id: str, invited_as_direct: bool) -> bool:
+        """A chat the bot was invited to as direct, still with only one other person."""
         return invited_as_direct and self.matrix.member_count(room_id) <= 2
 
     async def observe(self, message: IncomingMessage) -> None:
@@ -300,7 +310,10 @@ class Dispatcher:
     async def _request(self, message: IncomingMessage, text: str, reply: ReplyWriter) -> Request:
         audience = reply.audience
         assert audience is not None
-        facts = await self._facts(message)
+        # Only the facts the request needs (the decision itself was stored at sync time).
+        in_bot_conversation = await self._replied_to_bot(message) or await self._thread_has_bot(
+            message
+        )
         return Request(
             text=text,
             sender=UserID(message.sender),
@@ -314,12 +327,12 @@ class Dispatcher:
                 readers=audience.readers,
                 since=audience.own_since(),
             ),
-            is_direct=facts.is_direct,
+            is_direct=await self._is_direct(message.room_id),
             readers=tuple(sorted(audience.readers)),
             knowledge=audience.knowledge,
             open_room=audience.open_room,
             event=message.event_id,
-            in_bot_conversation=facts.replied_to_bot or facts.thread_has_bot,
+            in_bot_conversation=in_bot_conversation,
         )
 
     async def _placeholder_unless_quick(self, work: asyncio.Future, reply: ReplyWriter) -> None:

@@ -116,11 +116,14 @@ def _read_path(
     given: Path, collection: str, root: Path | None, base_url: str
 ) -> Iterator[Document | FileProblem]:
     for path in sorted(p for p in given.rglob("*") if p.is_file()) if given.is_dir() else [given]:
-        item = _read_file(path, given, collection, root, base_url)
-        if isinstance(item, list):
-            yield from item
-        elif item is not None:
-            yield item
+        suffix = path.suffix.lower()
+        fmt = SUFFIXES.get(suffix)
+        if suffix in JSONL:
+            yield from _from_jsonl(path, collection)
+        elif fmt is not None:
+            yield _read_file(path, fmt, given, collection, root, base_url)
+        elif given.is_file():  # a file named on purpose, not one met in a folder
+            yield FileProblem(f"{path}: not Markdown, text, HTML or JSON lines")
 
 
 def _document_id(path: Path, given: Path, root: Path | None) -> str:
@@ -133,18 +136,13 @@ def _document_id(path: Path, given: Path, root: Path | None) -> str:
 
 
 def _read_file(
-    path: Path, given: Path, collection: str, root: Path | None, base_url: str
-) -> Document | FileProblem | list[Document | FileProblem] | None:
-    suffix = path.suffix.lower()
-    if suffix in JSONL:
-        return list(_from_jsonl(path, collection))
-    fmt = SUFFIXES.get(suffix)
-    if fmt is None:
-        return (
-            FileProblem(f"{path}: not Markdown, text, HTML or JSON lines")
-            if given.is_file()
-            else None
-        )
+    path: Path,
+    fmt: DocumentFormat,
+    given: Path,
+    collection: str,
+    root: Path | None,
+    base_url: str,
+) -> Document | FileProblem:
     try:
         text = path.read_text(encoding="utf-8")
         doc_id = _document_id(path, given, root)
