@@ -17,7 +17,7 @@ WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY bot ./bot
 COPY core ./core
-RUN pip install ".[postgres]"
+RUN pip install .
 # Fail the build, not the first start, if a model is missing or wants the network.
 ENV HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 RUN python -c "from core.knowledge.embedding import Embedders; \

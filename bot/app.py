@@ -9,6 +9,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from sqlalchemy.engine import URL
+
 from bot.audience import Audiences
 from bot.config_watch import ConfigWatcher
 from bot.cross_signing import CrossSigningError, ensure_cross_signed
@@ -48,7 +50,7 @@ from core.passages import PassagesAnswerer
 from core.pipeline.answer import AnswerPipeline
 from core.privacy import keep_private
 from core.storage.opening import Storage
-from core.summaries.schedule import SummaryScheduler
+from core.summaries.schedule import SummaryScheduler, build_job_store_url
 from core.summaries.store import SqlSummaryMarks, SummaryMarks
 from core.summaries.summarizer import Summarizer
 from core.timerange import TimeExpressionFinder
@@ -261,9 +263,9 @@ class BotApp:
             self._llm, kb.retriever, kb.rights, self._current, self._prompts, memory=memory
         )
 
-    def _job_store_url(self) -> str:
-        configured = self.settings.current.summaries.job_store
-        return configured or f"sqlite:///{self.settings.current.bot.data_dir / 'scheduler.sqlite3'}"
+    def _job_store_url(self) -> URL:
+        current = self.settings.current
+        return build_job_store_url(current.summaries, current.storage, current.bot.data_dir)
 
     def _summary_desk(
         self,

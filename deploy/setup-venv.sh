@@ -13,6 +13,13 @@ fi
 if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
   echo "Installing the bot and its dependencies into .venv (first run: a few minutes)…" >&2
   .venv/bin/python -m pip install --quiet --upgrade pip 2>/dev/null
-  .venv/bin/python -m pip install --quiet "torch==2.13.0" -e ".[test]" 2> >(grep -v "^WARNING: Location" >&2)
+  # Progress as one short line per step instead of pip's pages (or its silence with
+  # --quiet); setuptools' notice about editable installs is not a failure, so it is muted.
+  PYTHONWARNINGS="ignore:Editable installation" \
+    .venv/bin/python -m pip install "torch==2.13.0" -e ".[test]" \
+    2> >(grep -v "^WARNING: Location" >&2) | awk '
+      /^Collecting / { n++; printf "\r  resolving dependencies: %d packages", n; fflush() }
+      /^Installing collected packages/ { printf "\n  installing (about a minute)…\n"; fflush() }
+      /^Successfully installed/ { print "  done." }'
   echo "$wanted" > "$stamp"
 fi

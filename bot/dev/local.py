@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+from aiohttp import web
 from nio import AsyncClient, LoginResponse, RoomCreateResponse
 
 from bot.app import BotApp, run_until_signalled
@@ -128,17 +129,29 @@ def _apply_llm_env(path: Path, env: dict[str, str]) -> None:
     _update_line(path, "model", f'"{env.get("LLM_MODEL", "default")}"')
 
 
-async def _ingest_samples(config: Path, env: dict[str, str]) -> None:
-    """Put the sample documents into the demo collection (unchanged ones cost nothing)."""
+async def _ingest_samples(config: Path, env: dict[str, str], base_url: str) -> None:
+    """Put the sample documents into the demo collection (unchanged ones cost nothing);
+    files without a URL of their own link to `base_url`, where the demo serves them."""
     settings = load_config(config, env)
     kb = await KnowledgeBase.open(lambda: settings)
     try:
-        documents = [d for d in read_documents([SAMPLES], "handbook") if isinstance(d, Document)]
+        read = read_documents([SAMPLES], "handbook", root=SAMPLES, base_url=base_url)
+        documents = [d for d in read if isinstance(d, Document)]
         outcomes = await kb.indexer.put_many(documents)
         added = sum(o.status == "indexed" for o in outcomes)
         print(f"Sample documents: {added} indexed, {len(outcomes) - added} unchanged.")
     finally:
         await kb.close()
+
+
+async def _serve_samples(port: int) -> web.AppRunner:
+    """Serve the sample documents so that the demo's citations of files can be clicked."""
+    app = web.Application()
+    app.router.add_static("/", SAMPLES, show_index=True)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    return runner
 
 
 def _update_line(path: Path, key: str, value: str) -> None:
@@ -187,6 +200,7 @@ async def run(lock: IO[str]) -> None:
         state.setdefault("demo_password", secrets.token_urlsafe(12))
         state.setdefault("samples_token", secrets.token_urlsafe(16))
         state["api_port"] = _choose_port(state.get("api_port"), fallback=free_port())
+        state["docs_port"] = _choose_port(state.get("docs_port"), fallback=free_port())
         state["bot_user"] = server.register("knowledge-bot", state["bot_password"])
         state["demo_user"] = server.register("demo", state["demo_password"])
         state["port"] = port
@@ -205,7 +219,9 @@ async def run(lock: IO[str]) -> None:
             "BOT_PASSWORD": state["bot_password"],
             "SAMPLES_TOKEN": state["samples_token"],
         }
-        await _ingest_samples(config, env)
+        samples = await _serve_samples(state["docs_port"])
+        docs_url = f"http://127.0.0.1:{state['docs_port']}/"
+        await _ingest_samples(config, env, docs_url)
 
         print(
             f"""
@@ -223,11 +239,15 @@ Language model: {os.environ.get("LLM_URL") or "none (search-only answers; set LL
 Ask, for example: "Knowledge Bot: what does error WG-503 mean?"
 Bot config (edit it live): {config}
 Ingestion API: http://127.0.0.1:{state["api_port"]}/api/v1 (Bearer {state["samples_token"]})
+Sample documents (what citations link to): {docs_url}
 Press Ctrl-C to stop.
 """,
             flush=True,
         )
-        await run_until_signalled(BotApp(config, env, handle_signals=True))
+        try:
+            await run_until_signalled(BotApp(config, env, handle_signals=True))
+        finally:
+            await samples.cleanup()
     finally:
         server.stop()
 

@@ -267,4 +267,5 @@ RESTART_ONLY_KEYS = (
     ("bot", "answer_workers"),
     ("bot", "lease_seconds"),
     ("summaries", "job_store"),
+    ("summaries", "job_store_password_env"),
 )

@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from apscheduler.triggers.cron import CronTrigger
-from pydantic import Field, field_validator
+from pydantic import (
+    Field,
+    PrivateAttr,
+    SecretStr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
+from core.config.secrets import context_of, env_var_checker
 from core.config.strict import Strict
 
 INTERVAL = re.compile(
@@ -68,14 +77,33 @@ class SummarySettings(Strict):
     # Tokens (estimated) of messages per model call; longer ranges are summarised in
     # parts that are then merged.
     part_tokens: int = Field(default=6000, ge=500, le=200_000)
-    # [restart] Where the scheduler keeps its jobs and runs (a SQLAlchemy URL). Empty: a
-    # SQLite file in bot.data_dir. Bot processes that share a database never run the
-    # same room's summary twice.
+    # [restart] Where the scheduler keeps its jobs and runs (a SQLAlchemy URL). Empty:
+    # the [storage] PostgreSQL database when there is one, else a SQLite file in
+    # bot.data_dir. The password, if any, comes from `job_store_password_env`.
     job_store: str = ""
+    job_store_password_env: str | None = None
+
+    _job_store_password: SecretStr | None = PrivateAttr(default=None)
 
     @field_validator("job_store")
     @classmethod
     def _url(cls, value: str) -> str:
         if value and "://" not in value:
-            raise ValueError("must be a SQLAlchemy URL like postgresql://host/db")
+            raise ValueError("must be a SQLAlchemy URL like postgresql+psycopg://host/db")
+        if urlsplit(value).password is not None:
+            raise ValueError(
+                "put the password in an environment variable (summaries.job_store_password_env)"
+            )
         return value
+
+    _check_env = field_validator("job_store_password_env")(env_var_checker("summaries"))
+
+    @model_validator(mode="after")
+    def _password_from_env(self, info: ValidationInfo) -> SummarySettings:
+        if self.job_store_password_env:
+            value = context_of(info).get("env", {}).get(self.job_store_password_env, "")
+            self._job_store_password = SecretStr(value) if value else None
+        return self
+
+    def job_store_password(self) -> str | None:
+        return self._job_store_password.get_secret_value() if self._job_store_password else None

@@ -10,23 +10,45 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
 from typing import ClassVar
 
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
+from sqlalchemy.engine import URL, make_url
 
-from core.config.summaries import Schedule
+from core.config.storage import StorageSettings
+from core.config.summaries import Schedule, SummarySettings
 
 log = logging.getLogger(__name__)
 JOB_PREFIX = "summary:"
 
 
+def build_job_store_url(
+    summaries: SummarySettings, storage: StorageSettings, data_dir: Path
+) -> URL:
+    """Where the scheduler keeps its jobs: `summaries.job_store`, else the [storage]
+    PostgreSQL database (so that jobs move with the shared state), else a SQLite file in
+    the data folder. Passwords come from the environment and never appear in the text:
+    SQLAlchemy's URL masks them when printed."""
+    if summaries.job_store:
+        url = make_url(summaries.job_store)
+        password = summaries.job_store_password()
+    elif storage.shared:
+        # The stores speak asyncpg; APScheduler's job store needs a synchronous driver.
+        url = make_url(storage.url).set(drivername="postgresql+psycopg")
+        password = storage.password()
+    else:
+        return make_url(f"sqlite:///{data_dir / 'scheduler.sqlite3'}")
+    return url.set(password=password) if password else url
+
+
 class SummaryScheduler:
     running: ClassVar[dict[str, SummaryScheduler]] = {}
 
-    def __init__(self, url: str, key: str, run: Callable[[str], Awaitable[None]]) -> None:
+    def __init__(self, url: URL | str, key: str, run: Callable[[str], Awaitable[None]]) -> None:
         self.key = key
         self.run = run
         self.scheduler = AsyncIOScheduler(

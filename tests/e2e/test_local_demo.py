@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
+import aiohttp
 import pytest
 
 from core import strings
@@ -70,6 +71,15 @@ async def test_the_demo_runs_once_answers_with_the_model_and_has_an_alias(tmp_pa
         assert any(call.get("stream") for call in llm.history), "the model wrote the answer"
         assert not answer["body"].startswith(strings.SEARCH_ONLY_INTRO)
         assert "WG-503" in answer["body"]
+
+        # A Markdown file's citation is its first heading, linked to where the demo serves it.
+        answer = await ask(person, room, "how far ahead must travel be booked?", bot, timeout=120)
+        link = f"http://127.0.0.1:{state['docs_port']}/travel.md"
+        assert "two weeks" in answer["body"]
+        assert f"[Travel policy]({link})" in answer["body"], answer["body"]
+        assert f'href="{link}"' in answer.get("formatted_body", ""), answer
+        async with aiohttp.ClientSession() as http, http.get(link) as served:
+            assert served.status == 200 and "Travelink" in await served.text()
     finally:
         if person:
             await person.close()
