@@ -141,5 +141,6 @@ class FeedbackDesk:
             },
             worst=await self.store.worst(since, wanted.limit),
             room_readers=readers,
+            via=self.matrix.user_id,
         )
         await reply.finish(text)

@@ -7,6 +7,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from bot.links import build_room_link
 from core import strings
 from core.feedback.store import RoomCounts
 
@@ -40,7 +41,7 @@ def decide_feedback_request(
     return FeedbackRequest(kind, days=number or 30)  # type: ignore[arg-type]
 
 
-def _room_lines(counts: Mapping[int, Sequence[RoomCounts]]) -> list[str]:
+def _room_lines(counts: Mapping[int, Sequence[RoomCounts]], via: str) -> list[str]:
     rooms = sorted({c.room for per_period in counts.values() for c in per_period})
     by_period = {days: {c.room: c for c in per} for days, per in counts.items()}
     lines = ["| room | last 7 days 👍 / 👎 | last 30 days 👍 / 👎 |", "| --- | --- | --- |"]
@@ -49,7 +50,7 @@ def _room_lines(counts: Mapping[int, Sequence[RoomCounts]]) -> list[str]:
         for days in (7, 30):
             found = by_period.get(days, {}).get(room)
             cells.append(f"{found.up} / {found.down}" if found else "0 / 0")
-        lines.append(f"| {room} | {cells[0]} | {cells[1]} |")
+        lines.append(f"| {build_room_link(room, via)} | {cells[0]} | {cells[1]} |")
     return lines
 
 
@@ -71,11 +72,14 @@ def build_export_record(record: Mapping[str, Any], room_readers: AbstractSet[str
     }  # fmt: skip
 
 
-def _worst_lines(worst: Sequence[Mapping[str, Any]], room_readers: AbstractSet[str]) -> list[str]:
+def _worst_lines(
+    worst: Sequence[Mapping[str, Any]], room_readers: AbstractSet[str], via: str
+) -> list[str]:
     lines = []
     for number, item in enumerate(worst, start=1):
+        room = build_room_link(item["room"], via)
         if not decide_shown(item["readers"], room_readers):
-            lines.append(strings.FEEDBACK_HIDDEN.format(number=number, **item))
+            lines.append(strings.FEEDBACK_HIDDEN.format(number=number, **{**item, "room": room}))
             continue
         sources = "; ".join(
             f"{s['title']} ({s['collection']}/{s['document_id']}"
@@ -84,7 +88,7 @@ def _worst_lines(worst: Sequence[Mapping[str, Any]], room_readers: AbstractSet[s
         )
         lines.append(
             f"{number}. 👎 {item['down']} · 👍 {item['up']}: “{item['question']}” in "
-            f"{item['room']}. Sources: {sources or 'none'}."
+            f"{room}. Sources: {sources or 'none'}."
         )
         lines += [f"   - said: “{comment}”" for comment in item["comments"]]
     return lines
@@ -96,13 +100,15 @@ def build_feedback_reply(
     counts: Mapping[int, Sequence[RoomCounts]],
     worst: Sequence[Mapping[str, Any]],
     room_readers: AbstractSet[str],
+    via: str,
 ) -> str:
     """The report: votes per room for the last 7 and 30 days, then the worst answers, in
-    detail only where every reader of the room could read them."""
+    detail only where every reader of the room could read them. Rooms are links (`via`:
+    the bot's user id), which clients show by name to whoever may see the room."""
     lines = [strings.FEEDBACK_HEADER]
     if request.kind == "summary":
-        lines += _room_lines(counts) if any(counts.values()) else [strings.FEEDBACK_NONE]
+        lines += _room_lines(counts, via) if any(counts.values()) else [strings.FEEDBACK_NONE]
         lines.append("")
     lines.append(strings.FEEDBACK_WORST_HEADER.format(days=request.days))
-    lines += _worst_lines(worst, room_readers) or [strings.FEEDBACK_NO_WORST]
+    lines += _worst_lines(worst, room_readers, via) or [strings.FEEDBACK_NO_WORST]
     return "\n".join(lines)

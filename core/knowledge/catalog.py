@@ -19,6 +19,7 @@ from core.knowledge.keywords import (
     build_tsquery,
     decide_selective_words,
     parse_query_words,
+    stem_word,
 )
 from core.storage.database import Database, Dialect, Row
 from core.storage.store import SqlStore
@@ -78,8 +79,25 @@ CREATE TABLE IF NOT EXISTS document_dates (
 );
 """
 
+# Word forms: FTS5's Porter stemmer over the same tokenizer, so "replicas" finds
+# "replica" and "vacuuming" finds "vacuum" (PostgreSQL's tsvector already stems).
+V2_SQLITE = """
+DROP TABLE IF EXISTS chunk_vocab;
+DROP TABLE IF EXISTS chunk_fts;
+CREATE VIRTUAL TABLE chunk_fts USING fts5(
+    title, heading, text, content='chunks', content_rowid='rowid',
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE VIRTUAL TABLE chunk_vocab USING fts5vocab(chunk_fts, 'row');
+INSERT INTO chunk_fts (chunk_fts) VALUES ('rebuild');
+"""
+
 UPGRADES = UpgradeTable(
-    "catalog", [Upgrade("documents, chunks, dates, keyword index", V1_SQLITE, V1_POSTGRES)]
+    "catalog",
+    [
+        Upgrade("documents, chunks, dates, keyword index", V1_SQLITE, V1_POSTGRES),
+        Upgrade("keyword index with stemming", V2_SQLITE, "SELECT 1"),
+    ],
 )
 
 HIT_COLUMNS = (
@@ -242,12 +260,14 @@ class SqlCatalog(SqlStore):
         are. Only FTS5 keeps these at hand; PostgreSQL's GIN index needs no pruning."""
         if not words or self.db.dialect != "sqlite":
             return {}, 0
+        stems = {word: stem_word(word) for word in words}
         rows = await self.db.fetch(
             f"SELECT term, doc FROM chunk_vocab WHERE term IN ({','.join('?' * len(words))})",
-            *words,
+            *stems.values(),
         )
         chunks = await self.db.fetchval("SELECT COALESCE(MAX(rowid), 0) FROM chunks")
-        return {term: int(count) for term, count in rows}, int(chunks)
+        counts = {term: int(count) for term, count in rows}
+        return {word: counts[stem] for word, stem in stems.items() if stem in counts}, int(chunks)
 
     async def keyword_search(self, text: str, filters: SearchFilters, limit: int) -> list[str]:
         """Chunk ids ranked by keyword relevance (title and heading count more than body)."""

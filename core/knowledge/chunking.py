@@ -1,4 +1,6 @@
-"""Section-aware chunking: split at headings, then paragraphs, then sentences, in a token budget.
+"""Structure-aware chunking: sections at headings; within them, blocks packed into a token
+budget. A paragraph too long for a chunk is cut at sentences; code, lists and tables at
+whole lines, items and rows.
 
 Pure: the token counter and the sentence splitter are passed in, so that the same code
 runs with the embedding model's tokenizer in production and is easy to test.
@@ -6,73 +8,47 @@ runs with the embedding model's tokenizer in production and is easy to test.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from core.knowledge.blocks import JOINERS, Block, BlockKind, text_blocks
 from core.knowledge.documents import Chunk, DocumentFormat
 from core.knowledge.html_text import html_to_blocks
+from core.knowledge.markdown_text import markdown_to_blocks
 
 CountTokens = Callable[[str], int]
 SplitSentences = Callable[[str], list[str]]
-
-MARKDOWN_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-FENCE = re.compile(r"^\s*(```|~~~)")
 
 
 @dataclass
 class Section:
     headings: list[str]
-    paragraphs: list[str] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
 
     @property
     def heading(self) -> str:
         return " > ".join(self.headings)
 
 
-def parse_markdown(text: str) -> list[Section]:
-    sections = [Section([])]
-    paragraph: list[str] = []
-    in_fence = False
-
-    def close_paragraph() -> None:
-        if any(line.strip() for line in paragraph):
-            sections[-1].paragraphs.append("\n".join(paragraph).strip())
-        paragraph.clear()
-
-    for line in text.splitlines():
-        if FENCE.match(line):
-            in_fence = not in_fence
-            paragraph.append(line)
-            continue
-        heading = None if in_fence else MARKDOWN_HEADING.match(line)
-        if heading:
-            close_paragraph()
-            level = len(heading.group(1))
-            parents = sections[-1].headings[: level - 1]
-            sections.append(Section([*parents, heading.group(2)]))
-        elif not line.strip() and not in_fence:
-            close_paragraph()
-        else:
-            paragraph.append(line)
-    close_paragraph()
-    return [section for section in sections if section.paragraphs]
+def parse_blocks(text: str, fmt: DocumentFormat) -> list[Block]:
+    if fmt == "markdown":
+        return markdown_to_blocks(text)
+    if fmt == "html":
+        return html_to_blocks(text)
+    return text_blocks(text)
 
 
 def parse_sections(text: str, fmt: DocumentFormat) -> list[Section]:
-    """The document's sections, each with its heading path and its paragraphs."""
-    if fmt == "markdown":
-        return parse_markdown(text)
-    if fmt == "html":
-        sections = [Section([])]
-        for level, block in html_to_blocks(text):
-            if level:
-                sections.append(Section([*sections[-1].headings[: level - 1], block]))
-            else:
-                sections[-1].paragraphs.append(block)
-        return [section for section in sections if section.paragraphs]
-    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
-    return [Section([], paragraphs)] if paragraphs else []
+    """The document's sections, each with its heading path and its blocks; a heading
+    with nothing under it is only part of the paths below it, never a chunk."""
+    sections = [Section([])]
+    for block in parse_blocks(text, fmt):
+        if block.kind == "heading":
+            parents = sections[-1].headings[: block.level - 1]
+            sections.append(Section([*parents, block.text]))
+        else:
+            sections[-1].blocks.append(block)
+    return [section for section in sections if section.blocks]
 
 
 def _split_long(text: str, budget: int, count: CountTokens, sentences: SplitSentences) -> list[str]:
@@ -93,49 +69,81 @@ def _split_long(text: str, budget: int, count: CountTokens, sentences: SplitSent
     return pieces
 
 
-# A unit is a paragraph, or a piece of one; the flag says it starts a paragraph.
-Unit = tuple[str, bool]
+@dataclass(frozen=True)
+class Piece:
+    """A block, or a piece of one too long for a chunk; `first` when it starts its block."""
+
+    text: str
+    first: bool
+    kind: BlockKind
 
 
-def _join(units: list[Unit]) -> str:
+def _join(pieces: list[Piece]) -> str:
     text = ""
-    for piece, starts_paragraph in units:
-        text += ("\n\n" if starts_paragraph else " ") + piece if text else piece
+    for piece in pieces:
+        if text:
+            text += "\n\n" if piece.first else JOINERS[piece.kind]
+        text += piece.text
     return text
 
 
+def _cut_block(
+    block: Block, budget: int, count: CountTokens, sentences: SplitSentences
+) -> list[str]:
+    """A block longer than a chunk, in pieces that fit: a paragraph at sentences; code,
+    lists and tables at whole lines, items or rows (a table's header row in each piece).
+    Only a single line longer than a chunk is cut inside."""
+    if block.kind == "text":
+        return _split_long(block.text, budget, count, sentences)
+    joiner = JOINERS[block.kind]
+    header = list(block.parts[: block.header])
+    pieces: list[str] = []
+    current: list[str] = []
+    for part in block.parts[block.header :]:
+        if current and count(joiner.join([*header, *current, part])) > budget:
+            pieces.append(joiner.join([*header, *current]))
+            current = []
+        if count(joiner.join([*header, part])) > budget:
+            pieces += _split_long(part, budget, count, sentences)
+            continue
+        current.append(part)
+    if current:
+        pieces.append(joiner.join([*header, *current]))
+    return pieces
+
+
 def _overlap_tail(
-    units: list[Unit], overlap: int, count: CountTokens, sentences: SplitSentences
-) -> list[Unit]:
-    """The last sentences of a chunk, up to `overlap` tokens, to start the next one with."""
+    pieces: list[Piece], overlap: int, count: CountTokens, sentences: SplitSentences
+) -> list[Piece]:
+    """The last sentences of a chunk that ends in prose, up to `overlap` tokens, to start
+    the next one with. Code, lists and tables are not repeated."""
+    if not pieces or pieces[-1].kind != "text":
+        return []
     tail: list[str] = []
-    for sentence in reversed(sentences(_join(units))):
+    for sentence in reversed(sentences(pieces[-1].text)):
         if count(" ".join([sentence, *tail])) > overlap:
             break
         tail.insert(0, sentence)
-    return [(sentence, index == 0) for index, sentence in enumerate(tail)]
+    return [Piece(sentence, index == 0, "text") for index, sentence in enumerate(tail)]
 
 
 def _pack_section(
     section: Section, budget: int, overlap: int, count: CountTokens, sentences: SplitSentences
 ) -> list[str]:
-    """Greedy packing of a section's paragraphs (or their sentences) into chunk bodies."""
+    """Greedy packing of a section's blocks (or their pieces) into chunk bodies."""
     bodies: list[str] = []
-    current: list[Unit] = []
-    for paragraph in section.paragraphs:
-        pieces = (
-            [paragraph]
-            if count(paragraph) <= budget
-            else _split_long(paragraph, budget, count, sentences)
-        )
-        for index, piece in enumerate(pieces):
-            unit = (piece, index == 0)
-            if current and count(_join([*current, unit])) > budget:
+    current: list[Piece] = []
+    for block in section.blocks:
+        whole = block.text
+        texts = [whole] if count(whole) <= budget else _cut_block(block, budget, count, sentences)
+        for index, text in enumerate(texts):
+            piece = Piece(text, index == 0, block.kind)
+            if current and count(_join([*current, piece])) > budget:
                 bodies.append(_join(current))
                 current = _overlap_tail(current, overlap, count, sentences) if overlap else []
-                while current and count(_join([*current, unit])) > budget:
+                while current and count(_join([*current, piece])) > budget:
                     current.pop(0)
-            current.append(unit)
+            current.append(piece)
     if current:
         bodies.append(_join(current))
     return bodies

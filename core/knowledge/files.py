@@ -17,6 +17,7 @@ from core.knowledge.documents import (
     load_json,
     parse_document_dates,
 )
+from core.knowledge.markdown_text import markdown_to_blocks
 
 SUFFIXES: dict[str, DocumentFormat] = {
     ".md": "markdown",
@@ -56,9 +57,9 @@ def parse_front_matter(text: str) -> tuple[dict[str, str], str]:
 def _title(path: Path, text: str, fmt: str) -> str:
     """The first heading (Markdown), the <title> (HTML), else the file's name in words."""
     if fmt == "markdown":
-        heading = re.search(r"^#{1,6}\s+(.+?)\s*#*\s*$", text, re.MULTILINE)
+        heading = next((b.text for b in markdown_to_blocks(text) if b.kind == "heading"), "")
         if heading:
-            return heading.group(1)
+            return heading
     if fmt == "html":
         title = re.search(r"<title[^>]*>(.*?)</title>", text, re.IGNORECASE | re.DOTALL)
         if title and title.group(1).strip():

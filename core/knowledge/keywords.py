@@ -7,6 +7,7 @@ import itertools
 import re
 import unicodedata
 
+from nltk.stem.porter import PorterStemmer
 from spacy.lang.en.stop_words import STOP_WORDS
 
 MAX_QUERY_WORDS = 12
@@ -19,6 +20,15 @@ def parse_query_words(text: str) -> list[str]:
     plain = unicodedata.normalize("NFKD", text.lower())
     plain = "".join(char for char in plain if not unicodedata.combining(char))
     return [w for w in dict.fromkeys(re.findall(r"\w+", plain)) if w not in STOP_WORDS]
+
+
+# Martin Porter's original algorithm, as FTS5's `porter` tokenizer applies it.
+STEMMER = PorterStemmer(mode=PorterStemmer.ORIGINAL_ALGORITHM)
+
+
+def stem_word(word: str) -> str:
+    """The form the keyword index keeps of a word (for its frequency in the index)."""
+    return STEMMER.stem(word, to_lowercase=False)
 
 
 def decide_selective_words(words: list[str], frequency: dict[str, int], chunks: int) -> list[str]:

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from bot.dev.synapse import free_port
+from bot.links import build_room_link
 from core import strings
 from tests.e2e.people import bring_in, from_user, replies_to
 from tests.e2e.scripted import ask, llm_config, reading_model, start_alice_and_bot
@@ -56,7 +57,7 @@ async def test_votes_are_kept_withdrawn_persisted_and_reported_to_admins_only(pe
     answer = await alice.wait_for(room, replies_to(question), timeout=60)
     await ask(admin, admin_room, "!feedback", bot)  # the answer is finished meanwhile
     await alice.react(room, answer["event_id"], THUMBS_UP_MEDIUM)
-    await report_until(admin, admin_room, bot, f"| {room} | 1 / 0 |")
+    await report_until(admin, admin_room, bot, f"| {build_room_link(room, bot.user_id)} | 1 / 0 |")
 
     down = await alice.react(room, answer["event_id"], THUMBS_DOWN)
     asked = await alice.wait_for(
@@ -70,18 +71,22 @@ async def test_votes_are_kept_withdrawn_persisted_and_reported_to_admins_only(pe
     reply = await alice.say(room, "the link is dead", thread=thread, reply_to=asked["event_id"])
     thanks = await alice.wait_for(room, replies_to(reply), timeout=30)
     assert thanks["content"]["body"] == strings.FEEDBACK_THANKS
-    report = await report_until(admin, admin_room, bot, f"| {room} | 0 / 1 |")
+    report = await report_until(
+        admin, admin_room, bot, f"| {build_room_link(room, bot.user_id)} | 0 / 1 |"
+    )
     assert "“how do I book trains?”" in report and "Travel policy (handbook/travel" in report
     assert "the link is dead" in report
 
     await alice.redact(room, down)
-    await report_until(admin, admin_room, bot, f"| {room} | 1 / 0 |")
+    await report_until(admin, admin_room, bot, f"| {build_room_link(room, bot.user_id)} | 1 / 0 |")
     await alice.react(room, asked["event_id"], THUMBS_DOWN)
     await alice.react(room, question, THUMBS_DOWN)
 
     await bot.stop()
     await bot.start()
-    report = await report_until(admin, admin_room, bot, f"| {room} | 1 / 0 |")
+    report = await report_until(
+        admin, admin_room, bot, f"| {build_room_link(room, bot.user_id)} | 1 / 0 |"
+    )
     assert strings.FEEDBACK_NO_WORST in report, "reactions on other messages were ignored"
     assert not alice.seen(room, lambda e: e["content"].get("body") == strings.FEEDBACK_ASK)[1:]
 

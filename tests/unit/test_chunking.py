@@ -50,15 +50,79 @@ def test_a_giant_sentence_is_cut_into_word_runs():
 
 def test_code_fences_keep_their_hashes():
     sections = parse_sections("# A\n```\n# not a heading\n```\n", "markdown")
-    assert [(s.heading, s.paragraphs) for s in sections] == [("A", ["```\n# not a heading\n```"])]
+    assert [(s.heading, [b.text for b in s.blocks]) for s in sections] == [
+        ("A", ["```\n# not a heading\n```"])
+    ]
 
 
-def test_html_sections_skip_scripts_and_navigation():
-    html = "<html><nav>Menu</nav><h1>Title</h1><p>One <b>bold</b> line.</p><script>x()</script><h2>Sub</h2><ul><li>Item</li></ul></html>"
-    assert html_to_blocks(html) == [(1, "Title"), (0, "One bold line."), (2, "Sub"), (0, "Item")]
+def test_html_sections_skip_scripts_navigation_and_the_head():
+    html = (
+        "<html><head><title>Page title</title></head><body><nav>Menu</nav>"
+        '<div class="navheader"><table><tr><td>Prev</td><td>Up</td><td>Next</td></tr></table>'
+        "</div><h1>Title</h1><p>One <b>bold</b> line.</p><script>x()</script><h2>Sub</h2>"
+        "<ul><li>Item</li><li><p>Other</p></li></ul></body></html>"
+    )
+    assert [(b.kind, b.text) for b in html_to_blocks(html)] == [
+        ("heading", "Title"), ("text", "One bold line."), ("heading", "Sub"),
+        ("list", "Item\nOther"),
+    ]  # fmt: skip
     assert [(c.heading, c.text) for c in chunks(html, fmt="html")] == [
         ("Title", "One bold line."),
-        ("Title > Sub", "Item"),
+        ("Title > Sub", "Item\nOther"),
+    ]
+
+
+def test_setext_headings_nest_and_a_heading_alone_is_never_a_chunk():
+    text = "Guide\n=====\n\nInstall\n-------\n\nRun it.\n\n## Empty\n\n## Use\nClick."
+    assert [(c.heading, c.text) for c in chunks(text)] == [
+        ("Guide > Install", "Run it."),
+        ("Guide > Use", "Click."),
+    ]
+
+
+def test_lists_and_tables_stay_whole_when_they_fit():
+    text = (
+        "# Kit\nYou get:\n\n- a laptop\n- a phone\n  with a charger\n\n"
+        "| item | years |\n| --- | --- |\n| laptop | 4 |\n| phone | 3 |\n"
+    )
+    [chunk] = chunks(text, budget=60)
+    assert chunk.text == (
+        "You get:\n\n- a laptop\n- a phone\n  with a charger\n\n"
+        "| item | years |\n| --- | --- |\n| laptop | 4 |\n| phone | 3 |"
+    )
+
+
+def test_a_long_table_is_cut_at_rows_with_its_header_in_every_piece():
+    rows = "\n".join(f"| device {i} | {i} years |" for i in range(30))
+    result = chunks(f"# T\n| device | life |\n| --- | --- |\n{rows}\n", budget=40, overlap=0)
+    assert len(result) > 2 and all(c.tokens <= 40 for c in result)
+    for chunk in result:
+        assert chunk.text.startswith("| device | life |\n| --- | --- |\n| device ")
+        assert all(line.startswith("|") and line.endswith("|") for line in chunk.text.splitlines())
+    joined = "\n".join(c.text for c in result)
+    assert all(f"| device {i} | {i} years |" in joined for i in range(30)), "nothing is lost"
+
+
+def test_code_is_cut_between_lines_never_inside_one():
+    code = "\n".join(f"    x{i} = compute({i}, 'value')" for i in range(40))
+    result = chunks(f"# Code\n```python\n{code}\n```\n", budget=50, overlap=10)
+    lines = {line for c in result for line in c.text.splitlines()}
+    assert all(f"    x{i} = compute({i}, 'value')" in lines for i in range(40))
+    assert all(c.tokens <= 50 for c in result)
+
+
+def test_html_tables_code_and_definitions():
+    html = (
+        "<h1>Settings</h1><table><thead><tr><th>Name</th><th>Default</th></tr></thead>"
+        "<tbody><tr><td>work_mem</td><td>4MB</td></tr></tbody></table>"
+        "<pre>SET work_mem = '64MB';\nSHOW work_mem;</pre>"
+        "<dl><dt><code>fillfactor</code></dt><dd><p>How full pages are packed.</p></dd></dl>"
+    )
+    assert [(b.kind, b.text) for b in html_to_blocks(html)] == [
+        ("heading", "Settings"),
+        ("table", "Name | Default\nwork_mem | 4MB"),
+        ("code", "SET work_mem = '64MB';\nSHOW work_mem;"),
+        ("text", "fillfactor: How full pages are packed."),
     ]
 
 

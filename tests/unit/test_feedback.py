@@ -86,12 +86,18 @@ def test_the_report_shows_rooms_periods_and_the_worst_answers_with_sources():
         counts={7: [RoomCounts("!team", 1, 2)], 30: [RoomCounts("!team", 4, 2)]},
         worst=worst,
         room_readers={ADMIN},
+        via="@bot:example.org",
     )
-    assert "| !team | 1 / 2 | 4 / 2 |" in text
-    assert "👎 2 · 👍 0: “How do I book trains?” in !team" in text
+    team = "[!team](https://matrix.to/#/%21team?via=example.org)"
+    assert f"| {team} | 1 / 2 | 4 / 2 |" in text, "a room link: clients show its name"
+    assert f"👎 2 · 👍 0: “How do I book trains?” in {team}" in text
     assert "Travel (handbook/travel, score 0.031)" in text and "the link is dead" in text
     empty = build_feedback_reply(
-        FeedbackRequest("summary"), counts={7: [], 30: []}, worst=[], room_readers={ADMIN}
+        FeedbackRequest("summary"),
+        counts={7: [], 30: []},
+        worst=[],
+        room_readers={ADMIN},
+        via="@bot:example.org",
     )
     assert strings.FEEDBACK_NONE in empty and strings.FEEDBACK_NO_WORST in empty
 
@@ -116,7 +122,11 @@ def test_a_hidden_answer_shows_counts_and_ids_only():
                      "url": "", "score": None}],
     }  # fmt: skip
     text = build_feedback_reply(
-        FeedbackRequest("worst"), counts={}, worst=[item], room_readers={ADMIN, "@dave:x"}
+        FeedbackRequest("worst"),
+        counts={},
+        worst=[item],
+        room_readers={ADMIN, "@dave:x"},
+        via="@bot:example.org",
     )
     assert "a1" in text and "👎 2 · 👍 1" in text
     for secret in ("secret budget", "Budget 2027", "wrong figure"):

@@ -1,0 +1,36 @@
+"""A document as a sequence of blocks: the unit the chunker packs and never cuts when
+it fits. Markdown and HTML parsers produce them; plain text is paragraphs."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+BlockKind = Literal["heading", "text", "code", "list", "table"]
+
+
+@dataclass(frozen=True)
+class Block:
+    """`parts` are the pieces a block may be cut into when it is longer than a chunk:
+    one paragraph (cut at sentences), a code block's lines, a list's items, a table's
+    rows (the first `header` rows are repeated in every piece)."""
+
+    kind: BlockKind
+    parts: tuple[str, ...]
+    level: int = 0
+    header: int = 0
+
+    @property
+    def text(self) -> str:
+        return JOINERS[self.kind].join(self.parts)
+
+
+JOINERS: dict[BlockKind, str] = {
+    "heading": " ", "text": " ", "code": "\n", "list": "\n", "table": "\n",
+}  # fmt: skip
+
+
+def text_blocks(text: str) -> list[Block]:
+    """Plain text: blank-line separated paragraphs."""
+    return [Block("text", (p.strip(),)) for p in re.split(r"\n\s*\n", text) if p.strip()]
