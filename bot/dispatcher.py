@@ -129,18 +129,24 @@ class Dispatcher:
         """A chat the bot was invited to as direct, still with only one other person."""
         return invited_as_direct and self.matrix.member_count(room_id) <= 2
 
-    async def observe(self, message: IncomingMessage) -> None:
-        """Keep a room's messages as context, leaving out the bot's own notices and the
-        quotes that older clients put before a reply (the quoted answer would otherwise
-        come back in every later prompt and history search)."""
+    async def observe(self, message: IncomingMessage, addressed: bool = False) -> None:
+        """Keep a room's messages as context, leaving out the bot's own messages, commands
+        to it, and the quotes that older clients put before a reply (the quoted answer
+        would otherwise come back in every later prompt and history search). Messages
+        `addressed` to the bot are context for the conversation, not the room's history:
+        a history search must not quote an asker's questions back as discussion."""
         if message.is_edit or message.sender == self.bot.user_id:
             return
         if message.msgtype in ("m.text", "m.emote"):
             message = replace(message, body=strip_reply_fallback(message.body).strip())
+            if message.body.startswith(self.settings.current.bot.command_prefix):
+                return  # a command to the bot is no part of the discussion
             line = ChatLine(message.sender, message.body)
             entry = FeedLine(message.event_id, line, message.timestamp_ms / 1000)
             self.feed.add(message.room_id, message.thread_root, entry)
-            if self.memory and message.timestamp_ms >= await self._not_before_ms(message.room_id):
+            if addressed or not self.memory:
+                return
+            if message.timestamp_ms >= await self._not_before_ms(message.room_id):
                 self._spawn(self._remember_line(message))
 
     async def _remember_line(self, message: IncomingMessage) -> None:

@@ -124,7 +124,7 @@ class SyncLoop:
                 message, action = await self.dispatcher.route(candidate, addressed)
                 if message is None:
                     continue
-                await self.dispatcher.observe(message)
+                await self.dispatcher.observe(message, addressed=not isinstance(action, Ignore))
                 if not isinstance(action, Ignore):
                     pending.append(replace(candidate, decision=encode_action(action)))
                     addressed.add(message.event_id)

@@ -11,6 +11,7 @@ from core.knowledge.keywords import parse_query_words
 from core.knowledge.retrieval import Retriever
 from core.memory.memory import ConversationMemory
 from core.memory.store import Memory
+from core.pipeline.filling import decide_relevant_hits
 from core.pipeline.grounding import build_audience
 from core.pipeline.sources import SourcesFinder
 from core.requests import Answer, AnswerKind, Progress, Request, Source
@@ -85,9 +86,20 @@ class PassagesAnswerer:
             unavailable = strings.SEARCH_UNAVAILABLE
             return Answer(unavailable, "notice", (), found.trace, reason="unavailable")
         memories = decide_relevant_memories(request.text, found.memories)
-        text, sources = build_passages_answer(found.hits, memories)
+        retrieval = settings.retrieval
+        shown = (
+            decide_relevant_hits(
+                found.documents,
+                retrieval.top_k,
+                near=retrieval.passage_near_distance,
+                max_distance=retrieval.passage_max_distance,
+                relative=retrieval.passage_relative_distance,
+            )
+            + found.history
+        )
+        text, sources = build_passages_answer(shown, memories)
         if found.unchecked:
             text += "\n\n" + strings.SOURCES_UNCHECKED
-        kind: AnswerKind = "answer" if found.hits or memories else "refusal"
-        reason = "" if found.hits or memories else "nothing_found"
+        kind: AnswerKind = "answer" if shown or memories else "refusal"
+        reason = "" if shown or memories else "nothing_found"
         return Answer(text, kind, sources, found.trace, reason=reason)

@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 deploy/setup-venv.sh
 deploy/setup-postgres.sh
+deploy/setup-corpus.sh
 export HF_HUB_OFFLINE=1
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .

@@ -68,12 +68,22 @@ class RetrievalSettings(Strict):
 
     top_k: int = Field(default=5, ge=1, le=50)
     candidates: int = Field(default=40, ge=1, le=500)
+    # Chosen on the PostgreSQL documentation (README, "Retrieval on a real corpus").
     vector_weight: float = Field(default=1.0, ge=0)
-    keyword_weight: float = Field(default=1.0, ge=0)
-    rrf_k: int = Field(default=60, ge=1)
+    keyword_weight: float = Field(default=0.5, ge=0)
+    rrf_k: int = Field(default=10, ge=1)
     # Cosine distance above which a chunk found only by the vector search is not relevant
     # (all-MiniLM-L6-v2: related questions measured 0.38-0.76, unrelated ones 0.77-0.90).
     max_distance: float = Field(default=0.8, gt=0, le=2)
+    # Chunks the model's context is filled from (best first, within the context budget;
+    # their neighbours are added while it lasts).
+    context_candidates: int = Field(default=20, ge=1, le=200)
+    # Search-only answers show a passage only when it is this near the question (cosine
+    # distance), or up to `passage_max_distance` when the keyword search found it too, and
+    # at most `passage_relative_distance` farther than the best passage shown.
+    passage_near_distance: float = Field(default=0.5, gt=0, le=2)
+    passage_max_distance: float = Field(default=0.7, gt=0, le=2)
+    passage_relative_distance: float = Field(default=0.15, ge=0, le=2)
 
 
 class IngestApiSettings(Strict):

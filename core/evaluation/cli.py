@@ -4,6 +4,8 @@
         --questions questions.jsonl [--label "chunks of 200"] [--index-dir DIR]
     knowledge-eval compare 3 4 [--plot scores.png]
     knowledge-eval list
+    knowledge-eval retrieval --config config.toml --collection eval --corpus docs/ \
+        --questions questions.jsonl [--index-dir DIR] [--fusion-grid]
 """
 
 from __future__ import annotations
@@ -21,11 +23,13 @@ from core.config import ConfigError, Settings, load_config
 from core.config.storage import StorageSettings
 from core.evaluation.compare import build_comparison, write_plot
 from core.evaluation.questions import QuestionSetError, read_questions
+from core.evaluation.retrieval import build_table, measure_fusion_grid, measure_retrieval
 from core.evaluation.runner import Evaluation
 from core.evaluation.scores import average
 from core.evaluation.store import RunStore, SqlRunStore
 from core.knowledge.base import KnowledgeBase
 from core.knowledge.cli import ingest
+from core.knowledge.documents import Document
 from core.knowledge.files import FileProblem, read_documents
 from core.llm.client import LlmClient
 from core.llm.prompts import load_prompts
@@ -55,6 +59,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     compare.add_argument("runs", type=int, nargs=2)
     compare.add_argument("--plot", type=Path, help="write the score distributions as a PNG")
     commands.add_parser("list", help="the stored runs")
+    study = commands.add_parser(
+        "retrieval", help="retrieval alone, per search mode: hit@5, MRR, context recall"
+    )
+    study.add_argument("--collection", required=True, help="a collection from the config")
+    study.add_argument("--corpus", type=Path, nargs="+", required=True, help="files or folders")
+    study.add_argument("--questions", type=Path, required=True, help="JSON lines")
+    study.add_argument("--index-dir", type=Path, help="keep the index here and reuse it")
+    study.add_argument(
+        "--fusion-grid", action="store_true",
+        help="also rank with each of a grid of fusion weights (hybrid mode, hit@5 and MRR)",
+    )  # fmt: skip
     return parser.parse_args(argv)
 
 
@@ -121,6 +136,31 @@ async def run(settings: Settings, args: argparse.Namespace, store: RunStore) -> 
     return 0
 
 
+async def study_retrieval(settings: Settings, args: argparse.Namespace) -> int:
+    if args.collection not in settings.collections:
+        print(f"There is no collection {args.collection!r} in the config.", file=sys.stderr)
+        return 2
+    try:
+        questions = read_questions(args.questions)
+    except (QuestionSetError, OSError) as exc:
+        print(f"The question set cannot be used: {exc}", file=sys.stderr)
+        return 2
+    documents = [d for d in read_documents(args.corpus, args.collection) if isinstance(d, Document)]
+    with tempfile.TemporaryDirectory(prefix="evaluation-") as fresh:
+        current = [_with_index_dir(settings, args.index_dir or Path(fresh))]
+        kb = await KnowledgeBase.open(lambda: current[0])
+        try:
+            await ingest(kb, documents, dry_run=False)
+            tallies = await measure_retrieval(kb, current[0], questions, args.collection)
+            print(build_table(tallies))
+            if args.fusion_grid:
+                print()
+                print(await measure_fusion_grid(kb, current, questions, args.collection))
+        finally:
+            await kb.close()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
@@ -138,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def _command(settings: Settings, args: argparse.Namespace) -> int:
+    if args.command == "retrieval":  # measures only: no run is stored
+        return await study_retrieval(settings, args)
     storage = Storage(settings.storage, settings.bot.data_dir)
     db = await (SqliteDatabase.open(args.db) if args.db else storage.database("evaluations"))
     store = await SqlRunStore.open(db)

@@ -1,5 +1,6 @@
 """The question set: JSON lines of `question`, and `expected_answer` and/or
-`expected_ids` (the documents that answer it)."""
+`expected_ids` (the documents that answer it), and optionally `facts` (snippets of
+those documents that hold the answer)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ class Question:
     question: str
     expected_answer: str = ""
     expected_ids: tuple[str, ...] = ()
+    # Short verbatim snippets of the expected pages that hold the answer (context recall).
+    facts: tuple[str, ...] = ()
 
 
 class QuestionSetError(Exception):
@@ -26,12 +29,17 @@ def read_questions(path: Path) -> list[Question]:
             continue
         try:
             item = json.loads(line)
-            ids = item.get("expected_ids", [])
+            ids, facts = item.get("expected_ids", []), item.get("facts", [])
             if not isinstance(item["question"], str) or not isinstance(ids, list):
                 raise ValueError("question must be text and expected_ids a list")
+            if not isinstance(facts, list):
+                raise ValueError("facts must be a list")
             questions.append(
                 Question(
-                    item["question"], str(item.get("expected_answer", "")), tuple(map(str, ids))
+                    item["question"],
+                    str(item.get("expected_answer", "")),
+                    tuple(map(str, ids)),
+                    tuple(map(str, facts)),
                 )
             )
         except (ValueError, KeyError, TypeError) as exc:

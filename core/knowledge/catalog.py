@@ -152,6 +152,9 @@ class Catalog(Protocol):
     async def current_chunks(
         self, chunk_ids: Sequence[str], filters: SearchFilters
     ) -> dict[str, Row]: ...
+    async def chunks_at(
+        self, collection: str, doc_id: str, positions: Sequence[int]
+    ) -> list[Row]: ...
 
 
 def build_filter_sql(filters: SearchFilters, dialect: Dialect) -> tuple[str, list[Any]]:
@@ -295,6 +298,18 @@ class SqlCatalog(SqlStore):
                 self.text_search_config, build_tsquery(selective), *params, limit,
             )  # fmt: skip
         return [row[0] for row in rows]
+
+    async def chunks_at(self, collection: str, doc_id: str, positions: Sequence[int]) -> list[Row]:
+        """Rows (see HIT_COLUMNS) of the document's current chunks at these positions."""
+        if not positions:
+            return []
+        return await self.db.fetch(
+            f"SELECT {HIT_COLUMNS} FROM chunks c"
+            " JOIN documents d ON d.collection = c.collection AND d.doc_id = c.doc_id"
+            f" WHERE c.collection = ? AND c.doc_id = ? AND c.position IN"
+            f" ({','.join('?' * len(positions))})",
+            collection, doc_id, *positions,
+        )  # fmt: skip
 
     async def current_chunks(
         self, chunk_ids: Sequence[str], filters: SearchFilters

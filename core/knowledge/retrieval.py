@@ -11,6 +11,7 @@ from core.knowledge.catalog import Catalog
 from core.knowledge.documents import Hit, SearchFilters
 from core.knowledge.embedding import Embedders
 from core.knowledge.vectors import VectorStore
+from core.storage.database import Row
 
 Ranking = tuple[Sequence[str], float]
 NO_FILTERS = SearchFilters()
@@ -25,6 +26,15 @@ def fuse_by_rank(rankings: Sequence[Ranking], k: int) -> list[tuple[str, float]]
         for rank, chunk_id in enumerate(ids, start=1):
             scores[chunk_id] = scores.get(chunk_id, 0.0) + weight / (k + rank)
     return sorted(scores.items(), key=lambda item: item[1], reverse=True)
+
+
+def build_hit(row: Row, public: bool) -> Hit:
+    """A catalog row (see HIT_COLUMNS) as a hit, before any search scored it."""
+    chunk_id, collection, doc_id, source, title, url, heading, text, position, _, room, rev = row
+    return Hit(
+        chunk_id, collection, doc_id, source, title, url, heading, text, position, public,
+        0.0, room=room, revision=rev,
+    )  # fmt: skip
 
 
 async def _none() -> list[str]:
@@ -125,13 +135,15 @@ class Retriever:
             far = distance.get(chunk_id, 0.0) > settings.max_distance
             if row is None or (far and chunk_id not in keyword_rank):
                 continue
-            _, collection, doc_id, source, title, url, heading, text, position, _, room, rev = row
+            collection, doc_id = row[1], row[2]
             public = self.settings().collections[collection].public
-            score *= factors.get((collection, doc_id), 1.0)
             hits.append(
-                Hit(chunk_id, collection, doc_id, source, title, url, heading, text, position,
-                    public, score, room=room, vector_rank=vector_rank.get(chunk_id),
-                    keyword_rank=keyword_rank.get(chunk_id), distance=distance.get(chunk_id),
-                    revision=rev)
-            )  # fmt: skip
+                replace(
+                    build_hit(row, public),
+                    score=score * factors.get((collection, doc_id), 1.0),
+                    vector_rank=vector_rank.get(chunk_id),
+                    keyword_rank=keyword_rank.get(chunk_id),
+                    distance=distance.get(chunk_id),
+                )
+            )
         return sorted(hits, key=lambda hit: hit.score, reverse=True)[:want]

@@ -34,8 +34,13 @@ from core.memory.followup import FollowupDecision, decide_followup
 from core.memory.memory import ConversationMemory
 from core.memory.remember import RememberRequest, parse_remember
 from core.memory.rephrase import decide_rephrasing
-from core.pipeline.context import build_conversation, build_sources_block, fence
-from core.pipeline.grounding import build_audience
+from core.pipeline.context import (
+    build_conversation,
+    build_sources_block,
+    fence,
+    passage_cost,
+)
+from core.pipeline.grounding import build_audience, fetch_context_hits
 from core.pipeline.prestep import PrestepVerdict, decide_from_verdict, decide_locally
 from core.pipeline.recall import build_memories_block
 from core.pipeline.sources import Sources, SourcesFinder
@@ -69,6 +74,7 @@ class AnswerPipeline:
         times: TimeExpressionFinder | None = None,
     ) -> None:
         self.llm = llm
+        self.retriever = retriever
         self.settings = settings
         self.prompts = prompts
         self.memory = memory
@@ -187,7 +193,12 @@ class AnswerPipeline:
         progress: Progress | None,
     ) -> Answer:
         budget = settings.pipeline.context_tokens
-        sources_block, given = build_sources_block(sources.hits, budget * 3 // 4)
+        # Three quarters of the context for sources: the room's history windows, and the
+        # documents' passages filling the rest.
+        share = budget * 3 // 4
+        room = share - sum(passage_cost(hit) for hit in sources.history)
+        passages = await fetch_context_hits(self.retriever, sources.documents, room)
+        sources_block, given = build_sources_block(passages + sources.history, share)
         messages = self.prompts().messages(
             "answer",
             collections=build_collections_list(settings),

@@ -29,16 +29,24 @@ def fence(text: str) -> str:
     return FENCE_TAGS.sub(lambda m: f"<{m.group(1)} ", text)
 
 
+def _source_block(n: int, hit: Hit) -> str:
+    title = escape(hit.title + (f" > {hit.heading}" if hit.heading else ""), quote=True)
+    kind = "room history" if hit.source == "history" else "document"
+    return f'<source n="{n}" kind="{kind}" title="{title}">\n{fence(hit.text)}\n</source>'
+
+
+def passage_cost(hit: Hit) -> int:
+    """A passage's tokens in the prompt, with its `<source>` fence and title."""
+    return estimate_tokens(_source_block(99, hit))
+
+
 def build_sources_block(hits: Sequence[Hit], budget: int) -> tuple[str, list[Hit]]:
     """Numbered `<source>` blocks, best first, as many as fit; and the hits they hold."""
     blocks: list[str] = []
     kept: list[Hit] = []
     used = 0
     for hit in hits:
-        title = escape(hit.title + (f" > {hit.heading}" if hit.heading else ""), quote=True)
-        body = fence(hit.text)
-        kind = "room history" if hit.source == "history" else "document"
-        block = f'<source n="{len(kept) + 1}" kind="{kind}" title="{title}">\n{body}\n</source>'
+        block = _source_block(len(kept) + 1, hit)
         cost = estimate_tokens(block)
         if kept and used + cost > budget:
             break

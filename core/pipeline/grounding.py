@@ -7,7 +7,9 @@ from dataclasses import dataclass
 
 from core.config import Settings
 from core.knowledge.documents import Hit, SearchFilters
-from core.knowledge.retrieval import Retriever
+from core.knowledge.retrieval import Retriever, build_hit
+from core.pipeline.context import passage_cost
+from core.pipeline.filling import build_context_hits, key_of
 from core.requests import Request
 from core.rights.checker import RightsChecker
 from core.rights.readers import ALWAYS, Audience, decide_audience
@@ -53,6 +55,23 @@ async def fetch_grounding(
         ),
     )
     return Grounding(outcome.allowed[:k], outcome.unchecked, trace)
+
+
+async def fetch_context_hits(retriever: Retriever, hits: list[Hit], budget: int) -> list[Hit]:
+    """The passages the model gets (see `build_context_hits`), with the neighbours of
+    these hits read from the catalog: only of the same document version, so a passage
+    never mixes two versions, and only of documents the rights check allowed."""
+    wanted: dict[tuple[str, str, str], set[int]] = {}
+    for hit in hits:
+        around = {hit.position - 1, hit.position + 1} - {-1}
+        wanted.setdefault((hit.collection, hit.document_id, hit.revision), set()).update(around)
+    neighbours = {}
+    for (collection, doc_id, revision), positions in wanted.items():
+        for row in await retriever.catalog.chunks_at(collection, doc_id, sorted(positions)):
+            found = build_hit(row, retriever.settings().collections[collection].public)
+            if found.revision == revision:
+                neighbours[key_of(found)] = found
+    return build_context_hits(hits, neighbours, budget, passage_cost)
 
 
 def build_audience(request: Request, settings: Settings) -> Audience:

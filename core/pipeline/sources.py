@@ -43,12 +43,17 @@ async def _unless_unavailable(work: Awaitable[T], empty: T) -> tuple[T, bool]:
 
 @dataclass(frozen=True)
 class Sources:
-    hits: list[Hit]  # documents first, then the room's history
+    documents: list[Hit]  # the candidates every reader may see, best first
+    history: list[Hit]  # windows of the room's own history
     memories: list[Memory]
     unchecked: bool
     trace: tuple[Step, ...]
     # Chroma could not be reached: documents and history were not searched.
     unavailable: bool = False
+
+    @property
+    def hits(self) -> list[Hit]:
+        return self.documents + self.history
 
 
 class SourcesFinder:
@@ -91,9 +96,11 @@ class SourcesFinder:
             tuple((h.window.id, round(h.distance, 3)) for h in history),
             tuple(m.id for m in memories),
         )
-        hits = grounding.hits + [build_history_hit(h, timezone) for h in history]
+        windows = [build_history_hit(h, timezone) for h in history]
         trace = (*grounding.trace, step)
-        return Sources(hits, memories, grounding.unchecked, trace, unavailable=unavailable)
+        return Sources(
+            grounding.hits, windows, memories, grounding.unchecked, trace, unavailable=unavailable
+        )
 
     async def _documents(
         self, question: str, audience: Audience, settings: Settings, between: TimeRange | None
@@ -103,7 +110,7 @@ class SourcesFinder:
             self.rights,
             question,
             audience,
-            settings.retrieval.top_k,
+            settings.retrieval.context_candidates,
             between.as_timestamps() if between else None,
         )
 
