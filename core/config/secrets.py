@@ -12,6 +12,12 @@ def context_of(info: ValidationInfo) -> Mapping[str, Any]:
     return info.context or {}
 
 
+def secret_from_env(info: ValidationInfo, name: str | None) -> SecretStr | None:
+    """The value of the environment variable `name` (from the loading context), if set."""
+    value = context_of(info).get("env", {}).get(name, "") if name else ""
+    return SecretStr(value) if value else None
+
+
 def env_var_checker(section: str) -> Callable[[str | None, ValidationInfo], str | None]:
     """A field validator for `*_env` keys: the variable must be set when the config loads.
 

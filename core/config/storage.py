@@ -6,7 +6,7 @@ from urllib.parse import urlsplit
 
 from pydantic import PrivateAttr, SecretStr, ValidationInfo, field_validator, model_validator
 
-from core.config.secrets import context_of, env_var_checker
+from core.config.secrets import env_var_checker, secret_from_env
 from core.config.strict import Strict
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
@@ -45,9 +45,7 @@ class StorageSettings(Strict):
 
     @model_validator(mode="after")
     def _password_from_env(self, info: ValidationInfo) -> StorageSettings:
-        if self.password_env:
-            value = context_of(info).get("env", {}).get(self.password_env, "")
-            self._password = SecretStr(value) if value else None
+        self._password = secret_from_env(info, self.password_env)
         return self
 
     @property

@@ -16,7 +16,7 @@ from pydantic import (
     model_validator,
 )
 
-from core.config.secrets import context_of, env_var_checker
+from core.config.secrets import env_var_checker, secret_from_env
 from core.config.strict import Strict
 
 INTERVAL = re.compile(
@@ -100,9 +100,7 @@ class SummarySettings(Strict):
 
     @model_validator(mode="after")
     def _password_from_env(self, info: ValidationInfo) -> SummarySettings:
-        if self.job_store_password_env:
-            value = context_of(info).get("env", {}).get(self.job_store_password_env, "")
-            self._job_store_password = SecretStr(value) if value else None
+        self._job_store_password = secret_from_env(info, self.job_store_password_env)
         return self
 
     def job_store_password(self) -> str | None:
