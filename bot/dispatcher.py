@@ -135,7 +135,10 @@ class Dispatcher:
         would otherwise come back in every later prompt and history search). Messages
         `addressed` to the bot are context for the conversation, not the room's history:
         a history search must not quote an asker's questions back as discussion."""
-        if message.is_edit or message.sender == self.bot.user_id:
+        if message.sender == self.bot.user_id:
+            return
+        if message.is_edit:
+            await self._follow_edit(message)
             return
         if message.msgtype in ("m.text", "m.emote"):
             message = replace(message, body=strip_reply_fallback(message.body).strip())
@@ -148,6 +151,23 @@ class Dispatcher:
                 return
             if message.timestamp_ms >= await self._not_before_ms(message.room_id):
                 self._spawn(self._remember_line(message))
+
+    async def _follow_edit(self, message: IncomingMessage) -> None:
+        """An edit by the message's sender: the conversation and the room's history hold
+        the message's new text (a summary or an answer reads it as it is now)."""
+        if not message.replaces or message.msgtype not in ("m.text", "m.emote"):
+            return
+        text = strip_reply_fallback(message.body).strip()
+        self.feed.follow(message.room_id, message.replaces, message.sender, text)
+        if self.memory:
+            await self.memory.follow_edit(message.room_id, message.replaces, message.sender, text)
+
+    async def follow_redaction(self, room_id: str, event_id: str) -> None:
+        """A redacted message leaves the conversation, the room's history windows and the
+        memories made from it, before anything else of the room is answered."""
+        self.feed.follow(room_id, event_id, "", None)
+        if self.memory:
+            await self.memory.follow_redaction(room_id, event_id)
 
     async def _remember_line(self, message: IncomingMessage) -> None:
         assert self.memory is not None

@@ -94,6 +94,17 @@ def parse_message(source: Mapping[str, Any], room_id: RoomID) -> IncomingMessage
     )
 
 
+def parse_latest_edit(source: Mapping[str, Any]) -> str | None:
+    """The body of a message's latest edit by its own sender, as the homeserver bundles
+    it with the message (`unsigned.m.relations.m.replace`); None when it has none."""
+    relations = _mapping(_mapping(source.get("unsigned")).get("m.relations"))
+    edit = _mapping(relations.get("m.replace"))
+    if not edit or edit.get("sender") != source.get("sender"):
+        return None
+    body = _mapping(_mapping(edit.get("content")).get("m.new_content")).get("body")
+    return body if isinstance(body, str) else None
+
+
 @dataclass(frozen=True)
 class Reaction:
     event_id: EventID

@@ -7,7 +7,7 @@ a line is reused only for readers who could read it (see `recent`).
 from __future__ import annotations
 
 from collections import OrderedDict, deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from core.ids import UserID
 from core.requests import ChatLine
@@ -47,6 +47,21 @@ class Feed:
         else:
             self._lines.move_to_end(key)
         lines.append(entry)
+
+    def follow(self, room_id: str, event_id: str, sender: str, text: str | None) -> None:
+        """A message of the room was edited by its sender (`text`: its new text) or
+        redacted (None): the conversation holds it as it is now, or not at all."""
+        for (room, _), lines in self._lines.items():
+            if room != room_id:
+                continue
+            for index, entry in enumerate(lines):
+                if entry.event_id != event_id:
+                    continue
+                if text is None:
+                    del lines[index]
+                elif entry.line.sender == sender:
+                    lines[index] = replace(entry, line=replace(entry.line, text=text))
+                return
 
     def __len__(self) -> int:
         return len(self._lines)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from nio import MessageDirection, RoomMessagesResponse
 
-from bot.events import IncomingMessage, parse_message
+from bot.events import IncomingMessage, parse_latest_edit, parse_message
 from bot.links import build_permalink
 from bot.matrix import MatrixError, MatrixIO
 from bot.mentions import strip_reply_fallback
@@ -26,8 +26,9 @@ async def fetch_lines(
     command_prefix: str = "!",
     max_messages: int = 20_000,
 ) -> list[SummaryLine]:
-    """People's messages between `start` and `end` (timestamps), oldest first: not the
-    bot's (its answers and earlier summaries), not notices, edits or commands."""
+    """People's messages between `start` and `end` (timestamps), oldest first, edited
+    ones as they read now: not the bot's (its answers and earlier summaries), not
+    notices, edits or commands, not redacted ones."""
     token = matrix.client.next_batch
     found: list[tuple[IncomingMessage, str]] = []
     while token and len(found) < max_messages:
@@ -44,7 +45,9 @@ async def fetch_lines(
                 token = None
                 break
             in_thread = thread_root in (message.thread_root, message.event_id)
-            text = strip_reply_fallback(message.body).strip()
+            # An edited message in its latest form; a redacted one has no body left.
+            body = parse_latest_edit(event.source) or message.body
+            text = strip_reply_fallback(body).strip()
             if (
                 message.sender == matrix.user_id
                 or message.msgtype not in TEXT

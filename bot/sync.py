@@ -12,6 +12,7 @@ from nio import Event, InviteMemberEvent, MegolmEvent, RoomMemberEvent, SyncErro
 from bot.backfill import fetch_gap
 from bot.client import retry_wait
 from bot.dispatcher import Dispatcher
+from bot.events import parse_redaction
 from bot.invites import decide_invite
 from bot.matrix import SEND_ERRORS, MatrixIO
 from bot.routing import Ignore, encode_action
@@ -120,6 +121,9 @@ class SyncLoop:
                 feedback = self.dispatcher.feedback
                 if feedback is not None and await feedback.wants(event.source):
                     pending.append(candidate)
+                    continue
+                if (redaction := parse_redaction(event.source)) is not None:
+                    await self.dispatcher.follow_redaction(room_id, redaction.redacts)
                     continue
                 message, action = await self.dispatcher.route(candidate, addressed)
                 if message is None:

@@ -120,6 +120,11 @@ class VectorStore:
         self._collection(name, model).delete(where=where)
 
     @_reached
+    def delete_ids(self, name: str, model: str, ids: list[str]) -> None:
+        if ids:
+            self._collection(name, model).delete(ids=ids)
+
+    @_reached
     def query(
         self,
         name: str,

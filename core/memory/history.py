@@ -17,17 +17,20 @@ import logging
 import math
 import time
 import weakref
+from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from core.config import Settings
 from core.knowledge.embedding import Embedders
-from core.knowledge.vectors import VectorStore
+from core.knowledge.vectors import KnowledgeUnavailable, VectorStore
 from core.memory.store import HistoryWindow, MemoryStore
 from core.memory.windows import build_window_text, decide_windows
 
 log = logging.getLogger(__name__)
 
+# Redacted messages remembered, for lines that arrive after their redaction.
+MAX_REDACTED = 10_000
 # A room quiet this long has its last lines embedded as a shorter window.
 IDLE_SECONDS = 15 * 60
 
@@ -62,6 +65,9 @@ class HistoryIndex:
         # Per room, only while someone holds or waits for it: thousands of rooms leave
         # nothing behind.
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        # Messages redacted lately: a line of one that arrives after its redaction (its
+        # history task was still under way) is not added.
+        self._redacted: OrderedDict[str, None] = OrderedDict()
 
     def _lock(self, room: str) -> asyncio.Lock:
         lock = self._locks.get(room)
@@ -100,6 +106,7 @@ class HistoryIndex:
                     lines[-1].ts,
                     build_window_text(lines),
                     lines[0].link,
+                    lines[-1].seq,
                 )
                 for lines in plan.windows
             ]
@@ -115,6 +122,67 @@ class HistoryIndex:
             )
             await self.store.add_windows(room, windows, plan.next_start, plan.carried)
             return len(windows)
+
+    async def add_line(
+        self, room: str, event_id: str, sender: str, text: str, ts: float, link: str
+    ) -> None:
+        """Keep a line of the room's dialog, unless its message was redacted already."""
+        async with self._lock(room):
+            if event_id not in self._redacted:
+                await self.store.add_line(room, event_id, sender, text, ts, link)
+
+    async def follow(self, room: str, event_id: str, text: str | None, sender: str = "") -> int:
+        """A message of the room was edited by its `sender` (`text`: its new text) or
+        redacted (None): its line changes, and every embedded window that holds it is
+        rebuilt from its lines as they are now, or removed when none is left. The stored
+        texts change first: a search reads them, so with Chroma away (the vectors are
+        then updated by nothing) a redacted line is still never shown. Returns how many
+        windows changed."""
+        async with self._lock(room):
+            if text is None:
+                self._redacted[event_id] = None
+                while len(self._redacted) > MAX_REDACTED:
+                    self._redacted.popitem(last=False)
+            seq = await self.store.change_line(room, event_id, text, sender)
+            if seq is None:
+                return 0
+            windows = await self.store.windows_with(room, seq)
+            rebuilt: list[HistoryWindow] = []
+            dropped: list[str] = []
+            for window in windows:
+                lines = await self.store.lines_between(room, window.first_seq, window.last_seq)
+                if not lines:
+                    await self.store.drop_window(room, window.id)
+                    dropped.append(window.id)
+                    continue
+                rebuilt.append(replace(
+                    window, start_ts=lines[0].ts, end_ts=lines[-1].ts,
+                    text=build_window_text(lines), link=lines[0].link,
+                ))  # fmt: skip
+                await self.store.put_window(rebuilt[-1])
+            try:
+                await self._replace_vectors(room, rebuilt, dropped)
+            except KnowledgeUnavailable as exc:
+                log.warning("a changed message's history vectors wait: %s", exc)
+            return len(windows)
+
+    async def _replace_vectors(
+        self, room: str, windows: list[HistoryWindow], dropped: list[str]
+    ) -> None:
+        model = self._model()
+        await asyncio.to_thread(self.vectors.delete_ids, HISTORY_COLLECTION, model, dropped)
+        if not windows:
+            return
+        embedder = await asyncio.to_thread(self.embedders.get, model)
+        vectors = await embedder.embed([w.text for w in windows])
+        await asyncio.to_thread(
+            self.vectors.upsert,
+            HISTORY_COLLECTION,
+            model,
+            [w.id for w in windows],
+            vectors,
+            [{"room": room, "start_ts": w.start_ts, "end_ts": w.end_ts} for w in windows],
+        )
 
     async def search(
         self,

@@ -45,11 +45,23 @@ class ConversationMemory:
         room is not quiet.)"""
         if self.history is None or not self.settings().room(room).history:
             return
-        await self.store.add_line(room, event_id, sender, text, ts, link)
+        await self.history.add_line(room, event_id, sender, text, ts, link)
         try:
             await self.history.embed_ready_windows(room, idle_too=False)
         except KnowledgeUnavailable:
             pass  # the line is kept; the flusher embeds its window once Chroma is back
+
+    async def follow_edit(self, room: str, event_id: str, sender: str, text: str) -> None:
+        """A message was edited by its sender: the history holds its new text."""
+        if self.history is not None:
+            await self.history.follow(room, event_id, text, sender)
+
+    async def follow_redaction(self, room: str, event_id: str) -> None:
+        """A message was redacted: it leaves the history windows, and the memories made
+        from it are forgotten."""
+        await self.store.forget_event(room, event_id)
+        if self.history is not None:
+            await self.history.follow(room, event_id, None)
 
     async def run_flusher(self) -> None:
         """Move an earlier layout's history over, then embed the last lines of rooms that
@@ -82,7 +94,9 @@ class ConversationMemory:
     async def remember(self, request: Request, wish: RememberRequest) -> Memory:
         user = request.sender if wish.scope == "user" else ""
         keep = self.settings().memory.max_memories_per_room
-        return await self.store.add_memory(request.room, user, wish.fact, request.sender, keep)
+        return await self.store.add_memory(
+            request.room, user, wish.fact, request.sender, keep, request.event or ""
+        )
 
     async def memories_for(self, room: str, user: str, since: float = -math.inf) -> list[Memory]:
         """The room's memories and the user's own, kept at `since` or later."""

@@ -67,9 +67,25 @@ CREATE TABLE IF NOT EXISTS history_marks (
 );
 """
 
+# History that follows edits and redactions: a window knows its last line, lines stay
+# after their windows are embedded (so a window can be rebuilt without one of them), and
+# a memory knows the message it was made from. Windows of earlier releases have no last
+# line (-1) and their lines are gone: they are not rebuilt.
+V2 = """
+ALTER TABLE history_windows ADD COLUMN last_seq BIGINT NOT NULL DEFAULT -1;
+ALTER TABLE memories ADD COLUMN event_id TEXT NOT NULL DEFAULT '';
+CREATE INDEX IF NOT EXISTS memories_of_event ON memories (room, event_id);
+CREATE INDEX IF NOT EXISTS history_line_events ON history_lines (room, event_id);
+"""
+
 UPGRADES = UpgradeTable(
-    "memory", [Upgrade("memories, turns, history lines and windows", V1_SQLITE, V1_POSTGRES)]
+    "memory",
+    [
+        Upgrade("memories, turns, history lines and windows", V1_SQLITE, V1_POSTGRES),
+        Upgrade("history and memories that follow edits and redactions", V2, V2),
+    ],
 )
+WINDOW_COLUMNS = "id, room, first_seq, start_ts, end_ts, text, link, last_seq"
 
 
 @dataclass(frozen=True)
@@ -109,14 +125,23 @@ class HistoryWindow:
     end_ts: float
     text: str
     link: str
+    last_seq: int = -1
 
 
 class MemoryStore(Protocol):
     async def add_memory(
-        self, room: str, user: str, text: str, author: str, keep: int
+        self, room: str, user: str, text: str, author: str, keep: int, event_id: str = ""
     ) -> Memory: ...
     async def memories(self, room: str, user: str) -> list[Memory]: ...
     async def forget(self, room: str, ids: list[int]) -> int: ...
+    async def forget_event(self, room: str, event_id: str) -> int: ...
+    async def change_line(
+        self, room: str, event_id: str, text: str | None, sender: str = ""
+    ) -> int | None: ...
+    async def windows_with(self, room: str, seq: int) -> list[HistoryWindow]: ...
+    async def lines_between(self, room: str, first: int, last: int) -> list[HistoryLine]: ...
+    async def put_window(self, window: HistoryWindow) -> None: ...
+    async def drop_window(self, room: str, window_id: str) -> None: ...
     async def set_turn(self, room: str, thread: str, turn: Turn) -> None: ...
     async def turn(self, room: str, thread: str) -> Turn | None: ...
     async def add_line(
@@ -139,14 +164,17 @@ class SqlMemoryStore(SqlStore):
     upgrades = UPGRADES
 
     # Explicit memories.
-    async def add_memory(self, room: str, user: str, text: str, author: str, keep: int) -> Memory:
-        """Store a memory; the oldest of the room go beyond `keep`."""
+    async def add_memory(
+        self, room: str, user: str, text: str, author: str, keep: int, event_id: str = ""
+    ) -> Memory:
+        """Store a memory (made from the message `event_id`); the oldest of the room go
+        beyond `keep`."""
         now = time.time()
         async with self.db.transaction() as tx:
             memory_id = await tx.fetchval(
-                'INSERT INTO memories (room, "user", text, author, created) VALUES (?, ?, ?, ?, ?)'
-                " RETURNING id",
-                room, user, text, author, now,
+                'INSERT INTO memories (room, "user", text, author, created, event_id)'
+                " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+                room, user, text, author, now, event_id,
             )  # fmt: skip
             await tx.execute(
                 "DELETE FROM memories WHERE room = ? AND id NOT IN "
@@ -170,6 +198,12 @@ class SqlMemoryStore(SqlStore):
         marks = ",".join("?" * len(ids))
         return await self.db.execute(
             f"DELETE FROM memories WHERE room = ? AND id IN ({marks})", room, *ids
+        )
+
+    async def forget_event(self, room: str, event_id: str) -> int:
+        """Forget the memories made from a message (it was redacted)."""
+        return await self.db.execute(
+            "DELETE FROM memories WHERE room = ? AND event_id = ?", room, event_id
         )
 
     # The last turn of each conversation.
@@ -199,7 +233,60 @@ class SqlMemoryStore(SqlStore):
         )  # fmt: skip
 
     async def rooms_with_lines(self) -> list[str]:
-        return [row[0] for row in await self.db.fetch("SELECT DISTINCT room FROM history_lines")]
+        """Rooms with lines not yet in a window."""
+        rows = await self.db.fetch(
+            "SELECT DISTINCT l.room FROM history_lines l"
+            " LEFT JOIN history_marks m ON m.room = l.room"
+            " WHERE l.seq >= COALESCE(m.next_start, 0)"
+        )
+        return [row[0] for row in rows]
+
+    async def change_line(
+        self, room: str, event_id: str, text: str | None, sender: str = ""
+    ) -> int | None:
+        """A line's new text (an edit: only by its `sender`), or None to drop it (a
+        redaction); returns its place in the room's dialog, or None when the bot does not
+        hold it."""
+        row = await self.db.fetchrow(
+            "SELECT seq, sender FROM history_lines WHERE room = ? AND event_id = ?",
+            room, event_id,
+        )  # fmt: skip
+        if row is None or (text is not None and row[1] != sender):
+            return None
+        seq = row[0]
+        if text is None:
+            await self.db.execute("DELETE FROM history_lines WHERE seq = ?", seq)
+        else:
+            await self.db.execute("UPDATE history_lines SET text = ? WHERE seq = ?", text, seq)
+        return int(seq)
+
+    async def windows_with(self, room: str, seq: int) -> list[HistoryWindow]:
+        rows = await self.db.fetch(
+            f"SELECT {WINDOW_COLUMNS} FROM history_windows"
+            " WHERE room = ? AND first_seq <= ? AND last_seq >= ?",
+            room, seq, seq,
+        )  # fmt: skip
+        return [HistoryWindow(*row) for row in rows]
+
+    async def lines_between(self, room: str, first: int, last: int) -> list[HistoryLine]:
+        rows = await self.db.fetch(
+            "SELECT seq, sender, text, ts, link FROM history_lines "
+            "WHERE room = ? AND seq >= ? AND seq <= ? ORDER BY seq",
+            room, first, last,
+        )  # fmt: skip
+        return [HistoryLine(*row) for row in rows]
+
+    async def put_window(self, window: HistoryWindow) -> None:
+        await self.db.execute(
+            "UPDATE history_windows SET start_ts = ?, end_ts = ?, text = ?, link = ?"
+            " WHERE room = ? AND id = ?",
+            window.start_ts, window.end_ts, window.text, window.link, window.room, window.id,
+        )  # fmt: skip
+
+    async def drop_window(self, room: str, window_id: str) -> None:
+        await self.db.execute(
+            "DELETE FROM history_windows WHERE room = ? AND id = ?", room, window_id
+        )
 
     async def lines_from(self, room: str, first_seq: int) -> list[HistoryLine]:
         rows = await self.db.fetch(
@@ -223,11 +310,12 @@ class SqlMemoryStore(SqlStore):
         """Record embedded windows and move the room's mark, in one transaction."""
         async with self.db.transaction() as tx:
             await tx.executemany(
-                "INSERT INTO history_windows VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id)"
-                " DO UPDATE SET room = excluded.room, first_seq = excluded.first_seq,"
-                " start_ts = excluded.start_ts, end_ts = excluded.end_ts,"
-                " text = excluded.text, link = excluded.link",
-                [(w.id, w.room, w.first_seq, w.start_ts, w.end_ts, w.text, w.link)
+                f"INSERT INTO history_windows ({WINDOW_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (id) DO UPDATE SET room = excluded.room,"
+                " first_seq = excluded.first_seq, start_ts = excluded.start_ts,"
+                " end_ts = excluded.end_ts, text = excluded.text, link = excluded.link,"
+                " last_seq = excluded.last_seq",
+                [(w.id, w.room, w.first_seq, w.start_ts, w.end_ts, w.text, w.link, w.last_seq)
                  for w in windows],
             )  # fmt: skip
             await tx.execute(
@@ -235,9 +323,6 @@ class SqlMemoryStore(SqlStore):
                 " DO UPDATE SET next_start = excluded.next_start, carried = excluded.carried",
                 room, next_start, carried,
             )  # fmt: skip
-            await tx.execute(
-                "DELETE FROM history_lines WHERE room = ? AND seq < ?", room, next_start
-            )
 
     async def has_windows(self, room: str) -> bool:
         query = "SELECT 1 FROM history_windows WHERE room = ? LIMIT 1"
@@ -252,6 +337,7 @@ class SqlMemoryStore(SqlStore):
             return {}  # PostgreSQL refuses an empty `IN ()`
         marks = ",".join("?" * len(ids))
         rows = await self.db.fetch(
-            f"SELECT * FROM history_windows WHERE room = ? AND id IN ({marks})", room, *ids
-        )
+            f"SELECT {WINDOW_COLUMNS} FROM history_windows WHERE room = ? AND id IN ({marks})",
+            room, *ids,
+        )  # fmt: skip
         return {row[0]: HistoryWindow(*row) for row in rows}

@@ -16,8 +16,9 @@ Kind = Literal["decision", "action", "question"]
 KINDS: tuple[Kind, ...] = ("decision", "action", "question")
 
 DECISION = re.compile(
-    r"\b(we('ve| have)? (decided|agreed|settled|chose|picked)|decided|decision:|agreed"
-    r"|let'?s go with|we('ll| will) go with|going with|approved|final(ly)?:? we)\b",
+    r"\b(we('ve| have)? (decided|agreed|settled|chose|picked)|decided|agreed"
+    r"|let'?s go with|we('ll| will) go with|going with|approved|final(ly)?:? we)\b"
+    r"|\b(decision|decided|resolved):",  # no \b after a colon: "Decision: …" is one
     re.IGNORECASE,
 )
 WEEKDAY = r"(mon|tues|wednes|thurs|fri|satur|sun)day"

@@ -36,7 +36,10 @@ BADGES = (
     "</body></html>"
 )
 # History windows of two lines, embedded as soon as they are complete.
-MEMORY = "\n[memory]\nwindow_lines = 2\nwindow_overlap = 0\n"
+MEMORY = (
+    "\n[memory]\nwindow_lines = 2\nwindow_overlap = 0\n"
+    "[guardrails]\nuser_questions_per_minute = 0\nroom_questions_per_minute = 0\n"
+)
 
 
 def quotes(body: str) -> list[str]:

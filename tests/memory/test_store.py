@@ -29,7 +29,7 @@ async def test_a_conversations_last_turn_is_replaced(open_database):
     assert await store.turn("!a", "$other") is None
 
 
-async def test_lines_are_kept_once_and_leave_when_their_window_is_stored(open_database):
+async def test_lines_are_kept_once_and_stay_behind_their_windows_mark(open_database):
     store = await SqlMemoryStore.open(await open_database())
     for n in range(3):
         await store.add_line("!a", f"$l{n}", "@ann:x", f"line {n}", float(n), f"link{n}")
@@ -37,11 +37,51 @@ async def test_lines_are_kept_once_and_leave_when_their_window_is_stored(open_da
     lines = await store.lines_from("!a", 0)
     assert [line.text for line in lines] == ["line 0", "line 1", "line 2"]
     assert await store.rooms_with_lines() == ["!a"]
-    window = HistoryWindow("w1", "!a", lines[0].seq, 0.0, 1.0, "line 0\nline 1", "link0")
+    window = HistoryWindow(
+        "w1", "!a", lines[0].seq, 0.0, 1.0, "line 0\nline 1", "link0", lines[1].seq
+    )
     await store.add_windows("!a", [window], next_start=lines[2].seq, carried=1)
     assert await store.window_mark("!a") == (lines[2].seq, 1)
-    assert [line.text for line in await store.lines_from("!a", 0)] == ["line 2"]
+    assert [line.text for line in await store.lines_from("!a", lines[2].seq)] == ["line 2"]
+    assert len(await store.lines_between("!a", lines[0].seq, lines[1].seq)) == 2, (
+        "a window's lines stay, so that it can be rebuilt"
+    )
     assert await store.has_windows("!a") and not await store.has_windows("!b")
     assert await store.windows("!a", ["w1", "w2"]) == {"w1": window}
     assert await store.windows("!b", ["w1"]) == {}, "a window belongs to its room"
     assert await store.windows("!a", []) == {}, "no window near enough"
+
+
+async def test_an_edit_or_a_redaction_changes_a_line_and_finds_its_windows(open_database):
+    store = await SqlMemoryStore.open(await open_database())
+    for n in range(3):
+        await store.add_line("!a", f"$l{n}", "@ann:x", f"line {n}", float(n), f"link{n}")
+    first, second, third = [line.seq for line in await store.lines_from("!a", 0)]
+    windows = [HistoryWindow("w1", "!a", first, 0.0, 1.0, "t", "link0", second),
+               HistoryWindow("w2", "!a", second, 1.0, 2.0, "t", "link1", third)]  # fmt: skip
+    await store.add_windows("!a", windows, next_start=third + 1, carried=0)
+
+    assert await store.change_line("!a", "$l1", "edited", "@bob:x") is None, "not bob's"
+    assert await store.change_line("!a", "$l1", "line 1, edited", "@ann:x") == second
+    assert [w.id for w in await store.windows_with("!a", second)] == ["w1", "w2"]
+    assert [w.id for w in await store.windows_with("!a", first)] == ["w1"]
+    assert await store.change_line("!a", "$l0", None) == first, "a redaction by anyone"
+    assert [line.text for line in await store.lines_between("!a", first, second)] == [
+        "line 1, edited"
+    ]
+    assert await store.change_line("!a", "$gone", None) is None
+
+    await store.put_window(HistoryWindow("w1", "!a", first, 1.0, 1.0, "new", "link1", second))
+    await store.drop_window("!a", "w2")
+    assert {w.id: w.text for w in (await store.windows("!a", ["w1", "w2"])).values()} == {
+        "w1": "new"
+    }
+
+
+async def test_memories_made_from_a_redacted_message_are_forgotten(open_database):
+    store = await SqlMemoryStore.open(await open_database())
+    await store.add_memory("!a", "", "the wifi is Guest-5", "@ann:x", 10, event_id="$m1")
+    await store.add_memory("!a", "", "lunch at noon", "@ann:x", 10, event_id="$m2")
+    assert await store.forget_event("!b", "$m1") == 0, "only in its room"
+    assert await store.forget_event("!a", "$m1") == 1
+    assert [m.text for m in await store.memories("!a", "@ann:x")] == ["lunch at noon"]

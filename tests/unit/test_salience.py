@@ -10,6 +10,7 @@ CASES = {
     "we agreed": ("We agreed to ship on the 28th.", "decision"),
     "let's go with": ("ok, let's go with Postgres 17 then", "decision"),
     "decided": ("Decided: the old VPN gateway stays until March.", "decision"),
+    "decision, with a colon": ("Decision: the Vega release ships on Monday.", "decision"),
     "someone will, by a day": ("Dana will send the release notes by Friday", "action"),
     "I'll, with a date": ("I'll update the client profiles tomorrow", "action"),
     "can you, by a day, asked": ("can you renew the certificate before Monday?", "action"),
