@@ -12,6 +12,7 @@ from pathlib import Path
 from sqlalchemy.engine import URL
 
 from bot.audience import Audiences
+from bot.catchup import CatchupDesk
 from bot.config_watch import ConfigWatcher
 from bot.cross_signing import CrossSigningError, ensure_cross_signed
 from bot.desks import Desks
@@ -22,6 +23,7 @@ from bot.logs import apply_log_level
 from bot.matrix import SEND_ERRORS, MatrixIO, connect
 from bot.mentions import BotIdentity
 from bot.ops import OpsServer
+from bot.receipts import SqlReceiptStore
 from bot.render import build_room_notice
 from bot.settings_holder import SettingsHolder
 from bot.state import LeaseLost, SqlStateStore
@@ -70,6 +72,7 @@ class Parts:
     marks: SummaryMarks
     metrics: Metrics
     answerer: Answerer
+    receipts: SqlReceiptStore
 
 
 class BotApp:
@@ -125,7 +128,8 @@ class BotApp:
                 memory,
                 await SqlRateLimits.open(await storage.database("guardrails")),
             )
-            parts = Parts(state, kb, memory, feedback_store, marks, metrics, answerer)
+            receipts = await SqlReceiptStore.open(state.db)
+            parts = Parts(state, kb, memory, feedback_store, marks, metrics, answerer, receipts)
             bot = self.settings.current.bot
             leadership = Leadership(state, self.settings.current.matrix.user_id, bot.lease_seconds)
             watcher = ConfigWatcher(self.config_path, self.env, self.settings, self._report)
@@ -239,8 +243,15 @@ class BotApp:
         bot = BotIdentity(matrix.user_id, await matrix.display_name())
         audiences = Audiences(matrix)
         feedback = FeedbackDesk(matrix, parts.state, parts.feedback, self.settings, parts.metrics)
-        summaries = self._summary_desk(matrix, parts.kb, parts.marks, parts.metrics, audiences)
-        desks = Desks(parts.memory, feedback, summaries, parts.metrics)
+        summarizer = self._summarizer(parts.kb)
+        summaries = SummaryDesk(
+            matrix, summarizer, parts.marks, self.settings, parts.kb.indexer if parts.kb else None,
+            TimeExpressionFinder(), parts.metrics, audiences,
+        )  # fmt: skip
+        catchup = CatchupDesk(
+            matrix, parts.receipts, summarizer, self.settings, audiences, TimeExpressionFinder()
+        )
+        desks = Desks(parts.memory, feedback, summaries, parts.metrics, catchup)
         dispatcher = Dispatcher(
             matrix, parts.state, parts.answerer, self.settings, bot, desks, audiences,
             first_start_ms=await parts.state.first_start_ms(),
@@ -267,25 +278,13 @@ class BotApp:
         current = self.settings.current
         return build_job_store_url(current.summaries, current.storage, current.bot.data_dir)
 
-    def _summary_desk(
-        self,
-        matrix: MatrixIO,
-        kb: KnowledgeBase | None,
-        marks: SummaryMarks,
-        metrics: Metrics,
-        audiences: Audiences,
-    ) -> SummaryDesk:
-        summarizer = Summarizer(
+    def _summarizer(self, kb: KnowledgeBase | None) -> Summarizer:
+        return Summarizer(
             self._llm,
             self._prompts,
             kb.embedders if kb else None,
             lambda: self.settings.current.knowledge.embedding_model,
         )
-        indexer = kb.indexer if kb else None
-        return SummaryDesk(
-            matrix, summarizer, marks, self.settings, indexer, TimeExpressionFinder(), metrics,
-            audiences,
-        )  # fmt: skip
 
     async def _keep_summary_jobs(self, scheduler: SummaryScheduler, matrix: MatrixIO) -> None:
         """The jobs follow the config and the rooms the bot is in."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.catchup import CatchupDesk
 from bot.commands import build_command_reply
 from bot.feedback import FeedbackDesk
 from bot.memory_commands import build_memory_list, decide_forget
@@ -22,6 +23,7 @@ class Desks:
     feedback: FeedbackDesk | None = None
     summaries: SummaryDesk | None = None
     metrics: Metrics | None = None
+    catchup: CatchupDesk | None = None
 
     async def run_command(
         self, reply: ReplyWriter, action: RunCommand, settings: Settings, is_direct: bool
@@ -33,6 +35,8 @@ class Desks:
             await self.feedback.command(reply, action)
         elif action.name == "summarize" and self.summaries is not None:
             await self.summaries.command(reply, action)
+        elif action.name == "catchup" and self.catchup is not None:
+            await self.catchup.command(reply, action, is_direct)
         else:
             room = settings.room(reply.message.room_id)
             prefix = settings.bot.command_prefix

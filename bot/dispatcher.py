@@ -10,6 +10,8 @@ from collections.abc import Collection, Coroutine
 from dataclasses import replace
 from typing import Any
 
+from nio import SyncResponse
+
 from bot.audience import AudienceChanged, Audiences
 from bot.desks import Desks
 from bot.events import IncomingMessage, parse_message
@@ -18,6 +20,7 @@ from bot.links import build_permalink
 from bot.logs import ANSWER_ID
 from bot.matrix import SEND_ERRORS, MatrixIO
 from bot.mentions import BotIdentity, strip_reply_fallback
+from bot.receipts import parse_receipts
 from bot.render import build_answer_markdown
 from bot.reply import ReplyWriter
 from bot.routing import (
@@ -161,6 +164,12 @@ class Dispatcher:
         self.feed.follow(message.room_id, message.replaces, message.sender, text)
         if self.memory:
             await self.memory.follow_edit(message.room_id, message.replaces, message.sender, text)
+
+    async def note_receipts(self, response: SyncResponse) -> None:
+        """Where people last read each room, for their catch-ups."""
+        if self.desks.catchup is not None:
+            receipts = parse_receipts(response, self.bot.user_id)
+            await self.desks.catchup.receipts.store_receipts(receipts)
 
     async def follow_redaction(self, room_id: str, event_id: str) -> None:
         """A redacted message leaves the conversation, the room's history windows and the

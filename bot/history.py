@@ -63,6 +63,8 @@ async def fetch_lines(
     found.reverse()
     return [
         SummaryLine(number, message.sender, text, message.timestamp_ms / 1000,
-                    build_permalink(room_id, message.event_id, message.sender))
+                    build_permalink(room_id, message.event_id, message.sender),
+                    message.event_id, tuple(sorted(message.mentions.user_ids)),
+                    message.reply_to)
         for number, (message, text) in enumerate(found[:max_messages], start=1)
     ]  # fmt: skip

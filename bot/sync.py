@@ -90,6 +90,7 @@ class SyncLoop:
             self.failing = False
             self.last_sync = time.monotonic()
             self.dispatcher.audiences.observe(response)
+            await self.dispatcher.note_receipts(response)
             await self._handle_invites(response)
             fresh = await self.state.store_batch(
                 response.next_batch, await self._addressed(response, token), self.lease

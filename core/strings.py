@@ -43,6 +43,8 @@ COMMAND_DESCRIPTIONS = {
     "help": "show this help",
     "summarize": "summarise this room since my last summary (or a thread, in the thread); "
     "`{prefix}summarize last 3 days`, `{prefix}summarize since Monday`",
+    "catchup": "what you missed in your rooms since you last read them, sent to our direct "
+    "chat; `{prefix}catchup since Monday`",
     "memory": "list what I remember in this room",
     "forget": "forget a memory of this room: `{prefix}forget <number>` or `{prefix}forget all`",
     "feedback": "for administrators, in the admin room: votes on answers, the worst ones, "
@@ -200,4 +202,18 @@ LLM_INCOMPLETE = (
     NOTICE_PREFIX + "Sorry, the language model stopped before finishing its answer. This is "
     "what it wrote until then, unchecked and without its sources; please ask again in a "
     "moment for a whole answer.\n\n{partial}\n\n_(incomplete)_"
+)
+
+# Catch-up (`!catchup`).
+CATCHUP_HEADING = "**What you missed** ({since})"
+CATCHUP_SINCE_READ = "since you last read each room"
+CATCHUP_NOTHING = "Nothing new in our shared rooms."
+CATCHUP_COUNT = "{count} new messages"
+CATCHUP_FOR_YOU = "For you"
+CATCHUP_REST = "Also"
+CATCHUP_MORE = "- … and {count} more"
+CATCHUP_SENT = "I sent your catch-up to our direct chat."
+CATCHUP_RANGE_UNREADABLE = (
+    "I could not read {args!r} as a time. Try `{prefix}catchup` (since you last read each "
+    "room) or `{prefix}catchup since Monday`."
 )

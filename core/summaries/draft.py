@@ -22,6 +22,9 @@ class SummaryLine:
     text: str
     ts: float
     link: str
+    event_id: str = ""
+    mentions: tuple[str, ...] = ()  # the users the message mentions (m.mentions)
+    reply_to: str | None = None
 
 
 class Point(BaseModel):

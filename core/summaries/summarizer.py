@@ -37,6 +37,7 @@ class SummaryResult:
     calls: int = 0
     prompt_tokens: int = 0
     parts: int = 1
+    tldr: str = ""  # the model's one-line summary; none without a model
 
 
 def split_parts(items: Sequence[T], cost: Callable[[T], int], budget: int) -> list[list[T]]:
@@ -117,7 +118,7 @@ class Summarizer:
             tokens += sum(used for _, used in merged)
             calls += len(groups)
         markdown = build_summary_markdown(drafts[0], lines, heading)
-        return SummaryResult(markdown, calls, tokens, len(parts))
+        return SummaryResult(markdown, calls, tokens, len(parts), drafts[0].tldr.strip())
 
     async def _draft(self, lines: Sequence[SummaryLine], timezone: str) -> tuple[SummaryDraft, int]:
         assert self.llm is not None

@@ -1,0 +1,140 @@
+"""`!catchup`: what the asker missed in the rooms they share with the bot, since they
+last read each one (their read receipt) or since a time in words, sent to their direct
+chat with the bot: only the asker reads it, so it holds only what the asker may read."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from nio import RoomCreateResponse, RoomGetEventResponse
+
+from bot.audience import Audiences
+from bot.history import fetch_lines
+from bot.matrix import MatrixError, MatrixIO
+from bot.receipts import ReceiptStore
+from bot.render import build_room_notice
+from bot.reply import ReplyWriter
+from bot.routing import RunCommand
+from bot.settings_holder import SettingsHolder
+from core import strings
+from core.ids import UserID
+from core.rights.readers import decide_knowledge_since
+from core.summaries.catchup import Reader, RoomCatchup, build_catchup_markdown, build_room_catchup
+from core.summaries.summarizer import Summarizer
+from core.timerange import TimeExpressionFinder, TimeRange, resolve_range
+
+log = logging.getLogger(__name__)
+
+
+class CatchupDesk:
+    def __init__(
+        self,
+        matrix: MatrixIO,
+        receipts: ReceiptStore,
+        summarizer: Summarizer,
+        settings: SettingsHolder,
+        audiences: Audiences,
+        times: TimeExpressionFinder,
+    ) -> None:
+        self.matrix = matrix
+        self.receipts = receipts
+        self.summarizer = summarizer
+        self.settings = settings
+        self.audiences = audiences
+        self.times = times
+
+    async def command(self, reply: ReplyWriter, action: RunCommand, is_direct: bool) -> None:
+        settings = self.settings.current
+        message = reply.message
+        timezone = settings.room(message.room_id).timezone
+        since: float | None = None
+        if action.args.strip():
+            now = datetime.now(ZoneInfo(timezone))
+            found = await asyncio.to_thread(self._read_time, action.args, now)
+            if found is None:
+                prefix = settings.bot.command_prefix
+                text = strings.CATCHUP_RANGE_UNREADABLE.format(args=action.args, prefix=prefix)
+                await reply.finish(text)
+                return
+            since = found.as_timestamps()[0]
+        text = await self.build(message.sender, since, timezone, action.args.strip())
+        if is_direct:
+            await reply.finish(text)
+            return
+        direct = await self._direct_room(message.sender)
+        await self.matrix.send(direct, build_room_notice(text))
+        await reply.finish(strings.CATCHUP_SENT)
+
+    async def build(self, user: UserID, since: float | None, timezone: str, said: str = "") -> str:
+        """The catch-up of every room the user is in with the bot: from `since`, or
+        where they last read each room; never before they could read it."""
+        now = time.time()
+        default_start = now - self.settings.current.summaries.default_hours * 3600
+        rooms: list[RoomCatchup] = []
+        for room_id, room in list(self.matrix.client.rooms.items()):
+            member = room.users.get(user)
+            if member is None or member.invited:
+                continue
+            readable = decide_knowledge_since(
+                self.audiences.members(room_id), frozenset({user}), own_room=True
+            )
+            if readable is None:
+                continue
+            start = since if since is not None else await self._last_read(room_id, user)
+            start = max(start if start is not None else default_start, readable)
+            rooms.append(await self._room(room_id, room.display_name, user, start, now))
+        heading = strings.CATCHUP_HEADING.format(since=said or strings.CATCHUP_SINCE_READ)
+        return build_catchup_markdown(heading, rooms)
+
+    async def _room(
+        self, room_id: str, name: str, user: UserID, start: float, end: float
+    ) -> RoomCatchup:
+        settings = self.settings.current
+        lines = await fetch_lines(
+            self.matrix, room_id, start, end, command_prefix=settings.bot.command_prefix,
+            max_messages=settings.summaries.max_messages,
+        )  # fmt: skip
+        room = self.matrix.client.rooms.get(room_id)
+        own_name = room.user_name(user) if room else None
+        reader = Reader(
+            user,
+            names=tuple(n for n in (own_name, user.split(":")[0].lstrip("@")) if n),
+            own_events=frozenset(line.event_id for line in lines if line.sender == user),
+        )
+        catchup = build_room_catchup(name, lines, reader)
+        if self.summarizer.llm is not None and catchup.rest:
+            result = await self.summarizer.summarize(
+                catchup.rest, "", timezone=settings.room(room_id).timezone,
+                part_tokens=settings.summaries.part_tokens,
+            )  # fmt: skip
+            catchup.tldr = result.tldr
+        return catchup
+
+    async def _last_read(self, room_id: str, user: str) -> float | None:
+        """Just after the message the user last marked read was sent (or, when the
+        homeserver cannot say, when they marked it): where their catch-up begins."""
+        receipt = await self.receipts.last_read(room_id, user)
+        if receipt is None:
+            return None
+        response = await self.matrix.client.room_get_event(room_id, receipt.event_id)
+        if isinstance(response, RoomGetEventResponse):
+            return (response.event.server_timestamp + 1) / 1000
+        return receipt.ts_ms / 1000
+
+    async def _direct_room(self, user: UserID) -> str:
+        """A room of only the bot and the user, made when there is none."""
+        for room_id, room in self.matrix.client.rooms.items():
+            if set(room.users) == {self.matrix.user_id, user}:
+                return room_id
+        response = await self.matrix.client.room_create(is_direct=True, invite=[user])
+        if not isinstance(response, RoomCreateResponse):
+            raise MatrixError(f"a direct chat with {user} could not be made: {response}")
+        log.info("made a direct chat for a catch-up")
+        return response.room_id
+
+    def _read_time(self, args: str, now: datetime) -> TimeRange | None:
+        return self.times.find_range(args, now) or resolve_range(args, now)

@@ -1,0 +1,74 @@
+"""Where each person last read each room (their public read receipts, as the sync
+brings them), for `!catchup`. Kept beside the state store, in the same database."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+from nio import ReceiptEvent, SyncResponse
+
+from core.storage.store import SqlStore
+from core.storage.upgrades import Upgrade, UpgradeTable
+
+V1 = """
+CREATE TABLE IF NOT EXISTS read_receipts (
+    room TEXT NOT NULL, user_id TEXT NOT NULL, event_id TEXT NOT NULL, ts_ms BIGINT NOT NULL,
+    PRIMARY KEY (room, user_id)
+);
+"""
+UPGRADES = UpgradeTable("receipts", [Upgrade("the last read receipt per room and person", V1, V1)])
+
+
+@dataclass(frozen=True)
+class ReadReceipt:
+    room: str
+    user_id: str
+    event_id: str
+    ts_ms: int  # when it was sent
+
+
+def parse_receipts(response: SyncResponse, bot_user: str) -> list[ReadReceipt]:
+    """The main-timeline read receipts of a sync (not the bot's own, not of threads)."""
+    found = []
+    for room_id, info in response.rooms.join.items():
+        for event in info.ephemeral:
+            if not isinstance(event, ReceiptEvent):
+                continue
+            for receipt in event.receipts:
+                main = receipt.thread_id in (None, "main")
+                if receipt.receipt_type == "m.read" and main and receipt.user_id != bot_user:
+                    found.append(
+                        ReadReceipt(room_id, receipt.user_id, receipt.event_id, receipt.timestamp)
+                    )
+    return found
+
+
+class ReceiptStore(Protocol):
+    async def store_receipts(self, receipts: Iterable[ReadReceipt]) -> None: ...
+    async def last_read(self, room: str, user_id: str) -> ReadReceipt | None: ...
+
+
+class SqlReceiptStore(SqlStore):
+    upgrades = UPGRADES
+
+    async def store_receipts(self, receipts: Iterable[ReadReceipt]) -> None:
+        """Keep the latest receipt per room and person (a late, older one changes nothing)."""
+        rows = [(r.room, r.user_id, r.event_id, r.ts_ms) for r in receipts]
+        if not rows:
+            return
+        await self.db.executemany(
+            "INSERT INTO read_receipts VALUES (?, ?, ?, ?) ON CONFLICT (room, user_id) DO UPDATE"
+            " SET event_id = excluded.event_id, ts_ms = excluded.ts_ms"
+            " WHERE read_receipts.ts_ms <= excluded.ts_ms",
+            rows,
+        )
+
+    async def last_read(self, room: str, user_id: str) -> ReadReceipt | None:
+        row = await self.db.fetchrow(
+            "SELECT room, user_id, event_id, ts_ms FROM read_receipts"
+            " WHERE room = ? AND user_id = ?",
+            room, user_id,
+        )  # fmt: skip
+        return ReadReceipt(row[0], row[1], row[2], int(row[3])) if row else None

@@ -1,0 +1,107 @@
+"""A personal catch-up (pure): what one person missed in a room, in sections: decisions,
+what was addressed to them (mentions, replies to their messages), action items, and
+the rest in a line or two. Every point links to its message."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from core import strings
+from core.summaries.draft import SummaryLine
+from core.summaries.salience import decide_kind
+
+# The rest of a room's messages is said in this many of its messages at most (without a
+# model; with one, its TL;DR).
+REST_LINES = 2
+# Points per section per room at most; the count of the others is said.
+MAX_POINTS = 10
+
+
+@dataclass(frozen=True)
+class Reader:
+    """The person catching up: their id, the names others call them by, and their own
+    messages (a reply to one of them is addressed to them)."""
+
+    user_id: str
+    names: tuple[str, ...] = ()
+    own_events: frozenset[str] = frozenset()
+
+
+@dataclass
+class RoomCatchup:
+    room_name: str
+    decisions: list[SummaryLine] = field(default_factory=list)
+    for_you: list[SummaryLine] = field(default_factory=list)
+    actions: list[SummaryLine] = field(default_factory=list)
+    rest: list[SummaryLine] = field(default_factory=list)
+    total: int = 0
+    tldr: str = ""
+
+    @property
+    def empty(self) -> bool:
+        return self.total == 0
+
+
+def decide_addressed(line: SummaryLine, reader: Reader) -> bool:
+    """Whether a message speaks to the reader: it mentions them (the mention metadata,
+    or their id or a name of theirs as a word), or replies to one of their messages."""
+    if reader.user_id in line.mentions or (line.reply_to and line.reply_to in reader.own_events):
+        return True
+    words = [reader.user_id, *reader.names]
+    return any(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", line.text, re.I) for w in words if w)
+
+
+def build_room_catchup(room_name: str, lines: Sequence[SummaryLine], reader: Reader) -> RoomCatchup:
+    """The reader's catch-up of one room from its messages since they last read it; their
+    own messages are not news to them."""
+    missed = [line for line in lines if line.sender != reader.user_id]
+    catchup = RoomCatchup(room_name, total=len(missed))
+    for line in missed:
+        kind = decide_kind(line.text)
+        if decide_addressed(line, reader):
+            catchup.for_you.append(line)
+        elif kind == "decision":
+            catchup.decisions.append(line)
+        elif kind == "action":
+            catchup.actions.append(line)
+        else:
+            catchup.rest.append(line)
+    return catchup
+
+
+def _point(line: SummaryLine) -> str:
+    return f"- {line.sender}: {line.text} ([message]({line.link}))"
+
+
+def _section(title: str, lines: Sequence[SummaryLine]) -> list[str]:
+    if not lines:
+        return []
+    out = [f"*{title}*"] + [_point(line) for line in lines[:MAX_POINTS]]
+    if len(lines) > MAX_POINTS:
+        out.append(strings.CATCHUP_MORE.format(count=len(lines) - MAX_POINTS))
+    return out
+
+
+def build_catchup_markdown(heading: str, rooms: Sequence[RoomCatchup]) -> str:
+    """The catch-up as the reader gets it: a part per room with news, in sections; the
+    rest of a room's messages in its TL;DR (with a model) or a couple of them."""
+    news = [room for room in rooms if not room.empty]
+    if not news:
+        return f"{heading}\n\n{strings.CATCHUP_NOTHING}"
+    out = [heading]
+    for room in news:
+        out += ["", f"**{room.room_name}** ({strings.CATCHUP_COUNT.format(count=room.total)})"]
+        out += _section(strings.CATCHUP_FOR_YOU, room.for_you)
+        out += _section(strings.SUMMARY_DECISIONS, room.decisions)
+        out += _section(strings.SUMMARY_ACTIONS, room.actions)
+        if room.tldr:
+            out.append(f"*{strings.CATCHUP_REST}* {room.tldr}")
+        elif room.rest:
+            chosen = sorted(room.rest, key=lambda line: -len(line.text))[:REST_LINES]
+            out.append(f"*{strings.CATCHUP_REST}*")
+            out += [_point(line) for line in sorted(chosen, key=lambda line: line.ts)]
+            if len(room.rest) > len(chosen):
+                out.append(strings.CATCHUP_MORE.format(count=len(room.rest) - len(chosen)))
+    return "\n".join(out)

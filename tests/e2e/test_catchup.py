@@ -1,0 +1,71 @@
+"""`!catchup` on a real homeserver: exactly what came after the person's read receipt in
+each room they share with the bot, grouped, linked, and only in their direct chat."""
+
+from __future__ import annotations
+
+import pytest
+
+from core import strings
+from tests.e2e.people import from_user, membership_of, replies_to
+from tests.e2e.scripted import ask
+
+pytestmark = pytest.mark.e2e
+
+
+async def shared_room(owner, bot, *others) -> str:
+    room = await owner.create_room([bot.user_id, *(o.user_id for o in others)])
+    await owner.wait_for(room, membership_of(bot.user_id, "join"))
+    for other in others:
+        await other.wait_until(lambda person=other: room in person.client.invited_rooms)
+        await other.join(room)
+        await owner.wait_for(room, membership_of(other.user_id, "join"))
+    return room
+
+
+async def test_catchup_covers_what_came_after_the_read_receipt_in_shared_rooms_only(people, bot):
+    alice, bob, carol = await people("alice"), await people("bob"), await people("carol")
+    bot.write_config(allowed_users=[alice.user_id, bob.user_id, carol.user_id])
+    await bot.start()
+    room_a = await shared_room(alice, bot, bob)
+    room_b = await shared_room(alice, bot, bob)
+    room_c = await shared_room(carol, bot, alice)  # bob is not in this one
+    direct = await bob.create_room([bot.user_id], direct=True)
+    await bob.wait_for(direct, membership_of(bot.user_id, "join"))
+
+    read_a = await alice.say(room_a, "Old news: the printer moved to the second floor.")
+    read_b = await alice.say(room_b, "Old news: lunch is at noon on Fridays.")
+    await bob.client.update_receipt_marker(room_a, read_a)
+    await bob.client.update_receipt_marker(room_b, read_b)
+
+    decision = await alice.say(room_a, "Decision: the Vega launch moves to Monday.")
+    await alice.say(
+        room_a, "bob, can you review the migration script by Friday?", mentions=[bob.user_id]
+    )
+    await alice.say(room_b, "We agreed to drop the legacy API in March.")
+    await bob.say(room_b, "I will draft the announcement for the legacy API.")
+    await carol.say(room_c, "Project Nimbus has a secret budget of 9 million.")
+
+    catchup = (await ask(bob, direct, "!catchup", bot, timeout=90))["body"]
+    assert "Vega launch moves to Monday" in catchup and "drop the legacy API" in catchup
+    for_you = catchup.split(strings.CATCHUP_FOR_YOU, 1)[1]
+    assert "review the migration script by Friday" in for_you.split(strings.SUMMARY_DECISIONS)[0]
+    assert decision.replace("$", "%24") in catchup, "each point links to its message"
+    for old in ("printer moved", "lunch is at noon", "Nimbus", "draft the announcement"):
+        assert old not in catchup, f"{old!r}: read already, not bob's room, or bob's own"
+
+    # Asked in a shared room, the catch-up goes to the direct chat only.
+    sent = await bob.say(room_a, "!catchup")
+    notice = (await bob.wait_for(room_a, replies_to(sent), timeout=90))["content"]
+    assert notice["body"] == strings.CATCHUP_SENT
+
+    def delivered(event: dict) -> bool:
+        content = event.get("content", {})
+        return (
+            from_user(bot.user_id)(event)
+            and "m.relates_to" not in content  # a notice of its own, not a reply
+            and "Vega launch moves to Monday" in content.get("body", "")
+        )
+
+    await bob.wait_for(direct, delivered, timeout=60)
+    seen_in_a = [str(e["content"]) for e in alice.seen(room_a, from_user(bot.user_id))]
+    assert not any("Vega launch" in text for text in seen_in_a), "only bob gets bob's"

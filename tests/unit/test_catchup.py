@@ -1,0 +1,63 @@
+"""What one person missed, in sections (pure): tables of named cases."""
+
+from __future__ import annotations
+
+import pytest
+
+from core import strings
+from core.summaries.catchup import (
+    MAX_POINTS,
+    Reader,
+    build_catchup_markdown,
+    build_room_catchup,
+    decide_addressed,
+)
+from core.summaries.draft import SummaryLine
+
+BOB = Reader("@bob:x", names=("Bob Stone", "bob"), own_events=frozenset({"$mine"}))
+
+
+def line(text: str, sender: str = "@ann:x", n: int = 1, **extra) -> SummaryLine:
+    return SummaryLine(n, sender, text, float(n), f"https://matrix.to/#/!r/$e{n}", f"$e{n}",
+                       **extra)  # fmt: skip
+
+
+ADDRESSED = {
+    "mentioned in the metadata": (line("see above", mentions=("@bob:x",)), True),
+    "named": (line("Bob Stone, can you look?"), True),
+    "localpart as a word": (line("thanks bob!"), True),
+    "a reply to his message": (line("agreed", reply_to="$mine"), True),
+    "a name inside a word": (line("the bobsleigh team won"), False),
+    "someone else's reply": (line("agreed", reply_to="$other"), False),
+}
+
+
+@pytest.mark.parametrize("said,expected", ADDRESSED.values(), ids=ADDRESSED.keys())
+def test_decide_addressed(said, expected):
+    assert decide_addressed(said, BOB) is expected
+
+
+def test_sections_and_what_is_left_out():
+    lines = [
+        line("Decision: we ship on Monday.", n=1),
+        line("bob, please review the notes by Friday", n=2),
+        line("Dana will send the report by Tuesday", n=3),
+        line("I said this myself", sender="@bob:x", n=4),
+        line("the build is green again after the fix", n=5),
+    ]
+    room = build_room_catchup("Team", lines, BOB)
+    assert [x.number for x in room.decisions] == [1]
+    assert [x.number for x in room.for_you] == [2], "addressed to him before all else"
+    assert [x.number for x in room.actions] == [3]
+    assert [x.number for x in room.rest] == [5] and room.total == 4, "his own is not news"
+    text = build_catchup_markdown("**What you missed**", [room])
+    assert text.index(strings.CATCHUP_FOR_YOU) < text.index(strings.SUMMARY_DECISIONS)
+    assert "([message](https://matrix.to/#/!r/$e2))" in text
+
+
+def test_many_points_say_how_many_more_and_nothing_new_says_so():
+    lines = [line(f"Decision: option {n} it is.", n=n) for n in range(MAX_POINTS + 3)]
+    text = build_catchup_markdown("H", [build_room_catchup("Team", lines, BOB)])
+    assert strings.CATCHUP_MORE.format(count=3) in text
+    quiet = build_room_catchup("Quiet", [], BOB)
+    assert build_catchup_markdown("H", [quiet]) == f"H\n\n{strings.CATCHUP_NOTHING}"
