@@ -52,6 +52,7 @@ from core.passages import PassagesAnswerer
 from core.pipeline.answer import AnswerPipeline
 from core.privacy import keep_private
 from core.storage.opening import Storage
+from core.summaries.ledger_store import SqlLedgerStore
 from core.summaries.schedule import SummaryScheduler, build_job_store_url
 from core.summaries.store import SqlSummaryMarks, SummaryMarks
 from core.summaries.summarizer import Summarizer
@@ -73,6 +74,7 @@ class Parts:
     metrics: Metrics
     answerer: Answerer
     receipts: SqlReceiptStore
+    ledger: SqlLedgerStore
 
 
 class BotApp:
@@ -129,7 +131,10 @@ class BotApp:
                 await SqlRateLimits.open(await storage.database("guardrails")),
             )
             receipts = await SqlReceiptStore.open(state.db)
-            parts = Parts(state, kb, memory, feedback_store, marks, metrics, answerer, receipts)
+            ledger = await SqlLedgerStore.open(marks.db)
+            parts = Parts(
+                state, kb, memory, feedback_store, marks, metrics, answerer, receipts, ledger
+            )
             bot = self.settings.current.bot
             leadership = Leadership(state, self.settings.current.matrix.user_id, bot.lease_seconds)
             watcher = ConfigWatcher(self.config_path, self.env, self.settings, self._report)
@@ -246,7 +251,7 @@ class BotApp:
         summarizer = self._summarizer(parts.kb)
         summaries = SummaryDesk(
             matrix, summarizer, parts.marks, self.settings, parts.kb.indexer if parts.kb else None,
-            TimeExpressionFinder(), parts.metrics, audiences,
+            TimeExpressionFinder(), parts.metrics, audiences, parts.ledger,
         )  # fmt: skip
         catchup = CatchupDesk(
             matrix, parts.receipts, summarizer, self.settings, audiences, TimeExpressionFinder()

@@ -35,6 +35,8 @@ class Desks:
             await self.feedback.command(reply, action)
         elif action.name == "summarize" and self.summaries is not None:
             await self.summaries.command(reply, action)
+        elif action.name in ("decisions", "actions") and self.summaries is not None:
+            await self.summaries.ledger_command(reply, action)
         elif action.name == "catchup" and self.catchup is not None:
             await self.catchup.command(reply, action, is_direct)
         else:

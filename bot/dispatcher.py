@@ -10,7 +10,7 @@ from collections.abc import Collection, Coroutine
 from dataclasses import replace
 from typing import Any
 
-from nio import SyncResponse
+from nio import RoomGetEventResponse, SyncResponse
 
 from bot.audience import AudienceChanged, Audiences
 from bot.desks import Desks
@@ -164,6 +164,13 @@ class Dispatcher:
         self.feed.follow(message.room_id, message.replaces, message.sender, text)
         if self.memory:
             await self.memory.follow_edit(message.room_id, message.replaces, message.sender, text)
+        if self.desks.summaries is not None and await self._sent_by(message):
+            await self.desks.summaries.ledger.follow_edit(message.room_id, message.replaces, text)
+
+    async def _sent_by(self, edit: IncomingMessage) -> bool:
+        """Whether an edit is by the sender of the message it edits (others' are void)."""
+        response = await self.matrix.client.room_get_event(edit.room_id, edit.replaces or "")
+        return isinstance(response, RoomGetEventResponse) and response.event.sender == edit.sender
 
     async def note_receipts(self, response: SyncResponse) -> None:
         """Where people last read each room, for their catch-ups."""
@@ -177,6 +184,8 @@ class Dispatcher:
         self.feed.follow(room_id, event_id, "", None)
         if self.memory:
             await self.memory.follow_redaction(room_id, event_id)
+        if self.desks.summaries is not None:
+            await self.desks.summaries.ledger.forget_event(room_id, event_id)
 
     async def _remember_line(self, message: IncomingMessage) -> None:
         assert self.memory is not None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from datetime import datetime
 from zoneinfo import ZoneInfo
@@ -20,6 +21,9 @@ from core import strings
 from core.knowledge.indexer import Indexer
 from core.metrics import Metrics
 from core.summaries.draft import SummaryLine
+from core.summaries.ledger import LedgerEntry, decide_listed
+from core.summaries.ledger_store import LedgerStore
+from core.summaries.ledger_text import build_ledger_text
 from core.summaries.ranges import (
     SummaryRange,
     build_heading,
@@ -34,6 +38,14 @@ from core.timerange import TimeExpressionFinder, TimeRange, resolve_range
 log = logging.getLogger(__name__)
 
 
+def _due_ts(entry: LedgerEntry, zone: ZoneInfo) -> float | None:
+    """An action item's deadline as a time, read from when it was said."""
+    if not entry.due:
+        return None
+    found = resolve_range(entry.due, datetime.fromtimestamp(entry.ts, zone))
+    return found.as_timestamps()[1] if found else None
+
+
 class SummaryDesk:
     def __init__(
         self,
@@ -45,7 +57,9 @@ class SummaryDesk:
         times: TimeExpressionFinder,
         metrics: Metrics | None,
         audiences: Audiences,
+        ledger: LedgerStore,
     ) -> None:
+        self.ledger = ledger
         self.matrix = matrix
         self.summarizer = summarizer
         self.marks = marks
@@ -135,7 +149,37 @@ class SummaryDesk:
         )  # fmt: skip
         log.info("summarised %d messages of %s in %d model calls (%.1f s)", len(lines), room_id,
                  result.calls, time.perf_counter() - started)  # fmt: skip
+        zone = ZoneInfo(timezone)
+        await self.ledger.add_entries(
+            room_id, [(entry, _due_ts(entry, zone)) for entry in result.entries]
+        )
         return result, lines
+
+    async def ledger_command(self, reply: ReplyWriter, action: RunCommand) -> None:
+        """!decisions [words], !actions [mine|open] [words]: the room's ledger, of what
+        every reader of the room could read said there."""
+        settings = self.settings.current
+        message = reply.message
+        since = reply.audience.own_since() if reply.audience else None
+        words = action.args.split()
+        mine = open_only = False
+        if action.name == "actions" and words and words[0].lower() in ("mine", "open"):
+            mine, open_only = words[0].lower() == "mine", words[0].lower() == "open"
+            words = words[1:]
+        kind = "decision" if action.name == "decisions" else "action"
+        entries = await self.ledger.entries(
+            message.room_id, kind, due_after=time.time() if open_only else -math.inf
+        )
+        room = self.matrix.client.rooms.get(message.room_id)
+        names = (message.sender, room.user_name(message.sender) if room else None,
+                 message.sender.split(":")[0].lstrip("@"))  # fmt: skip
+        listed = decide_listed(
+            [e for e in entries if since is not None and e.ts >= since],
+            " ".join(words),
+            mine=[n for n in names if n] if mine else (),
+        )
+        timezone = settings.room(message.room_id).timezone
+        await reply.finish(build_ledger_text(listed, kind, timezone, settings.bot.command_prefix))
 
     async def run_scheduled(self, room_id: str) -> None:
         """One scheduled run: what is new since the last run, into the knowledge

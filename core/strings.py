@@ -45,6 +45,10 @@ COMMAND_DESCRIPTIONS = {
     "`{prefix}summarize last 3 days`, `{prefix}summarize since Monday`",
     "catchup": "what you missed in your rooms since you last read them, sent to our direct "
     "chat; `{prefix}catchup since Monday`",
+    "decisions": "the decisions my summaries found in this room; `{prefix}decisions budget` "
+    "those about the budget",
+    "actions": "the action items my summaries found here; `{prefix}actions mine`, "
+    "`{prefix}actions open` (no deadline passed)",
     "memory": "list what I remember in this room",
     "forget": "forget a memory of this room: `{prefix}forget <number>` or `{prefix}forget all`",
     "feedback": "for administrators, in the admin room: votes on answers, the worst ones, "
@@ -217,3 +221,13 @@ CATCHUP_RANGE_UNREADABLE = (
     "I could not read {args!r} as a time. Try `{prefix}catchup` (since you last read each "
     "room) or `{prefix}catchup since Monday`."
 )
+
+# The ledger (`!decisions`, `!actions`).
+LEDGER_DECISIONS = "**Decisions in this room**"
+LEDGER_ACTIONS = "**Action items in this room**"
+LEDGER_NONE = (
+    "None yet. I note decisions and action items when I summarise the room "
+    "(`{prefix}summarize`, or on its schedule)."
+)
+LEDGER_OWNER = "for {owner}"
+LEDGER_DUE = "due {due}"

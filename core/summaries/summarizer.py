@@ -21,6 +21,11 @@ from core.summaries.draft import (
     build_messages_block,
     build_summary_markdown,
 )
+from core.summaries.ledger import (
+    LedgerEntry,
+    build_entries_from_draft,
+    build_entries_from_lines,
+)
 from core.summaries.salience import KINDS, decide_salient
 
 MIN_WORDS = 4
@@ -38,6 +43,7 @@ class SummaryResult:
     prompt_tokens: int = 0
     parts: int = 1
     tldr: str = ""  # the model's one-line summary; none without a model
+    entries: tuple[LedgerEntry, ...] = ()  # the decisions and action items, for the ledger
 
 
 def split_parts(items: Sequence[T], cost: Callable[[T], int], budget: int) -> list[list[T]]:
@@ -118,7 +124,8 @@ class Summarizer:
             tokens += sum(used for _, used in merged)
             calls += len(groups)
         markdown = build_summary_markdown(drafts[0], lines, heading)
-        return SummaryResult(markdown, calls, tokens, len(parts), drafts[0].tldr.strip())
+        entries = tuple(build_entries_from_draft(drafts[0], lines))
+        return SummaryResult(markdown, calls, tokens, len(parts), drafts[0].tldr.strip(), entries)
 
     async def _draft(self, lines: Sequence[SummaryLine], timezone: str) -> tuple[SummaryDraft, int]:
         assert self.llm is not None
@@ -158,4 +165,5 @@ class Summarizer:
             vectors = np.array(await embedder.embed([line.text for line in rest]))
             others = [rest[i] for i in decide_representatives(vectors, wanted)]
         groups = {kind: [lines[i] for i, found in salient if found == kind] for kind in KINDS}
-        return SummaryResult(build_extractive_markdown(groups, others, heading))
+        entries = tuple(build_entries_from_lines(salient, lines))
+        return SummaryResult(build_extractive_markdown(groups, others, heading), entries=entries)

@@ -1,0 +1,100 @@
+"""A room's ledger of decisions and action items, as summaries find them (pure): each
+entry is linked to the message it comes from, so that it can be listed, followed when
+that message is edited or redacted, and found later."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from core.summaries.draft import SummaryDraft, SummaryLine
+from core.summaries.salience import DUE, Kind
+
+EntryKind = Literal["decision", "action"]
+# "Dana will …", "I'll …" (the speaker), "@bob can you …" (the one asked).
+NAMED = re.compile(r"\b([A-Z][a-z]+) will [a-z]+")
+SPEAKER = re.compile(r"\b(i'?ll|i will|i can take|i'?m on it|i take)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    kind: EntryKind
+    text: str
+    owner: str
+    due: str
+    link: str
+    event_id: str
+    ts: float
+    # The message's own words (an extractive summary): an edit of it changes the entry.
+    verbatim: bool = False
+
+
+def decide_owner(line: SummaryLine) -> str:
+    """Who an action item is for, from its wording: the speaker for "I'll", a name
+    before "will", or the people the message mentions."""
+    if SPEAKER.search(line.text):
+        return line.sender
+    if named := NAMED.search(line.text):
+        return named.group(1)
+    return ", ".join(line.mentions)
+
+
+def decide_due(text: str) -> str:
+    """The deadline as said ("by Friday" → "Friday"), or ""."""
+    found = DUE.search(text)
+    return found.group(0).split(" ", 1)[1] if found else ""
+
+
+def build_entries_from_lines(
+    salient: Sequence[tuple[int, Kind]], lines: Sequence[SummaryLine]
+) -> list[LedgerEntry]:
+    """Entries of an extractive summary: its decisions and action items, verbatim."""
+    entries = []
+    for index, kind in salient:
+        line = lines[index]
+        if kind == "decision":
+            entries.append(LedgerEntry("decision", line.text, "", "", line.link, line.event_id,
+                                       line.ts, verbatim=True))  # fmt: skip
+        elif kind == "action":
+            entries.append(LedgerEntry("action", line.text, decide_owner(line),
+                                       decide_due(line.text), line.link, line.event_id,
+                                       line.ts, verbatim=True))  # fmt: skip
+    return entries
+
+
+def build_entries_from_draft(
+    draft: SummaryDraft, lines: Sequence[SummaryLine]
+) -> list[LedgerEntry]:
+    """Entries of a model's summary, each at the first message it names (entries that
+    name no message of the summary are left out: they could not be followed)."""
+    by_number = {line.number: line for line in lines}
+    entries = []
+    for point in draft.decisions:
+        source = next((by_number[n] for n in point.messages if n in by_number), None)
+        if source:
+            entries.append(LedgerEntry("decision", point.text.strip(), "", "", source.link,
+                                       source.event_id, source.ts))  # fmt: skip
+    for item in draft.action_items:
+        source = next((by_number[n] for n in item.messages if n in by_number), None)
+        if source:
+            entries.append(LedgerEntry("action", item.text.strip(), item.owner.strip(),
+                                       item.due.strip(), source.link, source.event_id,
+                                       source.ts))  # fmt: skip
+    return entries
+
+
+def decide_listed(
+    entries: Sequence[LedgerEntry], words: str, *, mine: Sequence[str] = ()
+) -> list[LedgerEntry]:
+    """The entries that hold every one of `words`, and with `mine` (a person's id and
+    names) only theirs; newest first."""
+    wanted = [w for w in re.findall(r"\w+", words.lower())]
+    names = [n.lower() for n in mine if n]
+    found = [
+        entry for entry in entries
+        if all(w in entry.text.lower() for w in wanted)
+        and (not names or any(n in entry.owner.lower() for n in names))
+    ]  # fmt: skip
+    return sorted(found, key=lambda entry: -entry.ts)

@@ -1,0 +1,58 @@
+"""The ledger's pure parts: owners, deadlines, entries from a model's draft, listing."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.summaries.draft import ActionItem, Point, SummaryDraft, SummaryLine
+from core.summaries.ledger import (
+    LedgerEntry,
+    build_entries_from_draft,
+    decide_due,
+    decide_listed,
+    decide_owner,
+)
+
+
+def line(text: str, n: int = 1, sender: str = "@ann:x", **extra) -> SummaryLine:
+    return SummaryLine(n, sender, text, float(n), f"link{n}", f"$e{n}", **extra)
+
+
+OWNERS = {
+    "the speaker": ("I'll update the profiles tomorrow", "@ann:x"),
+    "a name before will": ("Dana will send the notes by Friday", "Dana"),
+    "the people asked": ("can you renew it before Monday?", "@bob:x"),
+}
+
+
+@pytest.mark.parametrize("text,expected", OWNERS.values(), ids=OWNERS.keys())
+def test_decide_owner(text, expected):
+    assert decide_owner(line(text, mentions=("@bob:x",))) == expected
+
+
+def test_decide_due():
+    assert decide_due("send the notes by Friday") == "Friday"
+    assert decide_due("renew it before the 3rd") == "the 3rd"
+    assert decide_due("no deadline here") == ""
+
+
+def test_entries_of_a_draft_sit_at_their_first_known_message():
+    draft = SummaryDraft(
+        tldr="t", open_questions=[],
+        decisions=[Point(text="Ship Monday", messages=[9, 2]), Point(text="x", messages=[7])],
+        action_items=[ActionItem(text="Notes", owner="Dana", due="Fri", messages=[1])],
+    )  # fmt: skip
+    entries = build_entries_from_draft(draft, [line("a", 1), line("b", 2)])
+    assert [(e.kind, e.text, e.event_id) for e in entries] == [
+        ("decision", "Ship Monday", "$e2"), ("action", "Notes", "$e1"),
+    ], "a point that names no message of the summary is left out"  # fmt: skip
+
+
+def test_decide_listed_filters_by_words_and_owner_newest_first():
+    entries = [LedgerEntry("action", "Send the budget", "Dana", "", "l", "$1", 1.0),
+               LedgerEntry("action", "Review the budget", "@bob:x", "", "l", "$2", 2.0),
+               LedgerEntry("action", "Book rooms", "bob", "", "l", "$3", 3.0)]  # fmt: skip
+    assert [e.event_id for e in decide_listed(entries, "budget")] == ["$2", "$1"]
+    assert [e.event_id for e in decide_listed(entries, "", mine=["@bob:x", "bob"])] == [
+        "$3", "$2",
+    ]  # fmt: skip
