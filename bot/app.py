@@ -16,6 +16,7 @@ from bot.catchup import CatchupDesk
 from bot.config_watch import ConfigWatcher
 from bot.cross_signing import CrossSigningError, ensure_cross_signed
 from bot.desks import Desks
+from bot.digests import SqlDigestStore, run_digests
 from bot.dispatcher import Dispatcher
 from bot.feedback import FeedbackDesk
 from bot.leadership import Leadership
@@ -75,6 +76,7 @@ class Parts:
     answerer: Answerer
     receipts: SqlReceiptStore
     ledger: SqlLedgerStore
+    digests: SqlDigestStore
 
 
 class BotApp:
@@ -132,9 +134,11 @@ class BotApp:
             )
             receipts = await SqlReceiptStore.open(state.db)
             ledger = await SqlLedgerStore.open(marks.db)
+            digests = await SqlDigestStore.open(state.db)
             parts = Parts(
-                state, kb, memory, feedback_store, marks, metrics, answerer, receipts, ledger
-            )
+                state, kb, memory, feedback_store, marks, metrics, answerer, receipts, ledger,
+                digests,
+            )  # fmt: skip
             bot = self.settings.current.bot
             leadership = Leadership(state, self.settings.current.matrix.user_id, bot.lease_seconds)
             watcher = ConfigWatcher(self.config_path, self.env, self.settings, self._report)
@@ -221,6 +225,9 @@ class BotApp:
                 keep("history flusher", parts.memory.run_flusher)
                 await sync.ready.wait()
                 keep("answer workers", workers.run)
+                catchup = dispatcher.desks.catchup
+                if catchup is not None:
+                    keep("digests", lambda: run_digests(parts.digests, catchup.deliver))
                 if matrix.client.olm:
                     keep("cross-signing", lambda: self._cross_sign(matrix, data_dir))
                 scheduler = SummaryScheduler(
@@ -254,8 +261,9 @@ class BotApp:
             TimeExpressionFinder(), parts.metrics, audiences, parts.ledger,
         )  # fmt: skip
         catchup = CatchupDesk(
-            matrix, parts.receipts, summarizer, self.settings, audiences, TimeExpressionFinder()
-        )
+            matrix, parts.receipts, parts.digests, summarizer, self.settings, audiences,
+            TimeExpressionFinder(),
+        )  # fmt: skip
         desks = Desks(parts.memory, feedback, summaries, parts.metrics, catchup)
         dispatcher = Dispatcher(
             matrix, parts.state, parts.answerer, self.settings, bot, desks, audiences,

@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 from nio import RoomCreateResponse, RoomGetEventResponse
 
 from bot.audience import Audiences
+from bot.digests import Digest, DigestStore
 from bot.history import fetch_lines
 from bot.matrix import MatrixError, MatrixIO
 from bot.receipts import ReceiptStore
@@ -24,6 +25,7 @@ from core import strings
 from core.ids import UserID
 from core.rights.readers import decide_knowledge_since
 from core.summaries.catchup import Reader, RoomCatchup, build_catchup_markdown, build_room_catchup
+from core.summaries.digest_schedule import decide_next_run, parse_digest_schedule
 from core.summaries.summarizer import Summarizer
 from core.timerange import TimeExpressionFinder, TimeRange, resolve_range
 
@@ -35,6 +37,7 @@ class CatchupDesk:
         self,
         matrix: MatrixIO,
         receipts: ReceiptStore,
+        digests: DigestStore,
         summarizer: Summarizer,
         settings: SettingsHolder,
         audiences: Audiences,
@@ -42,6 +45,7 @@ class CatchupDesk:
     ) -> None:
         self.matrix = matrix
         self.receipts = receipts
+        self.digests = digests
         self.summarizer = summarizer
         self.settings = settings
         self.audiences = audiences
@@ -51,27 +55,60 @@ class CatchupDesk:
         settings = self.settings.current
         message = reply.message
         timezone = settings.room(message.room_id).timezone
+        args, prefix = action.args.strip(), settings.bot.command_prefix
+        if args.lower().startswith("every") or args.lower() == "off":
+            await reply.finish(await self._schedule(message.sender, args, timezone, prefix))
+            return
         since: float | None = None
-        if action.args.strip():
+        if args:
             now = datetime.now(ZoneInfo(timezone))
-            found = await asyncio.to_thread(self._read_time, action.args, now)
+            found = await asyncio.to_thread(self._read_time, args, now)
             if found is None:
-                prefix = settings.bot.command_prefix
-                text = strings.CATCHUP_RANGE_UNREADABLE.format(args=action.args, prefix=prefix)
-                await reply.finish(text)
+                await reply.finish(
+                    strings.CATCHUP_RANGE_UNREADABLE.format(args=args, prefix=prefix)
+                )
                 return
             since = found.as_timestamps()[0]
-        text = await self.build(message.sender, since, timezone, action.args.strip())
+        rooms = await self.build(message.sender, since)
+        heading = strings.CATCHUP_HEADING.format(since=args or strings.CATCHUP_SINCE_READ)
+        text = build_catchup_markdown(heading, rooms)
         if is_direct:
             await reply.finish(text)
             return
-        direct = await self._direct_room(message.sender)
-        await self.matrix.send(direct, build_room_notice(text))
+        await self.matrix.send(await self._direct_room(message.sender), build_room_notice(text))
         await reply.finish(strings.CATCHUP_SENT)
 
-    async def build(self, user: UserID, since: float | None, timezone: str, said: str = "") -> str:
+    async def _schedule(self, user: UserID, args: str, timezone: str, prefix: str) -> str:
+        if args.lower() == "off":
+            removed = await self.digests.remove_digest(user)
+            return strings.DIGEST_OFF if removed else strings.DIGEST_NONE
+        schedule = parse_digest_schedule(args)
+        if schedule is None:
+            return strings.DIGEST_UNREADABLE.format(args=args, prefix=prefix)
+        now = time.time()
+        next_run = decide_next_run(schedule, now, timezone)
+        await self.digests.set_digest(Digest(user, schedule, timezone, next_run, now))
+        return strings.DIGEST_SET.format(
+            schedule=schedule.describe(), timezone=timezone, prefix=prefix
+        )
+
+    async def deliver(self, digest: Digest) -> None:
+        """A scheduled catch-up: since the previous one (or where the person last read
+        each room, when later), sent to their direct chat when something is new."""
+        rooms = await self.build(UserID(digest.user_id), None, not_before=digest.last_run)
+        if all(room.empty for room in rooms):
+            return
+        when = datetime.fromtimestamp(digest.next_run, ZoneInfo(digest.timezone))
+        heading = strings.DIGEST_HEADING.format(when=f"{when:%a %d %b %H:%M:%S}")
+        direct = await self._direct_room(UserID(digest.user_id))
+        await self.matrix.send(direct, build_room_notice(build_catchup_markdown(heading, rooms)))
+
+    async def build(
+        self, user: UserID, since: float | None, *, not_before: float = 0.0
+    ) -> list[RoomCatchup]:
         """The catch-up of every room the user is in with the bot: from `since`, or
-        where they last read each room; never before they could read it."""
+        where they last read each room; never before they could read it, nor before
+        `not_before`."""
         now = time.time()
         default_start = now - self.settings.current.summaries.default_hours * 3600
         rooms: list[RoomCatchup] = []
@@ -85,10 +122,9 @@ class CatchupDesk:
             if readable is None:
                 continue
             start = since if since is not None else await self._last_read(room_id, user)
-            start = max(start if start is not None else default_start, readable)
+            start = max(start if start is not None else default_start, readable, not_before)
             rooms.append(await self._room(room_id, room.display_name, user, start, now))
-        heading = strings.CATCHUP_HEADING.format(since=said or strings.CATCHUP_SINCE_READ)
-        return build_catchup_markdown(heading, rooms)
+        return rooms
 
     async def _room(
         self, room_id: str, name: str, user: UserID, start: float, end: float

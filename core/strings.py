@@ -44,7 +44,8 @@ COMMAND_DESCRIPTIONS = {
     "summarize": "summarise this room since my last summary (or a thread, in the thread); "
     "`{prefix}summarize last 3 days`, `{prefix}summarize since Monday`",
     "catchup": "what you missed in your rooms since you last read them, sent to our direct "
-    "chat; `{prefix}catchup since Monday`",
+    "chat; `{prefix}catchup since Monday`; every day: `{prefix}catchup every weekday 9:00`, "
+    "`{prefix}catchup off`",
     "decisions": "the decisions my summaries found in this room; `{prefix}decisions budget` "
     "those about the budget",
     "actions": "the action items my summaries found here; `{prefix}actions mine`, "
@@ -231,3 +232,14 @@ LEDGER_NONE = (
 )
 LEDGER_OWNER = "for {owner}"
 LEDGER_DUE = "due {due}"
+DIGEST_HEADING = "**Your catch-up** ({when})"
+DIGEST_SET = (
+    "Your catch-up comes {schedule} ({timezone}) in our direct chat, when there is something "
+    "new. `{prefix}catchup off` stops it."
+)
+DIGEST_OFF = "Your scheduled catch-up is off."
+DIGEST_NONE = "You had no scheduled catch-up."
+DIGEST_UNREADABLE = (
+    "I could not read {args!r} as a schedule. Try `{prefix}catchup every weekday 9:00`, "
+    "`{prefix}catchup every monday 8am` or `{prefix}catchup every 4h`."
+)

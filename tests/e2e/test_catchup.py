@@ -69,3 +69,36 @@ async def test_catchup_covers_what_came_after_the_read_receipt_in_shared_rooms_o
     await bob.wait_for(direct, delivered, timeout=60)
     seen_in_a = [str(e["content"]) for e in alice.seen(room_a, from_user(bot.user_id))]
     assert not any("Vega launch" in text for text in seen_in_a), "only bob gets bob's"
+
+
+async def test_a_digest_comes_once_per_scheduled_time_across_a_restart(people, bot):
+    alice, bob = await people("alice"), await people("bob")
+    bot.write_config(allowed_users=[alice.user_id, bob.user_id])
+    await bot.start()
+    room = await shared_room(alice, bot, bob)
+    direct = await bob.create_room([bot.user_id], direct=True)
+    await bob.wait_for(direct, membership_of(bot.user_id, "join"))
+    schedule = (await ask(bob, direct, "!catchup every 10s", bot))["body"]
+    assert schedule.startswith("Your catch-up comes every 10 s")
+
+    def digests_with(text: str) -> list[dict]:
+        return [
+            event for event in bob.seen(direct, from_user(bot.user_id))
+            if text in event["content"].get("body", "")
+            and event["content"]["body"].startswith("**Your catch-up**")
+        ]  # fmt: skip
+
+    await alice.say(room, "Decision: the Atlas freeze starts on the 10th.")
+    await bob.wait_until(lambda: digests_with("Atlas freeze"), timeout=60)
+    await bot.stop()
+    await bot.start()
+    await alice.say(room, "Decision: the Borealis demo is on Tuesday.")
+    await bob.wait_until(lambda: digests_with("Borealis demo"), timeout=60)
+    await alice.say(room, "Decision: the Cygnus review is cancelled.")
+    await bob.wait_until(lambda: digests_with("Cygnus review"), timeout=60)
+
+    assert len(digests_with("Atlas freeze")) == 1, "not again after the restart"
+    assert len(digests_with("Borealis demo")) == 1, "each message in one digest only"
+    headings = [e["content"]["body"].split("\n")[0] for e in digests_with("Your catch-up")]
+    assert len(headings) == len(set(headings)), "one digest per scheduled time"
+    assert (await ask(bob, direct, "!catchup off", bot))["body"] == strings.DIGEST_OFF

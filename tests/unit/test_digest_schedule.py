@@ -1,0 +1,59 @@
+"""When a digest comes (pure), and its store's claims (both backends)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from bot.digests import Digest, SqlDigestStore
+from core.summaries.digest_schedule import (
+    DigestSchedule,
+    decide_next_run,
+    parse_digest_schedule,
+)
+
+SCHEDULES = {
+    "weekdays": ("every weekday 9:00", DigestSchedule(tuple(range(5)), 9, 0)),
+    "every day, at": ("every day at 18:30", DigestSchedule(tuple(range(7)), 18, 30)),
+    "a day, am/pm": ("every Monday 8am", DigestSchedule((0,), 8, 0)),
+    "noon pm": ("every friday 12pm", DigestSchedule((4,), 12, 0)),
+    "an interval": ("every 4h", DigestSchedule(seconds=4 * 3600)),
+    "no such hour": ("every day 25:00", None),
+    "words": ("every now and then", None),
+}
+
+
+@pytest.mark.parametrize("text,expected", SCHEDULES.values(), ids=SCHEDULES.keys())
+def test_parse_digest_schedule(text, expected):
+    assert parse_digest_schedule(text) == expected
+
+
+def at(text: str, zone: str = "Europe/Berlin") -> float:
+    return datetime.fromisoformat(text).replace(tzinfo=ZoneInfo(zone)).timestamp()
+
+
+def test_the_next_run_is_the_next_matching_day_in_the_persons_time_zone():
+    weekdays = DigestSchedule(tuple(range(5)), 9, 0)
+    friday_evening = at("2026-11-27 18:00")
+    assert decide_next_run(weekdays, friday_evening, "Europe/Berlin") == at("2026-11-30 09:00")
+    before = at("2026-11-24 08:59")
+    assert decide_next_run(weekdays, before, "Europe/Berlin") == at("2026-11-24 09:00")
+    assert decide_next_run(weekdays, at("2026-11-24 09:00"), "Europe/Berlin") == at(
+        "2026-11-25 09:00"
+    ), "strictly after"
+    assert decide_next_run(DigestSchedule(seconds=60), 100.0, "UTC") == 160.0
+
+
+async def test_a_run_is_claimed_once(open_database):
+    store = await SqlDigestStore.open(await open_database())
+    schedule = DigestSchedule(tuple(range(5)), 9, 0)
+    await store.set_digest(Digest("@bob:x", schedule, "Europe/Berlin", 100.0, 50.0))
+    [due] = await store.due_digests(now=100.0)
+    assert due == Digest("@bob:x", schedule, "Europe/Berlin", 100.0, 50.0)
+    assert await store.claim_digest("@bob:x", 100.0, 200.0)
+    assert not await store.claim_digest("@bob:x", 100.0, 200.0), "the other process"
+    assert await store.due_digests(now=150.0) == []
+    assert (await store.due_digests(now=200.0))[0].last_run == 100.0
+    assert await store.remove_digest("@bob:x") and not await store.remove_digest("@bob:x")
