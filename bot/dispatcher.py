@@ -184,8 +184,21 @@ class Dispatcher:
         self.feed.follow(room_id, event_id, "", None)
         if self.memory:
             await self.memory.follow_redaction(room_id, event_id)
-        if self.desks.summaries is not None:
-            await self.desks.summaries.ledger.forget_event(room_id, event_id)
+        summaries = self.desks.summaries
+        if summaries is not None:
+            await summaries.ledger.forget_event(room_id, event_id)
+            removed = await summaries.forget_quoting(room_id, event_id)
+            if removed:
+                # Summarising again reads the homeserver (and the model): not in the sync.
+                self._spawn(self._rebuild_summaries(room_id, removed))
+
+    async def _rebuild_summaries(self, room_id: str, doc_ids: list[str]) -> None:
+        assert self.desks.summaries is not None
+        try:
+            await self.desks.summaries.rebuild(room_id, doc_ids)
+        except Exception:
+            # The summaries are gone already; a later scheduled run covers new messages.
+            log.exception("summaries of %s could not be made again", room_id)
 
     async def _remember_line(self, message: IncomingMessage) -> None:
         assert self.memory is not None

@@ -8,6 +8,7 @@ import logging
 import math
 import time
 from datetime import datetime
+from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
 from bot.audience import Audiences
@@ -18,6 +19,7 @@ from bot.reply import ReplyWriter
 from bot.routing import RunCommand
 from bot.settings_holder import SettingsHolder
 from core import strings
+from core.knowledge.documents import Document
 from core.knowledge.indexer import Indexer
 from core.metrics import Metrics
 from core.summaries.draft import SummaryLine
@@ -30,6 +32,7 @@ from core.summaries.ranges import (
     build_nothing_text,
     build_summary_document,
     decide_summary_range,
+    parse_summary_range,
 )
 from core.summaries.store import SummaryMarks
 from core.summaries.summarizer import Summarizer, SummaryResult
@@ -181,6 +184,54 @@ class SummaryDesk:
         timezone = settings.room(message.room_id).timezone
         await reply.finish(build_ledger_text(listed, kind, timezone, settings.bot.command_prefix))
 
+    async def forget_quoting(self, room_id: str, event_id: str) -> list[str]:
+        """A message was redacted: the room's scheduled summaries that link to it leave
+        the collection at once (so that no answer quotes it); returns their ids, for
+        `rebuild`."""
+        settings = self.settings.current
+        collection = settings.summaries.collection
+        if self.indexer is None or collection is None:
+            return []
+        needle = quote(event_id, safe="")
+        found = await self.indexer.catalog.documents_quoting(collection, room_id, needle)
+        for doc_id in found:
+            await self.indexer.delete(collection, doc_id)
+        return found
+
+    async def rebuild(self, room_id: str, doc_ids: list[str]) -> None:
+        """Summarise the periods of removed summaries again, from the messages as they
+        are now; a period with nothing left stays without a summary."""
+        settings = self.settings.current
+        collection = settings.summaries.collection
+        if self.indexer is None or collection is None:
+            return
+        for doc_id in doc_ids:
+            covered = parse_summary_range(doc_id)
+            if covered is None:
+                continue
+            made = await self._summarize(room_id, covered, None)
+            if made is None:
+                continue
+            await self.indexer.put_many([self._document(collection, room_id, covered, *made)])
+
+    def _document(
+        self,
+        collection: str,
+        room_id: str,
+        covered: SummaryRange,
+        result: SummaryResult,
+        lines: list[SummaryLine],
+    ) -> Document:
+        """The summary as knowledge of its room, dated from its first message (not from
+        the start of the period asked for, which may be before anyone now in the room
+        joined: they could not get it)."""
+        room = self.matrix.client.rooms.get(room_id)
+        return build_summary_document(
+            collection, room_id, room.display_name if room else room_id,
+            SummaryRange(max(covered.start, lines[0].ts), covered.end), result.markdown,
+            first_link=lines[0].link,
+        )  # fmt: skip
+
     async def run_scheduled(self, room_id: str) -> None:
         """One scheduled run: what is new since the last run, into the knowledge
         collection (and the room, if configured); nothing new, nothing written."""
@@ -199,16 +250,13 @@ class SummaryDesk:
             if made is None:
                 return
             result, lines = made
-            room = self.matrix.client.rooms.get(room_id)
-            document = build_summary_document(
-                settings.summaries.collection, room_id,
-                room.display_name if room else room_id, covered, result.markdown,
-                first_link=lines[0].link,
-            )  # fmt: skip
+            document = self._document(settings.summaries.collection, room_id, covered, *made)
             await self.indexer.put_many([document])
             self._count("scheduled")
             await self.marks.note_summary(room_id, now)
-            if settings.summaries.post_in_room and self._readable_since(room_id, covered.start):
+            # Readable from its first message on: the period before it holds nothing.
+            first = max(covered.start, lines[0].ts)
+            if settings.summaries.post_in_room and self._readable_since(room_id, first):
                 await self.matrix.send(room_id, build_room_notice(result.markdown))
         except BaseException:
             await self.marks.claim(room_id, now, old)  # give the range back to the next run

@@ -155,6 +155,7 @@ class Catalog(Protocol):
     async def chunks_at(
         self, collection: str, doc_id: str, positions: Sequence[int]
     ) -> list[Row]: ...
+    async def documents_quoting(self, collection: str, room: str, needle: str) -> list[str]: ...
 
 
 def build_filter_sql(filters: SearchFilters, dialect: Dialect) -> tuple[str, list[Any]]:
@@ -297,6 +298,18 @@ class SqlCatalog(SqlStore):
                 f" ORDER BY ts_rank('{TS_WEIGHTS}', c.search, query, 1) DESC, c.rowid LIMIT ?",
                 self.text_search_config, build_tsquery(selective), *params, limit,
             )  # fmt: skip
+        return [row[0] for row in rows]
+
+    async def documents_quoting(self, collection: str, room: str, needle: str) -> list[str]:
+        """The ids of the room's documents in the collection whose text holds `needle`
+        (a summary that links to a message)."""
+        holds = "instr(c.text, ?) > 0" if self.db.dialect == "sqlite" else "strpos(c.text, ?) > 0"
+        rows = await self.db.fetch(
+            "SELECT DISTINCT c.doc_id FROM chunks c JOIN documents d"
+            " ON d.collection = c.collection AND d.doc_id = c.doc_id"
+            f" WHERE c.collection = ? AND d.room = ? AND {holds}",
+            collection, room, needle,
+        )  # fmt: skip
         return [row[0] for row in rows]
 
     async def chunks_at(self, collection: str, doc_id: str, positions: Sequence[int]) -> list[Row]:

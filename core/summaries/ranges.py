@@ -62,6 +62,15 @@ def build_nothing_text(covered: SummaryRange, timezone: str, *, thread: bool) ->
     )
 
 
+def parse_summary_range(doc_id: str) -> SummaryRange | None:
+    """The period a scheduled summary covers, from its document id."""
+    _, _, span = doc_id.rpartition("/")
+    start, _, end = span.partition("-")
+    if not (doc_id.startswith("room-summary/") and start.isdigit() and end.isdigit()):
+        return None
+    return SummaryRange(float(start), float(end))
+
+
 def build_summary_document(
     collection: str,
     room: str,
