@@ -6,10 +6,11 @@ The decisions are `core.rights.readers`; this module only gathers the facts.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
-from nio import RoomMemberEvent, SyncResponse
+from nio import RoomMemberEvent, SyncResponse, UnknownEvent
 
 from bot.matrix import MatrixIO
 from core.ids import RoomID, UserID
@@ -23,6 +24,7 @@ from core.rights.readers import (
 )
 
 MEMBER = ("join", "invite")
+RETENTION = "m.room.retention"
 
 
 class AudienceChanged(Exception):
@@ -48,6 +50,8 @@ class Audiences:
         self.matrix = matrix
         # room -> user -> (membership, epoch seconds it began)
         self._since: dict[str, dict[str, tuple[str, float]]] = {}
+        # room -> its m.room.retention max_lifetime, in seconds
+        self.retention: dict[str, float] = {}
 
     def observe(self, response: SyncResponse) -> None:
         """Note when each membership began; a member event that keeps the membership (a
@@ -55,6 +59,8 @@ class Audiences:
         for room_id, info in response.rooms.join.items():
             known = self._since.setdefault(room_id, {})
             for event in (*info.state, *info.timeline.events):
+                if isinstance(event, UnknownEvent) and event.type == RETENTION:
+                    self._note_retention(room_id, event.source.get("content"))
                 if not isinstance(event, RoomMemberEvent):
                     continue
                 if event.membership not in MEMBER:
@@ -63,6 +69,14 @@ class Audiences:
                     known[event.state_key] = (event.membership, event.server_timestamp / 1000)
         for room_id in response.rooms.leave:
             self._since.pop(room_id, None)
+            self.retention.pop(room_id, None)
+
+    def _note_retention(self, room_id: str, content: object) -> None:
+        lifetime = content.get("max_lifetime") if isinstance(content, dict) else None
+        if isinstance(lifetime, int) and lifetime > 0:
+            self.retention[room_id] = lifetime / 1000
+        else:
+            self.retention.pop(room_id, None)
 
     def members(self, room_id: str) -> RoomMembers:
         """The room now; a membership of unknown start counts from now (hides more)."""
@@ -78,9 +92,11 @@ class Audiences:
                 continue
             since = known.get(user_id, ("", now))[1]
             (invited if user.invited else joined)[UserID(user_id)] = since
+        lifetime = self.retention.get(room_id)
         return RoomMembers(
-            RoomID(room_id), joined, invited, room.history_visibility, room.join_rule
-        )
+            RoomID(room_id), joined, invited, room.history_visibility, room.join_rule,
+            kept_since=now - lifetime if lifetime else -math.inf,
+        )  # fmt: skip
 
     def of_room(self, room_id: str) -> RoomAudience:
         """Who reads the room now, and which rooms' knowledge they may all get."""

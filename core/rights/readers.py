@@ -36,6 +36,9 @@ class RoomMembers:
     invited: Mapping[UserID, float] = field(default_factory=dict)
     history_visibility: str = "shared"
     join_rule: str = "invite"
+    # The room's `m.room.retention`: what was said before this time is not kept, and the
+    # bot reuses none of it (history, summaries, memories).
+    kept_since: float = -math.inf
 
 
 def decide_readers(room: RoomMembers) -> frozenset[UserID]:
@@ -73,7 +76,7 @@ def decide_knowledge_since(
             return None
         if room.history_visibility in SINCE_MEMBERSHIP:
             since = max(since, members[reader])
-    return since
+    return max(since, room.kept_since)
 
 
 def decide_room_knowledge(

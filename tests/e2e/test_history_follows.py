@@ -4,6 +4,9 @@ edited one is found and summarised in its new form."""
 
 from __future__ import annotations
 
+import asyncio
+import time
+
 import pytest
 
 from bot.dev.synapse import free_port
@@ -103,3 +106,24 @@ async def test_a_summary_that_quoted_a_redacted_message_is_made_again_without_it
     assert "77 thousand" not in gone["body"], "the summary quoting it left at once"
     again = await ask_until(alice, room, "when is the Lyra launch?", bot, "Lyra launch")
     assert "Orion" not in again["body"], "made again from the messages as they are now"
+
+
+async def test_a_rooms_retention_bounds_what_its_history_gives(people, bot):
+    alice = await people("alice")
+    bot.write_config(knowledge_config(free_port()) + CONFIG, allowed_users=[alice.user_id])
+    await bot.start()
+    room = await room_with_bot(alice, bot)
+    lifetime = 20
+    await alice.client.room_put_state(room, "m.room.retention", {"max_lifetime": lifetime * 1000})
+    said = time.time()
+    await alice.say(room, "The Orion launch code is Zebra-42, keep it quiet.")
+    await alice.say(room, "Noted, Orion is on track.")
+    await ask_until(alice, room, "what is the Orion launch code?", bot, "Zebra-42")
+
+    # The condition is time itself: once the lines are older than the room keeps them.
+    await asyncio.sleep(max(0.0, said + lifetime + 1 - time.time()))
+    await alice.say(room, "The Lyra launch code is Kiwi-9.")
+    await alice.say(room, "Noted, Lyra too.")
+    await ask_until(alice, room, "what is the Lyra launch code?", bot, "Kiwi-9")
+    answer = await ask(alice, room, "what is the Orion launch code?", bot)
+    assert "Zebra-42" not in answer["body"], answer["body"]

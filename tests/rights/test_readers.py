@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from core.config.rights import ReaderMapping
@@ -120,6 +122,18 @@ SINCE = {
         {BOB},
         False,
         300.0,
+    ),
+    "retention: nothing older than the room keeps": (
+        replace(room(joined={ALICE: 100.0}), kept_since=500.0),
+        {ALICE},
+        True,
+        500.0,
+    ),
+    "retention older than the join: the join": (
+        replace(room("joined", joined={ALICE: 600.0}), kept_since=500.0),
+        {ALICE},
+        True,
+        600.0,
     ),
 }
 
