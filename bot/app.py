@@ -26,6 +26,7 @@ from bot.mentions import BotIdentity
 from bot.ops import OpsServer
 from bot.receipts import SqlReceiptStore
 from bot.render import build_room_notice
+from bot.retention import run_retention
 from bot.settings_holder import SettingsHolder
 from bot.state import LeaseLost, SqlStateStore
 from bot.summaries import SummaryDesk
@@ -225,6 +226,10 @@ class BotApp:
                 keep("history flusher", parts.memory.run_flusher)
                 await sync.ready.wait()
                 keep("answer workers", workers.run)
+                keep(
+                    "retention",
+                    lambda: run_retention(dispatcher.audiences, parts.memory, summaries),
+                )
                 catchup = dispatcher.desks.catchup
                 if catchup is not None:
                     keep("digests", lambda: run_digests(parts.digests, catchup.deliver))

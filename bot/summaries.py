@@ -198,6 +198,16 @@ class SummaryDesk:
             await self.indexer.delete(collection, doc_id)
         return found
 
+    async def purge_before(self, room_id: str, cutoff: float) -> None:
+        """The room's retention: its summaries that end before `cutoff` leave the
+        collection, and the ledger forgets what was said before it."""
+        await self.ledger.purge_before(room_id, cutoff)
+        collection = self.settings.current.summaries.collection
+        if self.indexer is None or collection is None:
+            return
+        for doc_id in await self.indexer.catalog.room_documents_before(collection, room_id, cutoff):
+            await self.indexer.delete(collection, doc_id)
+
     async def rebuild(self, room_id: str, doc_ids: list[str]) -> None:
         """Summarise the periods of removed summaries again, from the messages as they
         are now; a period with nothing left stays without a summary."""

@@ -156,6 +156,9 @@ class Catalog(Protocol):
         self, collection: str, doc_id: str, positions: Sequence[int]
     ) -> list[Row]: ...
     async def documents_quoting(self, collection: str, room: str, needle: str) -> list[str]: ...
+    async def room_documents_before(
+        self, collection: str, room: str, cutoff: float
+    ) -> list[str]: ...
 
 
 def build_filter_sql(filters: SearchFilters, dialect: Dialect) -> tuple[str, list[Any]]:
@@ -298,6 +301,17 @@ class SqlCatalog(SqlStore):
                 f" ORDER BY ts_rank('{TS_WEIGHTS}', c.search, query, 1) DESC, c.rowid LIMIT ?",
                 self.text_search_config, build_tsquery(selective), *params, limit,
             )  # fmt: skip
+        return [row[0] for row in rows]
+
+    async def room_documents_before(self, collection: str, room: str, cutoff: float) -> list[str]:
+        """The ids of the room's dated documents in the collection that end before
+        `cutoff` (summaries past the room's retention)."""
+        rows = await self.db.fetch(
+            "SELECT d.doc_id FROM documents d JOIN document_dates dd"
+            " ON dd.collection = d.collection AND dd.doc_id = d.doc_id"
+            " WHERE d.collection = ? AND d.room = ? AND dd.date_to < ?",
+            collection, room, cutoff,
+        )  # fmt: skip
         return [row[0] for row in rows]
 
     async def documents_quoting(self, collection: str, room: str, needle: str) -> list[str]:

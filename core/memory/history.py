@@ -166,6 +166,16 @@ class HistoryIndex:
                 log.warning("a changed message's history vectors wait: %s", exc)
             return len(windows)
 
+    async def purge_before(self, room: str, cutoff: float) -> int:
+        """Forget the room's dialog from before `cutoff` (its retention): lines, windows
+        and their vectors. Returns how many windows."""
+        async with self._lock(room):
+            dropped = await self.store.purge_before(room, cutoff)
+            await asyncio.to_thread(
+                self.vectors.delete_ids, HISTORY_COLLECTION, self._model(), dropped
+            )
+            return len(dropped)
+
     async def _replace_vectors(
         self, room: str, windows: list[HistoryWindow], dropped: list[str]
     ) -> None:

@@ -141,6 +141,7 @@ class MemoryStore(Protocol):
     async def windows_with(self, room: str, seq: int) -> list[HistoryWindow]: ...
     async def lines_between(self, room: str, first: int, last: int) -> list[HistoryLine]: ...
     async def put_window(self, window: HistoryWindow) -> None: ...
+    async def purge_before(self, room: str, cutoff: float) -> list[str]: ...
     async def drop_window(self, room: str, window_id: str) -> None: ...
     async def set_turn(self, room: str, thread: str, turn: Turn) -> None: ...
     async def turn(self, room: str, thread: str) -> Turn | None: ...
@@ -282,6 +283,19 @@ class SqlMemoryStore(SqlStore):
             " WHERE room = ? AND id = ?",
             window.start_ts, window.end_ts, window.text, window.link, window.room, window.id,
         )  # fmt: skip
+
+    async def purge_before(self, room: str, cutoff: float) -> list[str]:
+        """Drop the room's lines said before `cutoff` and the windows that end before it
+        (the room's retention); returns the windows' ids."""
+        async with self.db.transaction() as tx:
+            rows = await tx.fetch(
+                "SELECT id FROM history_windows WHERE room = ? AND end_ts < ?", room, cutoff
+            )
+            await tx.execute(
+                "DELETE FROM history_windows WHERE room = ? AND end_ts < ?", room, cutoff
+            )
+            await tx.execute("DELETE FROM history_lines WHERE room = ? AND ts < ?", room, cutoff)
+        return [row[0] for row in rows]
 
     async def drop_window(self, room: str, window_id: str) -> None:
         await self.db.execute(

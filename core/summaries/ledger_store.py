@@ -33,6 +33,7 @@ class LedgerStore(Protocol):
     ) -> list[LedgerEntry]: ...
     async def follow_edit(self, room: str, event_id: str, text: str) -> None: ...
     async def forget_event(self, room: str, event_id: str) -> int: ...
+    async def purge_before(self, room: str, cutoff: float) -> int: ...
 
 
 class SqlLedgerStore(SqlStore):
@@ -81,3 +82,7 @@ class SqlLedgerStore(SqlStore):
         return await self.db.execute(
             "DELETE FROM ledger WHERE room = ? AND event_id = ?", room, event_id
         )
+
+    async def purge_before(self, room: str, cutoff: float) -> int:
+        """Forget what was found in messages said before `cutoff` (the room's retention)."""
+        return await self.db.execute("DELETE FROM ledger WHERE room = ? AND ts < ?", room, cutoff)

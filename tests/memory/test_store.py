@@ -85,3 +85,18 @@ async def test_memories_made_from_a_redacted_message_are_forgotten(open_database
     assert await store.forget_event("!b", "$m1") == 0, "only in its room"
     assert await store.forget_event("!a", "$m1") == 1
     assert [m.text for m in await store.memories("!a", "@ann:x")] == ["lunch at noon"]
+
+
+async def test_a_rooms_retention_drops_its_old_lines_and_windows(open_database):
+    store = await SqlMemoryStore.open(await open_database())
+    for n in range(4):
+        await store.add_line("!a", f"$l{n}", "@ann:x", f"line {n}", float(n), f"link{n}")
+    await store.add_line("!b", "$b0", "@ann:x", "other room", 0.0, "linkb")
+    seqs = [line.seq for line in await store.lines_from("!a", 0)]
+    windows = [HistoryWindow("w1", "!a", seqs[0], 0.0, 1.0, "t", "l", seqs[1]),
+               HistoryWindow("w2", "!a", seqs[2], 2.0, 3.0, "t", "l", seqs[3])]  # fmt: skip
+    await store.add_windows("!a", windows, next_start=seqs[3] + 1, carried=0)
+    assert await store.purge_before("!a", 2.0) == ["w1"]
+    assert [line.text for line in await store.lines_from("!a", 0)] == ["line 2", "line 3"]
+    assert list(await store.windows("!a", ["w1", "w2"])) == ["w2"]
+    assert [line.text for line in await store.lines_from("!b", 0)] == ["other room"]

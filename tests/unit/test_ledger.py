@@ -12,6 +12,7 @@ from core.summaries.ledger import (
     decide_listed,
     decide_owner,
 )
+from core.summaries.ledger_store import SqlLedgerStore
 
 
 def line(text: str, n: int = 1, sender: str = "@ann:x", **extra) -> SummaryLine:
@@ -56,3 +57,18 @@ def test_decide_listed_filters_by_words_and_owner_newest_first():
     assert [e.event_id for e in decide_listed(entries, "", mine=["@bob:x", "bob"])] == [
         "$3", "$2",
     ]  # fmt: skip
+
+
+async def test_the_ledger_keeps_entries_once_per_room_and_follows_its_messages(open_database):
+    store = await SqlLedgerStore.open(await open_database())
+    old = LedgerEntry("decision", "Ship Monday", "", "", "l1", "$1", 1.0, verbatim=True)
+    new = LedgerEntry("action", "Send notes", "Dana", "Friday", "l2", "$2", 5.0)
+    await store.add_entries("!a", [(old, None), (old, None), (new, 10.0)])
+    assert await store.entries("!a", "decision") == [old], "found again, kept once"
+    assert await store.entries("!b", "decision") == [], "a room's own"
+    assert await store.entries("!a", "action", due_after=11.0) == [], "its deadline passed"
+    await store.follow_edit("!a", "$1", "Ship Tuesday")
+    assert [e.text for e in await store.entries("!a", "decision")] == ["Ship Tuesday"]
+    assert await store.purge_before("!a", 2.0) == 1
+    assert await store.forget_event("!a", "$2") == 1
+    assert await store.entries("!a", "action") == []
