@@ -76,8 +76,8 @@ class Parts:
     metrics: Metrics
     answerer: Answerer
     receipts: SqlReceiptStore
-    ledger: SqlLedgerStore
     digests: SqlDigestStore
+    ledger: SqlLedgerStore
 
 
 class BotApp:
@@ -114,7 +114,8 @@ class BotApp:
         try:
             state = await SqlStateStore.open(await storage.database("state"))
             kb = await self._open_knowledge(storage)
-            memory = await self._open_memory(kb, storage)
+            ledger = await SqlLedgerStore.open(await storage.database("summaries"))
+            memory = await self._open_memory(kb, storage, ledger)
             feedback_store = await SqlFeedbackStore.open(await storage.database("feedback"))
             metrics = Metrics()
             if kb:
@@ -134,11 +135,10 @@ class BotApp:
                 await SqlRateLimits.open(await storage.database("guardrails")),
             )
             receipts = await SqlReceiptStore.open(state.db)
-            ledger = await SqlLedgerStore.open(marks.db)
             digests = await SqlDigestStore.open(state.db)
             parts = Parts(
-                state, kb, memory, feedback_store, marks, metrics, answerer, receipts, ledger,
-                digests,
+                state, kb, memory, feedback_store, marks, metrics, answerer, receipts, digests,
+                ledger,
             )  # fmt: skip
             bot = self.settings.current.bot
             leadership = Leadership(state, self.settings.current.matrix.user_id, bot.lease_seconds)
@@ -343,12 +343,14 @@ class BotApp:
             await embedder.embed(["warm-up"])
         log.info("models loaded")
 
-    async def _open_memory(self, kb: KnowledgeBase | None, storage: Storage) -> ConversationMemory:
+    async def _open_memory(
+        self, kb: KnowledgeBase | None, storage: Storage, ledger: SqlLedgerStore
+    ) -> ConversationMemory:
         """Memories and turns always; the rooms' history needs the embedding model and
         Chroma of the knowledge base."""
         store = await SqlMemoryStore.open(await storage.database("memory"))
         history = HistoryIndex(store, kb.vectors, kb.embedders, self._current) if kb else None
-        return ConversationMemory(store, history, self._current)
+        return ConversationMemory(store, history, self._current, ledger)
 
     async def _open_knowledge(self, storage: Storage) -> KnowledgeBase | None:
         """The knowledge base, when the config has collections (opened once per process)."""

@@ -231,6 +231,10 @@ LEDGER_NONE = (
     "(`{prefix}summarize`, or on its schedule)."
 )
 LEDGER_OWNER = "for {owner}"
+LEDGER_SOURCE_TITLE = {
+    "decision": "Decision in this room ({when})",
+    "action": "Action item in this room ({when})",
+}
 LEDGER_DUE = "due {due}"
 DIGEST_HEADING = "**Your catch-up** ({when})"
 DIGEST_SET = (

@@ -14,6 +14,8 @@ from core.memory.history import HistoryIndex
 from core.memory.remember import RememberRequest
 from core.memory.store import Memory, MemoryStore, Turn
 from core.requests import Request
+from core.summaries.ledger import LedgerEntry, decide_relevant_entries
+from core.summaries.ledger_store import LedgerStore
 
 log = logging.getLogger(__name__)
 
@@ -31,10 +33,13 @@ class ConversationMemory:
         store: MemoryStore,
         history: HistoryIndex | None,
         settings: Callable[[], Settings],
+        ledger: LedgerStore | None = None,
     ) -> None:
         self.store = store
         self.history = history
         self.settings = settings
+        # The rooms' decisions and action items, found by summaries: room knowledge too.
+        self.ledger = ledger
 
     # What the bot sees in rooms.
     async def observe(
@@ -101,6 +106,21 @@ class ConversationMemory:
     async def memories_for(self, room: str, user: str, since: float = -math.inf) -> list[Memory]:
         """The room's memories and the user's own, kept at `since` or later."""
         return [m for m in await self.store.memories(room, user) if m.created >= since]
+
+    async def ledger_for(
+        self, room: str, question: str, since: float, limit: int
+    ) -> list[LedgerEntry]:
+        """The room's decisions and action items said at `since` or later that speak to
+        the question."""
+        if self.ledger is None or limit == 0:
+            return []
+        entries = [
+            entry
+            for kind in ("decision", "action")
+            for entry in await self.ledger.entries(room, kind)
+            if entry.ts >= since
+        ]
+        return decide_relevant_entries(question, entries, limit)
 
     async def forget(self, room: str, ids: list[int]) -> int:
         return await self.store.forget(room, ids)

@@ -13,6 +13,7 @@ from core.knowledge.documents import Hit
 from core.memory.history import HistoryHit
 from core.memory.store import Memory
 from core.pipeline.context import build_newest_within, fence
+from core.summaries.ledger import LedgerEntry
 
 HISTORY = "history"
 
@@ -36,6 +37,22 @@ def build_history_hit(found: HistoryHit, timezone: str) -> Hit:
         room=window.room,
         distance=found.distance,
     )
+
+
+def build_ledger_hit(entry: LedgerEntry, room: str, timezone: str) -> Hit:
+    """A decision or action item of the room's ledger as a source, linked to its message."""
+    when = datetime.fromtimestamp(entry.ts, ZoneInfo(timezone)).strftime("%d %b %Y")
+    title = strings.LEDGER_SOURCE_TITLE[entry.kind].format(when=when)
+    details = ", ".join(part for part in (
+        strings.LEDGER_OWNER.format(owner=entry.owner) if entry.owner else "",
+        strings.LEDGER_DUE.format(due=entry.due) if entry.due else "",
+    ) if part)  # fmt: skip
+    key = f"ledger:{entry.kind}:{entry.event_id}"
+    return Hit(
+        chunk_id=key, collection=HISTORY, document_id=key, source=HISTORY, title=title,
+        url=entry.link, heading="", text=entry.text + (f" ({details})" if details else ""),
+        position=0, public=False, score=0.0, room=room,
+    )  # fmt: skip
 
 
 def build_memories_block(memories: Sequence[Memory], budget: int) -> str:

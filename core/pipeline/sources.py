@@ -20,7 +20,7 @@ from core.memory.history import HistoryHit
 from core.memory.memory import ConversationMemory
 from core.memory.store import Memory
 from core.pipeline.grounding import Grounding, fetch_grounding
-from core.pipeline.recall import build_history_hit
+from core.pipeline.recall import build_history_hit, build_ledger_hit
 from core.requests import Request
 from core.rights.checker import RightsChecker
 from core.rights.readers import Audience
@@ -97,6 +97,11 @@ class SourcesFinder:
             tuple(m.id for m in memories),
         )
         windows = [build_history_hit(h, timezone) for h in history]
+        if self.memory is not None and since is not None and settings.room(request.room).history:
+            entries = await self.memory.ledger_for(
+                request.room, question, since, settings.memory.history_top_k
+            )
+            windows += [build_ledger_hit(entry, request.room, timezone) for entry in entries]
         trace = (*grounding.trace, step)
         return Sources(
             grounding.hits, windows, memories, grounding.unchecked, trace, unavailable=unavailable

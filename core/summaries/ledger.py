@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from core.knowledge.keywords import parse_query_words, stem_word
 from core.summaries.draft import SummaryDraft, SummaryLine
 from core.summaries.salience import DUE, Kind
 
@@ -98,3 +99,21 @@ def decide_listed(
         and (not names or any(n in entry.owner.lower() for n in names))
     ]  # fmt: skip
     return sorted(found, key=lambda entry: -entry.ts)
+
+
+def decide_relevant_entries(
+    question: str, entries: Sequence[LedgerEntry], limit: int
+) -> list[LedgerEntry]:
+    """The entries that share at least half of the question's words (in any form; stop
+    words aside): without embeddings, shared words stand for relevance. Most shared
+    first, then newest."""
+    asked = {stem_word(word) for word in parse_query_words(question)}
+    if not asked:
+        return []
+    scored = []
+    for entry in entries:
+        shared = len(asked & {stem_word(word) for word in parse_query_words(entry.text)})
+        if shared and shared * 2 >= len(asked):
+            scored.append((shared, entry.ts, entry))
+    scored.sort(key=lambda item: (-item[0], -item[1]))
+    return [entry for _, _, entry in scored[:limit]]

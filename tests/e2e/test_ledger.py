@@ -1,21 +1,24 @@
 """The room's ledger: decisions and action items that summaries find, listed with links
-by `!decisions` and `!actions`, and following edits and redactions of their messages."""
+by `!decisions` and `!actions`, found by questions like other room knowledge, and
+following edits and redactions of their messages."""
 
 from __future__ import annotations
 
 import pytest
 
+from bot.dev.synapse import free_port
 from core import strings
 from tests.e2e.scripted import ask
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_history_follows import edit
+from tests.e2e.test_knowledge import knowledge_config
 
 pytestmark = pytest.mark.e2e
 
 
 async def test_decisions_and_actions_are_listed_with_links_and_follow_their_messages(people, bot):
     alice = await people("alice")
-    bot.write_config(allowed_users=[alice.user_id])
+    bot.write_config(knowledge_config(free_port()), allowed_users=[alice.user_id])
     await bot.start()
     room = await room_with_bot(alice, bot)
     retro = await alice.say(room, "Decision: we move the retro to Thursday.")
@@ -36,6 +39,11 @@ async def test_decisions_and_actions_are_listed_with_links_and_follow_their_mess
     assert "client profiles" in actions
     mine = (await ask(alice, room, "!actions mine", bot))["body"]
     assert "client profiles" in mine and "release notes" not in mine
+
+    # Room knowledge: a question finds the decision, cited with its link.
+    answer = (await ask(alice, room, "when is the retro moved to?", bot))["body"]
+    assert "we move the retro to Thursday" in answer, answer
+    assert "Decision in this room" in answer and retro.replace("$", "%24") in answer
 
     await edit(alice, room, retro, "Decision: we move the retro to Wednesday.")
     await alice.redact(room, notes)

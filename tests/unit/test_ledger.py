@@ -11,6 +11,7 @@ from core.summaries.ledger import (
     decide_due,
     decide_listed,
     decide_owner,
+    decide_relevant_entries,
 )
 from core.summaries.ledger_store import SqlLedgerStore
 
@@ -72,3 +73,18 @@ async def test_the_ledger_keeps_entries_once_per_room_and_follows_its_messages(o
     assert await store.purge_before("!a", 2.0) == 1
     assert await store.forget_event("!a", "$2") == 1
     assert await store.entries("!a", "action") == []
+
+
+RELEVANT = {
+    "half of the words": ("when is the retro moved to?", ["Decision: we move the retro"]),
+    "another form": ("which decisions about retros?", ["Decision: we move the retro"]),
+    "too little in common": ("what is the retro budget for travel?", []),
+    "only stop words": ("what is it?", []),
+}
+
+
+@pytest.mark.parametrize("question,expected", RELEVANT.values(), ids=RELEVANT.keys())
+def test_decide_relevant_entries(question, expected):
+    entries = [LedgerEntry("decision", "Decision: we move the retro", "", "", "l", "$1", 1.0),
+               LedgerEntry("action", "Send the notes", "Dana", "", "l", "$2", 2.0)]  # fmt: skip
+    assert [e.text for e in decide_relevant_entries(question, entries, 3)] == expected
