@@ -10,7 +10,7 @@ import time
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from nio import RoomCreateResponse, RoomGetEventResponse
+from nio import RoomCreateResponse, RoomGetEventResponse, RoomPreset
 
 from bot.audience import Audiences
 from bot.digests import Digest, DigestStore
@@ -23,13 +23,15 @@ from bot.routing import RunCommand
 from bot.settings_holder import SettingsHolder
 from core import strings
 from core.ids import UserID
-from core.rights.readers import decide_knowledge_since
+from core.llm.client import LlmError
+from core.rights.readers import decide_knowledge_since, decide_open
 from core.summaries.catchup import Reader, RoomCatchup, build_catchup_markdown, build_room_catchup
 from core.summaries.digest_schedule import decide_next_run, parse_digest_schedule
 from core.summaries.summarizer import Summarizer
 from core.timerange import TimeExpressionFinder, TimeRange, resolve_range
 
 log = logging.getLogger(__name__)
+ROOM_WAIT_STEPS = 20
 
 
 class CatchupDesk:
@@ -72,7 +74,7 @@ class CatchupDesk:
         rooms = await self.build(message.sender, since)
         heading = strings.CATCHUP_HEADING.format(since=args or strings.CATCHUP_SINCE_READ)
         text = build_catchup_markdown(heading, rooms)
-        if is_direct:
+        if is_direct and self._private_with(message.room_id, message.sender):
             await reply.finish(text)
             return
         await self.matrix.send(await self._direct_room(message.sender), build_room_notice(text))
@@ -143,11 +145,15 @@ class CatchupDesk:
         )
         catchup = build_room_catchup(name, lines, reader)
         if self.summarizer.llm is not None and catchup.rest:
-            result = await self.summarizer.summarize(
-                catchup.rest, "", timezone=settings.room(room_id).timezone,
-                part_tokens=settings.summaries.part_tokens,
-            )  # fmt: skip
-            catchup.tldr = result.tldr
+            try:
+                result = await self.summarizer.summarize(
+                    catchup.rest, "", timezone=settings.room(room_id).timezone,
+                    part_tokens=settings.summaries.part_tokens,
+                )  # fmt: skip
+                catchup.tldr = result.tldr
+            except LlmError as exc:
+                # The rest is then a couple of its messages, as without a model.
+                log.warning("a catch-up goes without the model's summary: %s", exc)
         return catchup
 
     async def _last_read(self, room_id: str, user: str) -> float | None:
@@ -161,14 +167,36 @@ class CatchupDesk:
             return (response.event.server_timestamp + 1) / 1000
         return receipt.ts_ms / 1000
 
+    def _private_with(self, room_id: str, user: UserID) -> bool:
+        """Whether only `user` (besides the bot) may read what is posted in the room,
+        now and later: no other member or invitee, and not open to newcomers who could
+        scroll back."""
+        members = self.audiences.members(room_id)
+        others = set(members.joined) | set(members.invited)
+        return others <= {user} and not decide_open(members)
+
     async def _direct_room(self, user: UserID) -> str:
-        """A room of only the bot and the user, made when there is none."""
+        """The private chat with the user: the one the bot made for them before (even
+        when they left it: one chat, never one per digest), another private room of just
+        the two of them, or a new one."""
+        kept = await self.receipts.direct_room(user)
+        if kept is not None and kept in self.matrix.client.rooms and self._private_with(kept, user):
+            return kept
         for room_id, room in self.matrix.client.rooms.items():
-            if set(room.users) == {self.matrix.user_id, user}:
+            if user in room.users and self._private_with(room_id, user):
+                await self.receipts.set_direct_room(user, room_id)
                 return room_id
-        response = await self.matrix.client.room_create(is_direct=True, invite=[user])
+        response = await self.matrix.client.room_create(
+            is_direct=True, invite=[user], preset=RoomPreset.trusted_private_chat
+        )
         if not isinstance(response, RoomCreateResponse):
             raise MatrixError(f"a direct chat with {user} could not be made: {response}")
+        await self.receipts.set_direct_room(user, response.room_id)
+        # Sending needs the room's state (in an encrypted setup, its members' keys).
+        for _ in range(ROOM_WAIT_STEPS):
+            if response.room_id in self.matrix.client.rooms:
+                break
+            await asyncio.sleep(0.5)
         log.info("made a direct chat for a catch-up")
         return response.room_id
 

@@ -106,4 +106,8 @@ async def run_digests(store: DigestStore, deliver: Deliver) -> None:
                 await deliver(digest)
             except SEND_ERRORS as exc:
                 log.warning("a digest could not be delivered: %s", exc)
+            except Exception:
+                # One person's digest must not stop the others'; the next run covers
+                # its messages.
+                log.exception("a digest failed")
         await asyncio.sleep(CHECK_EVERY_SECONDS)

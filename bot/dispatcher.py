@@ -10,12 +10,13 @@ from collections.abc import Collection, Coroutine
 from dataclasses import replace
 from typing import Any
 
-from nio import RoomGetEventResponse, SyncResponse
+from nio import SyncResponse
 
 from bot.audience import AudienceChanged, Audiences
 from bot.desks import Desks
 from bot.events import IncomingMessage, parse_message
 from bot.feed import Feed, FeedLine
+from bot.following import MessageFollower
 from bot.links import build_permalink
 from bot.logs import ANSWER_ID
 from bot.matrix import SEND_ERRORS, MatrixIO
@@ -72,6 +73,8 @@ class Dispatcher:
         self.settings = settings
         self.bot = bot
         self.feed = Feed()
+        self.follower = MessageFollower(matrix, self.feed, self.memory, self.desks.summaries,
+                                        self._spawn)  # fmt: skip
         self.audiences = audiences
         self.first_start_ms = first_start_ms
         self._tasks: set[asyncio.Task[None]] = set()
@@ -141,7 +144,7 @@ class Dispatcher:
         if message.sender == self.bot.user_id:
             return
         if message.is_edit:
-            await self._follow_edit(message)
+            await self.follower.follow_edit(message)
             return
         if message.msgtype in ("m.text", "m.emote"):
             message = replace(message, body=strip_reply_fallback(message.body).strip())
@@ -155,50 +158,18 @@ class Dispatcher:
             if message.timestamp_ms >= await self._not_before_ms(message.room_id):
                 self._spawn(self._remember_line(message))
 
-    async def _follow_edit(self, message: IncomingMessage) -> None:
-        """An edit by the message's sender: the conversation and the room's history hold
-        the message's new text (a summary or an answer reads it as it is now)."""
-        if not message.replaces or message.msgtype not in ("m.text", "m.emote"):
-            return
-        text = strip_reply_fallback(message.body).strip()
-        self.feed.follow(message.room_id, message.replaces, message.sender, text)
-        if self.memory:
-            await self.memory.follow_edit(message.room_id, message.replaces, message.sender, text)
-        if self.desks.summaries is not None and await self._sent_by(message):
-            await self.desks.summaries.ledger.follow_edit(message.room_id, message.replaces, text)
-
-    async def _sent_by(self, edit: IncomingMessage) -> bool:
-        """Whether an edit is by the sender of the message it edits (others' are void)."""
-        response = await self.matrix.client.room_get_event(edit.room_id, edit.replaces or "")
-        return isinstance(response, RoomGetEventResponse) and response.event.sender == edit.sender
-
     async def note_receipts(self, response: SyncResponse) -> None:
-        """Where people last read each room, for their catch-ups."""
+        """Where people last read each room, for their catch-ups (a help: a store that
+        fails loses these receipts, not the sync)."""
         if self.desks.catchup is not None:
             receipts = parse_receipts(response, self.bot.user_id)
-            await self.desks.catchup.receipts.store_receipts(receipts)
+            try:
+                await self.desks.catchup.receipts.store_receipts(receipts)
+            except StorageError as exc:
+                log.warning("read receipts were not kept: %s", exc)
 
     async def follow_redaction(self, room_id: str, event_id: str) -> None:
-        """A redacted message leaves the conversation, the room's history windows and the
-        memories made from it, before anything else of the room is answered."""
-        self.feed.follow(room_id, event_id, "", None)
-        if self.memory:
-            await self.memory.follow_redaction(room_id, event_id)
-        summaries = self.desks.summaries
-        if summaries is not None:
-            await summaries.ledger.forget_event(room_id, event_id)
-            removed = await summaries.forget_quoting(room_id, event_id)
-            if removed:
-                # Summarising again reads the homeserver (and the model): not in the sync.
-                self._spawn(self._rebuild_summaries(room_id, removed))
-
-    async def _rebuild_summaries(self, room_id: str, doc_ids: list[str]) -> None:
-        assert self.desks.summaries is not None
-        try:
-            await self.desks.summaries.rebuild(room_id, doc_ids)
-        except Exception:
-            # The summaries are gone already; a later scheduled run covers new messages.
-            log.exception("summaries of %s could not be made again", room_id)
+        await self.follower.follow_redaction(room_id, event_id)
 
     async def _remember_line(self, message: IncomingMessage) -> None:
         assert self.memory is not None

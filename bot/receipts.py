@@ -18,7 +18,16 @@ CREATE TABLE IF NOT EXISTS read_receipts (
     PRIMARY KEY (room, user_id)
 );
 """
-UPGRADES = UpgradeTable("receipts", [Upgrade("the last read receipt per room and person", V1, V1)])
+V2 = """
+CREATE TABLE IF NOT EXISTS direct_rooms (user_id TEXT PRIMARY KEY, room_id TEXT NOT NULL);
+"""
+UPGRADES = UpgradeTable(
+    "receipts",
+    [
+        Upgrade("the last read receipt per room and person", V1, V1),
+        Upgrade("the direct chat the bot made with each person", V2, V2),
+    ],
+)
 
 
 @dataclass(frozen=True)
@@ -48,6 +57,8 @@ def parse_receipts(response: SyncResponse, bot_user: str) -> list[ReadReceipt]:
 class ReceiptStore(Protocol):
     async def store_receipts(self, receipts: Iterable[ReadReceipt]) -> None: ...
     async def last_read(self, room: str, user_id: str) -> ReadReceipt | None: ...
+    async def direct_room(self, user_id: str) -> str | None: ...
+    async def set_direct_room(self, user_id: str, room_id: str) -> None: ...
 
 
 class SqlReceiptStore(SqlStore):
@@ -72,3 +83,14 @@ class SqlReceiptStore(SqlStore):
             room, user_id,
         )  # fmt: skip
         return ReadReceipt(row[0], row[1], row[2], int(row[3])) if row else None
+
+    async def direct_room(self, user_id: str) -> str | None:
+        """The private chat the bot keeps with a person for what only they may read."""
+        return await self.db.fetchval("SELECT room_id FROM direct_rooms WHERE user_id = ?", user_id)
+
+    async def set_direct_room(self, user_id: str, room_id: str) -> None:
+        await self.db.execute(
+            "INSERT INTO direct_rooms VALUES (?, ?) ON CONFLICT (user_id)"
+            " DO UPDATE SET room_id = excluded.room_id",
+            user_id, room_id,
+        )  # fmt: skip

@@ -39,6 +39,10 @@ from core.summaries.summarizer import Summarizer, SummaryResult
 from core.timerange import TimeExpressionFinder, TimeRange, resolve_range
 
 log = logging.getLogger(__name__)
+MAX_REDACTED = 10_000
+# A summary is made again at most this many times when messages it read were redacted
+# while it was being made.
+MAX_REMAKES = 3
 
 
 def _due_ts(entry: LedgerEntry, zone: ZoneInfo) -> float | None:
@@ -63,6 +67,9 @@ class SummaryDesk:
         ledger: LedgerStore,
     ) -> None:
         self.ledger = ledger
+        # Messages redacted lately, per room: a summary that read one while it was being
+        # made is made again (it would store the redacted text after its redaction).
+        self._redacted: dict[str, set[str]] = {}
         self.matrix = matrix
         self.summarizer = summarizer
         self.marks = marks
@@ -134,6 +141,25 @@ class SummaryDesk:
     async def _summarize(
         self, room_id: str, covered: SummaryRange, thread: str | None, notice=None
     ) -> tuple[SummaryResult, list[SummaryLine]] | None:
+        """The summary of the range and its lines, its ledger entries kept; made again
+        when a message it read was redacted meanwhile (it must not outlive that)."""
+        for _ in range(MAX_REMAKES):
+            made = await self._summarize_once(room_id, covered, thread, notice)
+            redacted = self._redacted.get(room_id, set())
+            if made is None or not any(line.event_id in redacted for line in made[1]):
+                break
+        else:
+            return None
+        if made is not None:
+            zone = ZoneInfo(self.settings.current.room(room_id).timezone)
+            await self.ledger.add_entries(
+                room_id, [(entry, _due_ts(entry, zone)) for entry in made[0].entries]
+            )
+        return made
+
+    async def _summarize_once(
+        self, room_id: str, covered: SummaryRange, thread: str | None, notice=None
+    ) -> tuple[SummaryResult, list[SummaryLine]] | None:
         settings = self.settings.current
         lines = await fetch_lines(
             self.matrix, room_id, covered.start, covered.end, thread_root=thread,
@@ -152,10 +178,6 @@ class SummaryDesk:
         )  # fmt: skip
         log.info("summarised %d messages of %s in %d model calls (%.1f s)", len(lines), room_id,
                  result.calls, time.perf_counter() - started)  # fmt: skip
-        zone = ZoneInfo(timezone)
-        await self.ledger.add_entries(
-            room_id, [(entry, _due_ts(entry, zone)) for entry in result.entries]
-        )
         return result, lines
 
     async def ledger_command(self, reply: ReplyWriter, action: RunCommand) -> None:
@@ -183,6 +205,12 @@ class SummaryDesk:
         )
         timezone = settings.room(message.room_id).timezone
         await reply.finish(build_ledger_text(listed, kind, timezone, settings.bot.command_prefix))
+
+    def note_redaction(self, room_id: str, event_id: str) -> None:
+        redacted = self._redacted.setdefault(room_id, set())
+        if len(redacted) >= MAX_REDACTED:
+            redacted.clear()  # only summaries in flight need them
+        redacted.add(event_id)
 
     async def forget_quoting(self, room_id: str, event_id: str) -> list[str]:
         """A message was redacted: the room's scheduled summaries that link to it leave

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 
 from core.config import Settings
 from core.knowledge.embedding import Embedders
-from core.knowledge.vectors import KnowledgeUnavailable, VectorStore
+from core.knowledge.vectors import VectorStore
 from core.memory.store import HistoryWindow, MemoryStore
 from core.memory.windows import build_window_text, decide_windows
 
@@ -131,7 +131,9 @@ class HistoryIndex:
             if event_id not in self._redacted:
                 await self.store.add_line(room, event_id, sender, text, ts, link)
 
-    async def follow(self, room: str, event_id: str, text: str | None, sender: str = "") -> int:
+    async def follow(
+        self, room: str, event_id: str, text: str | None, sender: str = "", edit: str = ""
+    ) -> int:
         """A message of the room was edited by its `sender` (`text`: its new text) or
         redacted (None): its line changes, and every embedded window that holds it is
         rebuilt from its lines as they are now, or removed when none is left. The stored
@@ -143,7 +145,7 @@ class HistoryIndex:
                 self._redacted[event_id] = None
                 while len(self._redacted) > MAX_REDACTED:
                     self._redacted.popitem(last=False)
-            seq = await self.store.change_line(room, event_id, text, sender)
+            seq = await self.store.change_line(room, event_id, text, sender, edit)
             if seq is None:
                 return 0
             windows = await self.store.windows_with(room, seq)
@@ -162,9 +164,22 @@ class HistoryIndex:
                 await self.store.put_window(rebuilt[-1])
             try:
                 await self._replace_vectors(room, rebuilt, dropped)
-            except KnowledgeUnavailable as exc:
-                log.warning("a changed message's history vectors wait: %s", exc)
+            except Exception:
+                # The stored texts are right already, and searches read those: a stale
+                # vector only ranks a window. Nothing here may stop the sync.
+                log.exception("a changed message's history vectors were not replaced")
             return len(windows)
+
+    async def forget_legacy(self, room: str, ts: float) -> int:
+        """A message said at `ts` was redacted: windows of an earlier release (which kept
+        no lines to rebuild them from) that span it are removed."""
+        async with self._lock(room):
+            dropped = await self.store.drop_legacy_windows(room, ts)
+        if dropped:
+            await asyncio.to_thread(
+                self.vectors.delete_ids, HISTORY_COLLECTION, self._model(), dropped
+            )
+        return len(dropped)
 
     async def purge_before(self, room: str, cutoff: float) -> int:
         """Forget the room's dialog from before `cutoff` (its retention): lines, windows

@@ -56,17 +56,22 @@ class ConversationMemory:
         except KnowledgeUnavailable:
             pass  # the line is kept; the flusher embeds its window once Chroma is back
 
-    async def follow_edit(self, room: str, event_id: str, sender: str, text: str) -> None:
-        """A message was edited by its sender: the history holds its new text."""
+    async def follow_edit(
+        self, room: str, event_id: str, sender: str, text: str, edit: str = ""
+    ) -> None:
+        """A message was edited by its sender (the event `edit`): the history holds its
+        new text, and forgets it when that edit is redacted."""
         if self.history is not None:
-            await self.history.follow(room, event_id, text, sender)
+            await self.history.follow(room, event_id, text, sender, edit)
 
-    async def follow_redaction(self, room: str, event_id: str) -> None:
-        """A message was redacted: it leaves the history windows, and the memories made
-        from it are forgotten."""
+    async def follow_redaction(self, room: str, event_id: str, ts: float | None = None) -> None:
+        """A message (said at `ts`, when known) was redacted: it leaves the history
+        windows, and the memories made from it are forgotten."""
         await self.store.forget_event(room, event_id)
         if self.history is not None:
             await self.history.follow(room, event_id, None)
+            if ts is not None:
+                await self.history.forget_legacy(room, ts)
 
     async def run_flusher(self) -> None:
         """Move an earlier layout's history over, then embed the last lines of rooms that

@@ -74,6 +74,7 @@ CREATE TABLE IF NOT EXISTS history_marks (
 V2 = """
 ALTER TABLE history_windows ADD COLUMN last_seq BIGINT NOT NULL DEFAULT -1;
 ALTER TABLE memories ADD COLUMN event_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE history_lines ADD COLUMN edited_by TEXT NOT NULL DEFAULT '';
 CREATE INDEX IF NOT EXISTS memories_of_event ON memories (room, event_id);
 CREATE INDEX IF NOT EXISTS history_line_events ON history_lines (room, event_id);
 """
@@ -136,12 +137,13 @@ class MemoryStore(Protocol):
     async def forget(self, room: str, ids: list[int]) -> int: ...
     async def forget_event(self, room: str, event_id: str) -> int: ...
     async def change_line(
-        self, room: str, event_id: str, text: str | None, sender: str = ""
+        self, room: str, event_id: str, text: str | None, sender: str = "", edit: str = ""
     ) -> int | None: ...
     async def windows_with(self, room: str, seq: int) -> list[HistoryWindow]: ...
     async def lines_between(self, room: str, first: int, last: int) -> list[HistoryLine]: ...
     async def put_window(self, window: HistoryWindow) -> None: ...
     async def purge_before(self, room: str, cutoff: float) -> list[str]: ...
+    async def drop_legacy_windows(self, room: str, ts: float) -> list[str]: ...
     async def drop_window(self, room: str, window_id: str) -> None: ...
     async def set_turn(self, room: str, thread: str, turn: Turn) -> None: ...
     async def turn(self, room: str, thread: str) -> Turn | None: ...
@@ -243,14 +245,15 @@ class SqlMemoryStore(SqlStore):
         return [row[0] for row in rows]
 
     async def change_line(
-        self, room: str, event_id: str, text: str | None, sender: str = ""
+        self, room: str, event_id: str, text: str | None, sender: str = "", edit: str = ""
     ) -> int | None:
-        """A line's new text (an edit: only by its `sender`), or None to drop it (a
-        redaction); returns its place in the room's dialog, or None when the bot does not
-        hold it."""
+        """A line's new text (the `edit` event, only by its `sender`), or None to drop it
+        (a redaction of the message, or of the edit that gave it its text); returns its
+        place in the room's dialog, or None when the bot does not hold it."""
         row = await self.db.fetchrow(
-            "SELECT seq, sender FROM history_lines WHERE room = ? AND event_id = ?",
-            room, event_id,
+            "SELECT seq, sender FROM history_lines WHERE room = ?"
+            " AND (event_id = ? OR (edited_by != '' AND edited_by = ?))",
+            room, event_id, event_id,
         )  # fmt: skip
         if row is None or (text is not None and row[1] != sender):
             return None
@@ -258,7 +261,9 @@ class SqlMemoryStore(SqlStore):
         if text is None:
             await self.db.execute("DELETE FROM history_lines WHERE seq = ?", seq)
         else:
-            await self.db.execute("UPDATE history_lines SET text = ? WHERE seq = ?", text, seq)
+            await self.db.execute(
+                "UPDATE history_lines SET text = ?, edited_by = ? WHERE seq = ?", text, edit, seq
+            )
         return int(seq)
 
     async def windows_with(self, room: str, seq: int) -> list[HistoryWindow]:
@@ -295,6 +300,15 @@ class SqlMemoryStore(SqlStore):
                 "DELETE FROM history_windows WHERE room = ? AND end_ts < ?", room, cutoff
             )
             await tx.execute("DELETE FROM history_lines WHERE room = ? AND ts < ?", room, cutoff)
+        return [row[0] for row in rows]
+
+    async def drop_legacy_windows(self, room: str, ts: float) -> list[str]:
+        """Drop the room's windows from before lines were kept (they cannot be rebuilt)
+        that span the time `ts`; returns their ids."""
+        condition = "room = ? AND last_seq = -1 AND start_ts <= ? AND end_ts >= ?"
+        async with self.db.transaction() as tx:
+            rows = await tx.fetch(f"SELECT id FROM history_windows WHERE {condition}", room, ts, ts)
+            await tx.execute(f"DELETE FROM history_windows WHERE {condition}", room, ts, ts)
         return [row[0] for row in rows]
 
     async def drop_window(self, room: str, window_id: str) -> None:

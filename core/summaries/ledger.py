@@ -30,6 +30,8 @@ class LedgerEntry:
     ts: float
     # The message's own words (an extractive summary): an edit of it changes the entry.
     verbatim: bool = False
+    # Every message the entry comes from besides `event_id` (a model may cite several).
+    cited: tuple[str, ...] = ()
 
 
 def decide_owner(line: SummaryLine) -> str:
@@ -72,17 +74,20 @@ def build_entries_from_draft(
     name no message of the summary are left out: they could not be followed)."""
     by_number = {line.number: line for line in lines}
     entries = []
-    for point in draft.decisions:
-        source = next((by_number[n] for n in point.messages if n in by_number), None)
-        if source:
-            entries.append(LedgerEntry("decision", point.text.strip(), "", "", source.link,
-                                       source.event_id, source.ts))  # fmt: skip
-    for item in draft.action_items:
-        source = next((by_number[n] for n in item.messages if n in by_number), None)
-        if source:
-            entries.append(LedgerEntry("action", item.text.strip(), item.owner.strip(),
-                                       item.due.strip(), source.link, source.event_id,
-                                       source.ts))  # fmt: skip
+    found: list[tuple[EntryKind, str, str, str, list[int]]] = [
+        *(("decision", p.text, "", "", p.messages) for p in draft.decisions),
+        *(("action", a.text, a.owner, a.due, a.messages) for a in draft.action_items),
+    ]
+    for kind, text, owner, due, numbers in found:
+        sources = [by_number[n] for n in dict.fromkeys(numbers) if n in by_number]
+        if not sources:
+            continue
+        # Dated by its latest message: a reader who joined in between never gets it.
+        entries.append(LedgerEntry(
+            kind, text.strip(), owner.strip(), due.strip(), sources[0].link,
+            sources[0].event_id, max(line.ts for line in sources),
+            cited=tuple(line.event_id for line in sources[1:]),
+        ))  # fmt: skip
     return entries
 
 

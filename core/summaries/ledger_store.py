@@ -3,6 +3,7 @@ every store, keyed by room: no method reads across rooms."""
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Iterable
 from typing import Protocol
@@ -11,14 +12,19 @@ from core.storage.store import SqlStore
 from core.storage.upgrades import Upgrade, UpgradeTable
 from core.summaries.ledger import LedgerEntry
 
+# `entry_key` (a hash of kind, message and text) keeps an entry found again once; the
+# text itself cannot be in a PostgreSQL index (rows over 2.7 kB are refused). `cited`:
+# every message the entry comes from, space-separated, so a redaction of any of them
+# removes it.
 V1 = """
 CREATE TABLE IF NOT EXISTS ledger (
-    room TEXT NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL, owner TEXT NOT NULL,
-    due TEXT NOT NULL, due_ts DOUBLE PRECISION, link TEXT NOT NULL, event_id TEXT NOT NULL,
-    ts DOUBLE PRECISION NOT NULL, verbatim INTEGER NOT NULL,
-    PRIMARY KEY (room, kind, event_id, text)
+    room TEXT NOT NULL, entry_key TEXT NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL,
+    owner TEXT NOT NULL, due TEXT NOT NULL, due_ts DOUBLE PRECISION, link TEXT NOT NULL,
+    event_id TEXT NOT NULL, ts DOUBLE PRECISION NOT NULL, verbatim INTEGER NOT NULL,
+    cited TEXT NOT NULL,
+    PRIMARY KEY (room, entry_key)
 );
-CREATE INDEX IF NOT EXISTS ledger_of_event ON ledger (room, event_id);
+CREATE INDEX IF NOT EXISTS ledger_of_room ON ledger (room, kind, ts);
 """
 UPGRADES = UpgradeTable("ledger", [Upgrade("decisions and action items per room", V1, V1)])
 COLUMNS = "kind, text, owner, due, link, event_id, ts, verbatim"
@@ -31,9 +37,13 @@ class LedgerStore(Protocol):
     async def entries(
         self, room: str, kind: str, *, due_after: float = -math.inf
     ) -> list[LedgerEntry]: ...
-    async def follow_edit(self, room: str, event_id: str, text: str) -> None: ...
+    async def follow_edit(self, room: str, event_id: str, text: str, edit: str = "") -> None: ...
     async def forget_event(self, room: str, event_id: str) -> int: ...
     async def purge_before(self, room: str, cutoff: float) -> int: ...
+
+
+def _key(entry: LedgerEntry) -> str:
+    return hashlib.sha256(f"{entry.kind}\0{entry.event_id}\0{entry.text}".encode()).hexdigest()
 
 
 class SqlLedgerStore(SqlStore):
@@ -45,13 +55,14 @@ class SqlLedgerStore(SqlStore):
         """Keep entries (each with its deadline as a time, if known); one found again by a
         later summary is kept once."""
         rows = [
-            (room, e.kind, e.text, e.owner, e.due, due_ts, e.link, e.event_id, e.ts,
-             int(e.verbatim))
+            (room, _key(e), e.kind, e.text, e.owner, e.due, due_ts, e.link, e.event_id, e.ts,
+             int(e.verbatim), f" {' '.join((e.event_id, *e.cited))} ")
             for e, due_ts in entries
         ]  # fmt: skip
         if rows:
             await self.db.executemany(
-                "INSERT INTO ledger VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                "INSERT INTO ledger VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT DO NOTHING",
                 rows,
             )
 
@@ -70,17 +81,19 @@ class SqlLedgerStore(SqlStore):
             for r in rows
         ]
 
-    async def follow_edit(self, room: str, event_id: str, text: str) -> None:
-        """A message was edited: the entries that quote it quote its new text."""
+    async def follow_edit(self, room: str, event_id: str, text: str, edit: str = "") -> None:
+        """A message was edited (by the event `edit`): the entries that quote it quote its
+        new text, and go when that edit is redacted."""
         await self.db.execute(
-            "UPDATE ledger SET text = ? WHERE room = ? AND event_id = ? AND verbatim = 1",
-            text, room, event_id,
+            "UPDATE ledger SET text = ?, cited = cited || ? WHERE room = ? AND event_id = ?"
+            " AND verbatim = 1",
+            text, f"{edit} " if edit else "", room, event_id,
         )  # fmt: skip
 
     async def forget_event(self, room: str, event_id: str) -> int:
         """A message was redacted: what was found in it goes."""
         return await self.db.execute(
-            "DELETE FROM ledger WHERE room = ? AND event_id = ?", room, event_id
+            "DELETE FROM ledger WHERE room = ? AND cited LIKE ?", room, f"% {event_id} %"
         )
 
     async def purge_before(self, room: str, cutoff: float) -> int:

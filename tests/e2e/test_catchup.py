@@ -102,3 +102,23 @@ async def test_a_digest_comes_once_per_scheduled_time_across_a_restart(people, b
     headings = [e["content"]["body"].split("\n")[0] for e in digests_with("Your catch-up")]
     assert len(headings) == len(set(headings)), "one digest per scheduled time"
     assert (await ask(bob, direct, "!catchup off", bot))["body"] == strings.DIGEST_OFF
+
+
+async def test_a_catchup_asked_in_a_world_readable_direct_chat_goes_to_a_private_one(people, bot):
+    alice, bob = await people("alice"), await people("bob")
+    bot.write_config(allowed_users=[alice.user_id, bob.user_id])
+    await bot.start()
+    room = await shared_room(alice, bot, bob)
+    await alice.say(room, "Decision: the Vega launch moves to Monday.")
+    open_chat = await bob.create_room([bot.user_id], direct=True, visibility="world_readable")
+    await bob.wait_for(open_chat, membership_of(bot.user_id, "join"))
+    sent = await bob.say(open_chat, "!catchup")
+    notice = (await bob.wait_for(open_chat, replies_to(sent), timeout=90))["content"]
+    assert notice["body"] == strings.CATCHUP_SENT, "anyone may read this chat's history"
+    await bob.wait_until(lambda: bool(bob.client.invited_rooms), timeout=30)
+    private = next(iter(bob.client.invited_rooms))
+    await bob.join(private)
+    delivered = await bob.wait_for(
+        private, lambda e: "Vega launch" in e.get("content", {}).get("body", ""), timeout=60
+    )
+    assert from_user(bot.user_id)(delivered)

@@ -62,7 +62,7 @@ async def test_an_edit_or_a_redaction_changes_a_line_and_finds_its_windows(open_
     await store.add_windows("!a", windows, next_start=third + 1, carried=0)
 
     assert await store.change_line("!a", "$l1", "edited", "@bob:x") is None, "not bob's"
-    assert await store.change_line("!a", "$l1", "line 1, edited", "@ann:x") == second
+    assert await store.change_line("!a", "$l1", "line 1, edited", "@ann:x", "$ed1") == second
     assert [w.id for w in await store.windows_with("!a", second)] == ["w1", "w2"]
     assert [w.id for w in await store.windows_with("!a", first)] == ["w1"]
     assert await store.change_line("!a", "$l0", None) == first, "a redaction by anyone"
@@ -70,6 +70,10 @@ async def test_an_edit_or_a_redaction_changes_a_line_and_finds_its_windows(open_
         "line 1, edited"
     ]
     assert await store.change_line("!a", "$gone", None) is None
+    assert await store.change_line("!a", "$ed1", None) == second, "the edit redacted"
+    assert await store.lines_between("!a", first, third) == [
+        line for line in await store.lines_between("!a", third, third)
+    ]
 
     await store.put_window(HistoryWindow("w1", "!a", first, 1.0, 1.0, "new", "link1", second))
     await store.drop_window("!a", "w2")
@@ -100,3 +104,13 @@ async def test_a_rooms_retention_drops_its_old_lines_and_windows(open_database):
     assert [line.text for line in await store.lines_from("!a", 0)] == ["line 2", "line 3"]
     assert list(await store.windows("!a", ["w1", "w2"])) == ["w2"]
     assert [line.text for line in await store.lines_from("!b", 0)] == ["other room"]
+
+
+async def test_windows_of_an_earlier_release_that_span_a_redacted_message_go(open_database):
+    store = await SqlMemoryStore.open(await open_database())
+    legacy = [HistoryWindow("old1", "!a", 1, 10.0, 20.0, "t", "l"),
+              HistoryWindow("old2", "!a", 5, 30.0, 40.0, "t", "l")]  # fmt: skip
+    await store.add_windows("!a", legacy, next_start=9, carried=0)
+    assert await store.drop_legacy_windows("!a", 15.0) == ["old1"]
+    assert await store.drop_legacy_windows("!b", 35.0) == [], "a room's own"
+    assert list(await store.windows("!a", ["old1", "old2"])) == ["old2"]

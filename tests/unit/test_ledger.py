@@ -88,3 +88,16 @@ def test_decide_relevant_entries(question, expected):
     entries = [LedgerEntry("decision", "Decision: we move the retro", "", "", "l", "$1", 1.0),
                LedgerEntry("action", "Send the notes", "Dana", "", "l", "$2", 2.0)]  # fmt: skip
     assert [e.text for e in decide_relevant_entries(question, entries, 3)] == expected
+
+
+async def test_an_entry_goes_with_any_message_it_cites_and_long_texts_are_kept(open_database):
+    store = await SqlLedgerStore.open(await open_database())
+    draft = SummaryDraft(
+        tldr="t", open_questions=[], action_items=[],
+        decisions=[Point(text="Ship Monday " + "and more " * 600, messages=[1, 2])],
+    )  # fmt: skip
+    [entry] = build_entries_from_draft(draft, [line("a", 1), line("b", 2)])
+    assert entry.ts == 2.0 and entry.cited == ("$e2",), "dated by its latest message"
+    await store.add_entries("!a", [(entry, None)])
+    assert len((await store.entries("!a", "decision"))[0].text) > 5000
+    assert await store.forget_event("!a", "$e2") == 1, "the second message cited"

@@ -1,0 +1,120 @@
+"""What people do to their messages after the fact, followed everywhere the bot keeps
+text of them: an edit by its sender, or a redaction, reaches the conversation feed, the
+room's history and memories, the ledger and the summaries that quote it.
+
+Runs in the sync, before the batch's messages are answered, so that nothing redacted is
+reused after its redaction arrived. A store that fails stops the batch (it is synced
+again); anything else is logged and the rest still follows: a dependency must not stop
+the bot's sync.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
+
+from nio import RoomGetEventResponse
+
+from bot.events import IncomingMessage
+from bot.feed import Feed
+from bot.matrix import MatrixIO
+from bot.mentions import strip_reply_fallback
+from bot.summaries import SummaryDesk
+from core.memory.memory import ConversationMemory
+from core.storage.database import StorageError
+
+log = logging.getLogger(__name__)
+Spawn = Callable[[Coroutine[Any, Any, None]], asyncio.Task[None]]
+
+
+async def _step(what: str, work: Awaitable[object]) -> None:
+    try:
+        await work
+    except StorageError:
+        raise
+    except Exception:
+        log.exception("following a changed message: %s failed", what)
+
+
+class MessageFollower:
+    def __init__(
+        self,
+        matrix: MatrixIO,
+        feed: Feed,
+        memory: ConversationMemory | None,
+        summaries: SummaryDesk | None,
+        spawn: Spawn,
+    ) -> None:
+        self.matrix = matrix
+        self.feed = feed
+        self.memory = memory
+        self.summaries = summaries
+        self.spawn = spawn
+
+    async def follow_edit(self, message: IncomingMessage) -> None:
+        """An edit by the message's sender: its new text everywhere (a summary or an
+        answer reads it as it is now)."""
+        if not message.replaces or message.msgtype not in ("m.text", "m.emote"):
+            return
+        room, original = message.room_id, message.replaces
+        text = strip_reply_fallback(message.body).strip()
+        self.feed.follow(room, original, message.sender, text)
+        edit = message.event_id
+        if self.memory is not None:
+            await _step(
+                "history", self.memory.follow_edit(room, original, message.sender, text, edit)
+            )
+        if self.summaries is not None and await self._sent_by(message):
+            await _step("ledger", self.summaries.ledger.follow_edit(room, original, text, edit))
+
+    async def follow_redaction(self, room_id: str, event_id: str) -> None:
+        """A redacted message leaves the conversation, the room's history windows, the
+        memories and ledger entries made from it, and the summaries that quote it."""
+        self.feed.follow(room_id, event_id, "", None)
+        if self.memory is not None:
+            said = await self._said_at(room_id, event_id)
+            await _step("history", self.memory.follow_redaction(room_id, event_id, said))
+        if self.summaries is None:
+            return
+        await _step("ledger", self.summaries.ledger.forget_event(room_id, event_id))
+        self.summaries.note_redaction(room_id, event_id)
+        try:
+            removed = await self.summaries.forget_quoting(room_id, event_id)
+        except StorageError:
+            raise
+        except Exception:
+            log.exception("the summaries quoting a redacted message of %s stay", room_id)
+            return
+        if removed:
+            # Summarising again reads the homeserver (and the model): not in the sync.
+            self.spawn(self._rebuild(room_id, removed))
+
+    async def _said_at(self, room_id: str, event_id: str) -> float | None:
+        """When a (redacted) message was sent: the homeserver keeps that much of it."""
+        try:
+            response = await self.matrix.client.room_get_event(room_id, event_id)
+        except (OSError, TimeoutError) as exc:
+            log.warning("a redacted message's time could not be read: %s", exc)
+            return None
+        if isinstance(response, RoomGetEventResponse):
+            return response.event.server_timestamp / 1000
+        return None
+
+    async def _sent_by(self, edit: IncomingMessage) -> bool:
+        """Whether an edit is by the sender of the message it edits (others' are void)."""
+        try:
+            response = await self.matrix.client.room_get_event(edit.room_id, edit.replaces or "")
+        except (OSError, TimeoutError) as exc:
+            log.warning("an edit's message could not be read: %s", exc)
+            return False
+        return isinstance(response, RoomGetEventResponse) and response.event.sender == edit.sender
+
+    async def _rebuild(self, room_id: str, doc_ids: list[str]) -> None:
+        assert self.summaries is not None
+        try:
+            await self.summaries.rebuild(room_id, doc_ids)
+        except Exception:
+            # The summaries are gone already; a later scheduled run covers new messages.
+            log.exception("summaries of %s could not be made again", room_id)
