@@ -71,17 +71,18 @@ class MessageFollower:
 
     async def follow_redaction(self, room_id: str, event_id: str) -> None:
         """A redacted message leaves the conversation, the room's history windows, the
-        memories and ledger entries made from it, and the summaries that quote it."""
+        memories and ledger entries made from it, and the summaries that quote it or
+        cover when it was said."""
         self.feed.follow(room_id, event_id, "", None)
+        said = await self._said_at(room_id, event_id)
         if self.memory is not None:
-            said = await self._said_at(room_id, event_id)
             await _step("history", self.memory.follow_redaction(room_id, event_id, said))
         if self.summaries is None:
             return
         await _step("ledger", self.summaries.ledger.forget_event(room_id, event_id))
         self.summaries.note_redaction(room_id, event_id)
         try:
-            removed = await self.summaries.forget_quoting(room_id, event_id)
+            removed = await self.summaries.forget_quoting(room_id, event_id, said)
         except StorageError:
             raise
         except Exception:

@@ -212,16 +212,25 @@ class SummaryDesk:
             redacted.clear()  # only summaries in flight need them
         redacted.add(event_id)
 
-    async def forget_quoting(self, room_id: str, event_id: str) -> list[str]:
-        """A message was redacted: the room's scheduled summaries that link to it leave
-        the collection at once (so that no answer quotes it); returns their ids, for
-        `rebuild`."""
+    async def forget_quoting(
+        self, room_id: str, event_id: str, said: float | None = None
+    ) -> list[str]:
+        """A message (sent at `said`, when known) was redacted: the room's scheduled
+        summaries that link to it, or cover the time it was sent (a model may have said
+        it in its own words without a link), leave the collection at once, so that no
+        answer quotes it; returns their ids, for `rebuild`."""
         settings = self.settings.current
         collection = settings.summaries.collection
         if self.indexer is None or collection is None:
             return []
-        needle = quote(event_id, safe="")
-        found = await self.indexer.catalog.documents_quoting(collection, room_id, needle)
+        catalog = self.indexer.catalog
+        found = await catalog.documents_quoting(collection, room_id, quote(event_id, safe=""))
+        if said is not None:
+            found += [
+                doc_id
+                for doc_id in await catalog.room_documents_covering(collection, room_id, said)
+                if doc_id not in found
+            ]
         for doc_id in found:
             await self.indexer.delete(collection, doc_id)
         return found

@@ -159,6 +159,9 @@ class Catalog(Protocol):
     async def room_documents_before(
         self, collection: str, room: str, cutoff: float
     ) -> list[str]: ...
+    async def room_documents_covering(
+        self, collection: str, room: str, moment: float
+    ) -> list[str]: ...
 
 
 def build_filter_sql(filters: SearchFilters, dialect: Dialect) -> tuple[str, list[Any]]:
@@ -311,6 +314,17 @@ class SqlCatalog(SqlStore):
             " ON dd.collection = d.collection AND dd.doc_id = d.doc_id"
             " WHERE d.collection = ? AND d.room = ? AND dd.date_to < ?",
             collection, room, cutoff,
+        )  # fmt: skip
+        return [row[0] for row in rows]
+
+    async def room_documents_covering(self, collection: str, room: str, moment: float) -> list[str]:
+        """The ids of the room's dated documents in the collection whose period holds
+        `moment` (the summaries of when a message was said)."""
+        rows = await self.db.fetch(
+            "SELECT d.doc_id FROM documents d JOIN document_dates dd"
+            " ON dd.collection = d.collection AND dd.doc_id = d.doc_id"
+            " WHERE d.collection = ? AND d.room = ? AND dd.date_from <= ? AND dd.date_to >= ?",
+            collection, room, moment, moment,
         )  # fmt: skip
         return [row[0] for row in rows]
 

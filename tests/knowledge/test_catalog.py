@@ -133,3 +133,15 @@ async def test_workers_claiming_at_the_same_moment_share_the_jobs_out(open_datab
     )
     claimed = [job.id for claim in claims for job in claim]
     assert len(claimed) == len(set(claimed)) == 32 and set(claimed) <= set(ids)
+
+
+async def test_a_rooms_summaries_are_found_by_a_link_a_moment_or_an_end(open_database):
+    catalog = await SqlCatalog.open(await open_database())
+    link = "[message](https://matrix.to/#/%21r/%24secret?via=x)"
+    await put(catalog, "s1", "Summary 1", [f"Decision: x {link}"], room="!r", dates=(10.0, 20.0))
+    await put(catalog, "s2", "Summary 2", ["Decision: y"], room="!r", dates=(20.5, 30.0))
+    await put(catalog, "other", "Other room", [f"z {link}"], room="!o", dates=(10.0, 20.0))
+    assert await catalog.documents_quoting("handbook", "!r", "%24secret") == ["s1"]
+    assert await catalog.room_documents_covering("handbook", "!r", 25.0) == ["s2"]
+    assert await catalog.room_documents_covering("handbook", "!r", 40.0) == []
+    assert await catalog.room_documents_before("handbook", "!r", 25.0) == ["s1"]
