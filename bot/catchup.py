@@ -28,7 +28,7 @@ from core.rights.readers import decide_knowledge_since, decide_open
 from core.summaries.catchup import Reader, RoomCatchup, build_catchup_markdown, build_room_catchup
 from core.summaries.digest_schedule import decide_next_run, parse_digest_schedule
 from core.summaries.summarizer import Summarizer
-from core.timerange import TimeExpressionFinder, TimeRange, resolve_range
+from core.timerange import TimeExpressionFinder
 
 log = logging.getLogger(__name__)
 ROOM_WAIT_STEPS = 20
@@ -64,7 +64,7 @@ class CatchupDesk:
         since: float | None = None
         if args:
             now = datetime.now(ZoneInfo(timezone))
-            found = await asyncio.to_thread(self._read_time, args, now)
+            found = await asyncio.to_thread(self.times.read_range, args, now)
             if found is None:
                 await reply.finish(
                     strings.CATCHUP_RANGE_UNREADABLE.format(args=args, prefix=prefix)
@@ -199,6 +199,3 @@ class CatchupDesk:
             await asyncio.sleep(0.5)
         log.info("made a direct chat for a catch-up")
         return response.room_id
-
-    def _read_time(self, args: str, now: datetime) -> TimeRange | None:
-        return self.times.find_range(args, now) or resolve_range(args, now)

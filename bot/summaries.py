@@ -133,10 +133,7 @@ class SummaryDesk:
             self.metrics.summaries.labels(trigger).inc()
 
     def _read_time(self, args: str, now: datetime) -> TimeRange | None:
-        # The arguments are only a time, so the whole of them may be read as one.
-        if not args.strip():
-            return None
-        return self.times.find_range(args, now) or resolve_range(args, now)
+        return self.times.read_range(args, now) if args.strip() else None
 
     async def _summarize(
         self, room_id: str, covered: SummaryRange, thread: str | None, notice=None
@@ -192,14 +189,17 @@ class SummaryDesk:
             mine, open_only = words[0].lower() == "mine", words[0].lower() == "open"
             words = words[1:]
         kind = "decision" if action.name == "decisions" else "action"
-        entries = await self.ledger.entries(
-            message.room_id, kind, due_after=time.time() if open_only else -math.inf
-        )
+        entries: list[LedgerEntry] = []
+        if since is not None:  # else nothing said here may be shown to all its readers
+            due_after = time.time() if open_only else -math.inf
+            entries = await self.ledger.entries(
+                message.room_id, kind, since=since, due_after=due_after
+            )
         room = self.matrix.client.rooms.get(message.room_id)
         names = (message.sender, room.user_name(message.sender) if room else None,
                  message.sender.split(":")[0].lstrip("@"))  # fmt: skip
         listed = decide_listed(
-            [e for e in entries if since is not None and e.ts >= since],
+            entries,
             " ".join(words),
             mine=[n for n in names if n] if mine else (),
         )

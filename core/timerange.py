@@ -163,3 +163,8 @@ class TimeExpressionFinder:
     def find_range(self, text: str, now: datetime) -> TimeRange | None:
         found = self.find(text)
         return resolve_range(found[1], now, found[0]) if found else None
+
+    def read_range(self, text: str, now: datetime) -> TimeRange | None:
+        """`text` that is only a time (a command's arguments): what spaCy finds in it,
+        else the whole of it read as one expression."""
+        return self.find_range(text, now) or resolve_range(text, now)

@@ -33,9 +33,6 @@ class _BlockParser(HTMLParser):
         self._header = 0
         self._term = ""  # a <dt> waiting for its <dd>
 
-    def _emit(self, block: Block) -> None:
-        self.blocks.append(block)
-
     def _flush(self) -> None:
         text = _flat("".join(self._text))
         self._text = []
@@ -44,11 +41,11 @@ class _BlockParser(HTMLParser):
             return
         if level:
             self._term = ""
-            self._emit(Block("heading", (text,), level))
+            self.blocks.append(Block("heading", (text,), level))
         else:
             text = f"{self._term}: {text}" if self._term else text
             self._term = ""
-            self._emit(Block("text", (text,)))
+            self.blocks.append(Block("text", (text,)))
 
     def _end_part(self) -> None:
         """An item, row or code block ends: its text becomes a part of the container."""
@@ -123,7 +120,7 @@ class _BlockParser(HTMLParser):
         header = self._header or (1 if kind == "table" and len(parts) > 1 else 0)
         self._container, self._parts, self._header = [], [], 0
         if parts:
-            self._emit(Block(kind, parts, header=header if kind == "table" else 0))  # type: ignore[arg-type]
+            self.blocks.append(Block(kind, parts, header=header if kind == "table" else 0))  # type: ignore[arg-type]
 
     def handle_data(self, data: str) -> None:
         if not self._skip:

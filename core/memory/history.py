@@ -110,16 +110,7 @@ class HistoryIndex:
                 )
                 for lines in plan.windows
             ]
-            embedder = await asyncio.to_thread(self.embedders.get, self._model())
-            vectors = await embedder.embed([w.text for w in windows])
-            await asyncio.to_thread(
-                self.vectors.upsert,
-                HISTORY_COLLECTION,
-                self._model(),
-                [w.id for w in windows],
-                vectors,
-                [{"room": room, "start_ts": w.start_ts, "end_ts": w.end_ts} for w in windows],
-            )
+            await self._replace_vectors(room, windows, [])
             await self.store.add_windows(room, windows, plan.next_start, plan.carried)
             return len(windows)
 

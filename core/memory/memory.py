@@ -119,12 +119,7 @@ class ConversationMemory:
         the question."""
         if self.ledger is None or limit == 0:
             return []
-        entries = [
-            entry
-            for kind in ("decision", "action")
-            for entry in await self.ledger.entries(room, kind)
-            if entry.ts >= since
-        ]
+        entries = await self.ledger.entries(room, None, since=since)
         return decide_relevant_entries(question, entries, limit)
 
     async def forget(self, room: str, ids: list[int]) -> int:

@@ -58,9 +58,9 @@ def _grow(
     taken: set[ChunkKey],
     room: int,
     cost: Callable[[Hit], int],
-) -> int:
+) -> None:
     """Add neighbours of the same section to each group, best group first, in rounds,
-    while they fit in `room`; returns the room left."""
+    while they fit in `room`."""
     grew = True
     while grew:
         grew = False
@@ -75,7 +75,6 @@ def _grow(
                 taken.add(key_of(found))
                 group.insert(0, found) if step < 0 else group.append(found)
                 grew = True
-    return room
 
 
 def build_context_hits(

@@ -96,7 +96,7 @@ def decide_listed(
 ) -> list[LedgerEntry]:
     """The entries that hold every one of `words`, and with `mine` (a person's id and
     names) only theirs; newest first."""
-    wanted = [w for w in re.findall(r"\w+", words.lower())]
+    wanted = re.findall(r"\w+", words.lower())
     names = [n.lower() for n in mine if n]
     found = [
         entry for entry in entries

@@ -35,7 +35,12 @@ class LedgerStore(Protocol):
         self, room: str, entries: Iterable[tuple[LedgerEntry, float | None]]
     ) -> None: ...
     async def entries(
-        self, room: str, kind: str, *, due_after: float = -math.inf
+        self,
+        room: str,
+        kind: str | None,
+        *,
+        since: float = -math.inf,
+        due_after: float = -math.inf,
     ) -> list[LedgerEntry]: ...
     async def follow_edit(self, room: str, event_id: str, text: str, edit: str = "") -> None: ...
     async def forget_event(self, room: str, event_id: str) -> int: ...
@@ -67,14 +72,19 @@ class SqlLedgerStore(SqlStore):
             )
 
     async def entries(
-        self, room: str, kind: str, *, due_after: float = -math.inf
+        self,
+        room: str,
+        kind: str | None,
+        *,
+        since: float = -math.inf,
+        due_after: float = -math.inf,
     ) -> list[LedgerEntry]:
-        """The room's entries of a kind, newest first; `due_after`: only those without a
-        deadline or with one after it."""
+        """The room's entries of a kind (None: both), said at `since` or later, newest
+        first; `due_after`: only those without a deadline or with one after it."""
         rows = await self.db.fetch(
-            f"SELECT {COLUMNS} FROM ledger WHERE room = ? AND kind = ?"
-            " AND (due_ts IS NULL OR due_ts >= ?) ORDER BY ts DESC",
-            room, kind, due_after if due_after > -math.inf else -1e18,
+            f"SELECT {COLUMNS} FROM ledger WHERE room = ? AND (? = '' OR kind = ?)"
+            " AND ts >= ? AND (due_ts IS NULL OR due_ts >= ?) ORDER BY ts DESC",
+            room, kind or "", kind or "", max(since, -1e18), max(due_after, -1e18),
         )  # fmt: skip
         return [
             LedgerEntry(r[0], r[1], r[2], r[3], r[4], r[5], float(r[6]), verbatim=bool(r[7]))

@@ -68,6 +68,7 @@ async def test_the_ledger_keeps_entries_once_per_room_and_follows_its_messages(o
     assert await store.entries("!a", "decision") == [old], "found again, kept once"
     assert await store.entries("!b", "decision") == [], "a room's own"
     assert await store.entries("!a", "action", due_after=11.0) == [], "its deadline passed"
+    assert await store.entries("!a", None, since=3.0) == [new], "both kinds, said since"
     await store.follow_edit("!a", "$1", "Ship Tuesday")
     assert [e.text for e in await store.entries("!a", "decision")] == ["Ship Tuesday"]
     assert await store.purge_before("!a", 2.0) == 1
