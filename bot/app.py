@@ -228,7 +228,13 @@ class BotApp:
                 keep("answer workers", workers.run)
                 keep(
                     "retention",
-                    lambda: run_retention(dispatcher.audiences, parts.memory, summaries),
+                    lambda: run_retention(
+                        dispatcher.audiences,
+                        parts.memory,
+                        summaries,
+                        parts.feedback,
+                        self._current,
+                    ),
                 )
                 catchup = dispatcher.desks.catchup
                 if catchup is not None:

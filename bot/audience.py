@@ -19,6 +19,7 @@ from core.rights.readers import (
     decide_audience_holds,
     decide_knowledge_since,
     decide_open,
+    decide_plaintext_only,
     decide_readers,
     decide_room_knowledge,
 )
@@ -39,6 +40,8 @@ class RoomAudience:
     readers: frozenset[UserID]
     open_room: bool
     knowledge: tuple[tuple[RoomID, float], ...]
+    # Of `knowledge`, the encrypted rooms while this one is not (see core/rights/readers).
+    plaintext_only: tuple[RoomID, ...] = ()
 
     def own_since(self) -> float | None:
         """From when the room's own lines may be reused for these readers; None: never."""
@@ -95,20 +98,21 @@ class Audiences:
         lifetime = self.retention.get(room_id)
         return RoomMembers(
             RoomID(room_id), joined, invited, room.history_visibility, room.join_rule,
-            kept_since=now - lifetime if lifetime else -math.inf,
+            kept_since=now - lifetime if lifetime else -math.inf, encrypted=room.encrypted,
         )  # fmt: skip
 
     def of_room(self, room_id: str) -> RoomAudience:
         """Who reads the room now, and which rooms' knowledge they may all get."""
         own = self.members(room_id)
         readers = decide_readers(own)
-        others = (
+        others = [
             self.members(other)
             for other, room in self.matrix.client.rooms.items()
             if other != room_id and readers <= room.users.keys()
-        )
+        ]
+        knowledge = decide_room_knowledge(own, readers, others)
         return RoomAudience(
-            own.room, readers, decide_open(own), decide_room_knowledge(own, readers, others)
+            own.room, readers, decide_open(own), knowledge, decide_plaintext_only(own, others)
         )
 
     def own_since(self, room_id: str) -> float | None:

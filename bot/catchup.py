@@ -10,7 +10,7 @@ import time
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from nio import RoomCreateResponse, RoomGetEventResponse, RoomPreset
+from nio import RoomGetEventResponse, RoomPreset
 
 from bot.audience import Audiences
 from bot.digests import Digest, DigestStore
@@ -74,11 +74,13 @@ class CatchupDesk:
         rooms = await self.build(message.sender, since)
         heading = strings.CATCHUP_HEADING.format(since=args or strings.CATCHUP_SINCE_READ)
         text = build_catchup_markdown(heading, rooms)
-        if is_direct and self._private_with(message.room_id, message.sender):
+        sealed = self._covers_encrypted(rooms)
+        if is_direct and self._private_with(message.room_id, message.sender, sealed):
             await reply.finish(text)
             return
-        await self.matrix.send(await self._direct_room(message.sender), build_room_notice(text))
-        await reply.finish(strings.CATCHUP_SENT)
+        direct = await self._direct_room(message.sender, sealed)
+        await self.matrix.send(direct, build_room_notice(text))
+        await reply.finish(strings.CATCHUP_SENT_ENCRYPTED if sealed else strings.CATCHUP_SENT)
 
     async def _schedule(self, user: UserID, args: str, timezone: str, prefix: str) -> str:
         if args.lower() == "off":
@@ -102,7 +104,7 @@ class CatchupDesk:
             return
         when = datetime.fromtimestamp(digest.next_run, ZoneInfo(digest.timezone))
         heading = strings.DIGEST_HEADING.format(when=f"{when:%a %d %b %H:%M:%S}")
-        direct = await self._direct_room(UserID(digest.user_id))
+        direct = await self._direct_room(UserID(digest.user_id), self._covers_encrypted(rooms))
         await self.matrix.send(direct, build_room_notice(build_catchup_markdown(heading, rooms)))
 
     async def build(
@@ -144,6 +146,7 @@ class CatchupDesk:
             own_events=frozenset(line.event_id for line in lines if line.sender == user),
         )
         catchup = build_room_catchup(name, lines, reader)
+        catchup.encrypted = room is None or room.encrypted
         if self.summarizer.llm is not None and catchup.rest:
             try:
                 result = await self.summarizer.summarize(
@@ -167,35 +170,45 @@ class CatchupDesk:
             return (response.event.server_timestamp + 1) / 1000
         return receipt.ts_ms / 1000
 
-    def _private_with(self, room_id: str, user: UserID) -> bool:
+    def _covers_encrypted(self, rooms: list[RoomCatchup]) -> bool:
+        """Whether the catch-up holds text of an encrypted room (it goes only to an
+        encrypted chat, where the homeserver cannot read it)."""
+        return any(not room.empty and room.encrypted for room in rooms)
+
+    def _private_with(self, room_id: str, user: UserID, sealed: bool = False) -> bool:
         """Whether only `user` (besides the bot) may read what is posted in the room,
         now and later: no other member or invitee, and not open to newcomers who could
-        scroll back."""
+        scroll back; and, when `sealed`, encrypted."""
         members = self.audiences.members(room_id)
         others = set(members.joined) | set(members.invited)
-        return others <= {user} and not decide_open(members)
+        encrypted_enough = members.encrypted or not sealed
+        return others <= {user} and not decide_open(members) and encrypted_enough
 
-    async def _direct_room(self, user: UserID) -> str:
-        """The private chat with the user: the one the bot made for them before (even
-        when they left it: one chat, never one per digest), another private room of just
-        the two of them, or a new one."""
+    async def _direct_room(self, user: UserID, sealed: bool) -> str:
+        """The private chat with the user (encrypted when `sealed`): the one the bot made
+        for them before (even when they left it: one chat, never one per digest), another
+        private room of just the two of them, or a new one, encrypted whenever the bot
+        has encryption on."""
         kept = await self.receipts.direct_room(user)
-        if kept is not None and kept in self.matrix.client.rooms and self._private_with(kept, user):
+        rooms = self.matrix.client.rooms
+        if kept is not None and kept in rooms and self._private_with(kept, user, sealed):
             return kept
-        for room_id, room in self.matrix.client.rooms.items():
-            if user in room.users and self._private_with(room_id, user):
+        for room_id, room in rooms.items():
+            if user in room.users and self._private_with(room_id, user, sealed):
                 await self.receipts.set_direct_room(user, room_id)
                 return room_id
-        response = await self.matrix.client.room_create(
+        if sealed and not self.matrix.client.config.encryption_enabled:
+            raise MatrixError("a catch-up of encrypted rooms needs matrix.encryption on")
+        response = await self.matrix.create_room(
             is_direct=True, invite=[user], preset=RoomPreset.trusted_private_chat
         )
-        if not isinstance(response, RoomCreateResponse):
-            raise MatrixError(f"a direct chat with {user} could not be made: {response}")
-        await self.receipts.set_direct_room(user, response.room_id)
-        # Sending needs the room's state (in an encrypted setup, its members' keys).
+        await self.receipts.set_direct_room(user, response)
+        # Sending needs the room's state with the invite in it: in an encrypted room the
+        # message's key is shared with the members known then, and the invitee must be one.
         for _ in range(ROOM_WAIT_STEPS):
-            if response.room_id in self.matrix.client.rooms:
+            made = self.matrix.client.rooms.get(response)
+            if made is not None and user in made.users:
                 break
             await asyncio.sleep(0.5)
         log.info("made a direct chat for a catch-up")
-        return response.room_id
+        return response

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import time
+from typing import Literal
 
 from nio import AsyncClient
 
@@ -23,6 +24,23 @@ def decide_retry_wait(failures: int, draw: float) -> float:
     RETRY_FIRST_SECONDS up to RETRY_CAP_SECONDS, times `draw` in [0.5, 1] (the jitter)."""
     doubled = RETRY_FIRST_SECONDS * 2 ** (min(max(failures, 1), 16) - 1)
     return min(doubled, RETRY_CAP_SECONDS) * draw
+
+
+SessionCheck = Literal["valid", "gone", "retry", "refused"]
+
+
+def decide_session_check(http_status: int | None, errcode: str | None) -> SessionCheck:
+    """What an answer to `whoami` says about a saved session. Only the homeserver's
+    M_UNKNOWN_TOKEN means the session is gone (a new login makes a new device, and the
+    rooms' keys are lost); a proxy's 502, a restart's 503, a 429 or no answer at all are
+    tried again; any other Matrix error (a deactivated account) stops the start."""
+    if http_status == 200:
+        return "valid"
+    if errcode == "M_UNKNOWN_TOKEN":
+        return "gone"
+    if errcode and errcode != "M_LIMIT_EXCEEDED" and http_status and 400 <= http_status < 500:
+        return "refused"
+    return "retry"
 
 
 def retry_wait(failures: int) -> float:

@@ -9,7 +9,7 @@ from bot.commands import build_command_reply
 from bot.feedback import FeedbackDesk
 from bot.memory_commands import build_memory_list, decide_forget
 from bot.reply import ReplyWriter
-from bot.routing import RunCommand
+from bot.routing import ExplainCommand, RunCommand
 from bot.summaries import SummaryDesk
 from core import strings
 from core.config import Settings
@@ -26,10 +26,22 @@ class Desks:
     catchup: CatchupDesk | None = None
 
     async def run_command(
-        self, reply: ReplyWriter, action: RunCommand, settings: Settings, is_direct: bool
+        self,
+        reply: ReplyWriter,
+        action: RunCommand | ExplainCommand,
+        settings: Settings,
+        is_direct: bool,
     ) -> None:
-        """A command for a desk, or the help and its explanations."""
-        if action.name in ("memory", "forget") and self.memory is not None:
+        """A command for a desk, or the help and its explanations. Commands turned off
+        since the decision was stored are explained, not run (the config is live)."""
+        room = settings.room(reply.message.room_id)
+        prefix = settings.bot.command_prefix
+        explanation = build_command_reply(action.name, action.args, room, prefix, is_direct)
+        if not isinstance(action, RunCommand) or not (
+            room.commands_enabled or action.name == "help"
+        ):
+            await reply.finish(explanation)
+        elif action.name in ("memory", "forget") and self.memory is not None:
             await reply.finish(await self._memory_reply(reply, action, settings.bot.command_prefix))
         elif action.name == "feedback" and self.feedback is not None:
             await self.feedback.command(reply, action)
@@ -40,11 +52,7 @@ class Desks:
         elif action.name == "catchup" and self.catchup is not None:
             await self.catchup.command(reply, action, is_direct)
         else:
-            room = settings.room(reply.message.room_id)
-            prefix = settings.bot.command_prefix
-            await reply.finish(
-                build_command_reply(action.name, action.args, room, prefix, is_direct)
-            )
+            await reply.finish(explanation)
 
     async def _memory_reply(self, reply: ReplyWriter, action: RunCommand, prefix: str) -> str:
         assert self.memory is not None

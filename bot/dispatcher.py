@@ -26,7 +26,9 @@ from bot.render import build_answer_markdown
 from bot.reply import ReplyWriter
 from bot.routing import (
     Action,
+    Actionable,
     AnswerQuestion,
+    ExplainCommand,
     Ignore,
     KeepFeedback,
     RoutingFacts,
@@ -73,8 +75,10 @@ class Dispatcher:
         self.settings = settings
         self.bot = bot
         self.feed = Feed()
-        self.follower = MessageFollower(matrix, self.feed, self.memory, self.desks.summaries,
-                                        self._spawn)  # fmt: skip
+        self.follower = MessageFollower(
+            matrix, state, self.feed, self.memory, self.desks.summaries, self._spawn,
+            self.feedback.store if self.feedback else None,
+        )  # fmt: skip
         self.audiences = audiences
         self.first_start_ms = first_start_ms
         self._tasks: set[asyncio.Task[None]] = set()
@@ -276,9 +280,7 @@ class Dispatcher:
             bookkeeping=self._bookkeeping,
         )  # fmt: skip
 
-    async def _act_for_readers(
-        self, reply: ReplyWriter, action: AnswerQuestion | RunCommand | KeepFeedback
-    ) -> None:
+    async def _act_for_readers(self, reply: ReplyWriter, action: Actionable) -> None:
         """Act for the room's readers. When someone new can read the room before the
         reply is complete, what was shown is taken back (with shared history they could
         scroll to it), the room is told, and the work starts again for everyone now there."""
@@ -296,10 +298,8 @@ class Dispatcher:
                 reply.audience = self.audiences.of_room(room_id)
         await reply.finish_fixed(strings.AUDIENCE_UNSTABLE)
 
-    async def _act(
-        self, reply: ReplyWriter, action: AnswerQuestion | RunCommand | KeepFeedback
-    ) -> None:
-        if isinstance(action, RunCommand):
+    async def _act(self, reply: ReplyWriter, action: Actionable) -> None:
+        if isinstance(action, RunCommand | ExplainCommand):
             await self._run_command(reply, action)
         elif isinstance(action, KeepFeedback):
             assert self.feedback is not None
@@ -331,7 +331,7 @@ class Dispatcher:
         except SEND_ERRORS:
             log.warning("could not tell the asker about a failure in %s", reply.message.room_id)
 
-    async def _run_command(self, reply: ReplyWriter, action: RunCommand) -> None:
+    async def _run_command(self, reply: ReplyWriter, action: RunCommand | ExplainCommand) -> None:
         is_direct = await self._is_direct(reply.message.room_id)
         await self.desks.run_command(reply, action, self.settings.current, is_direct)
 
@@ -358,6 +358,7 @@ class Dispatcher:
             is_direct=await self._is_direct(message.room_id),
             readers=tuple(sorted(audience.readers)),
             knowledge=audience.knowledge,
+            plaintext_only=audience.plaintext_only,
             open_room=audience.open_room,
             event=message.event_id,
             in_bot_conversation=in_bot_conversation,

@@ -98,12 +98,15 @@ class FeedbackDesk:
     async def keep_comment(self, reply: ReplyWriter, action: KeepFeedback) -> None:
         message = reply.message
         await self.store.add_comment(
-            message.room_id, action.thread_root, message.sender, action.text
+            message.room_id, action.thread_root, message.sender, action.text, message.event_id
         )
         await reply.finish(strings.FEEDBACK_THANKS)
 
     async def record(self, request: Request, answer: Answer, event_id: str, text: str) -> None:
-        await self.store.store_answer(build_answer_record(request, answer, event_id, text))
+        room = self.matrix.client.rooms.get(request.room)
+        encrypted = room is None or room.encrypted
+        record = build_answer_record(request, answer, event_id, text, encrypted=encrypted)
+        await self.store.store_answer(record)
 
     async def command(self, reply: ReplyWriter, action: RunCommand) -> None:
         """!feedback: for the configured admins, in the admin room only."""
@@ -122,9 +125,11 @@ class FeedbackDesk:
             return
         since = time.time() - wanted.days * DAY
         readers = reply.audience.readers if reply.audience else frozenset()
+        here = self.matrix.client.rooms.get(message.room_id)
+        encrypted = bool(here and here.encrypted)
         if wanted.kind == "export":
             lines = [
-                json.dumps(build_export_record(record, readers), default=str)
+                json.dumps(build_export_record(record, readers, encrypted), default=str)
                 async for record in self.store.export(since)
             ]
             name = f"feedback-last-{wanted.days}-days.jsonl"
@@ -141,6 +146,7 @@ class FeedbackDesk:
             },
             worst=await self.store.worst(since, wanted.limit),
             room_readers=readers,
+            room_encrypted=encrypted,
             via=self.matrix.user_id,
         )
         await reply.finish(text)

@@ -60,9 +60,19 @@ def decide_shown(answer_readers: Sequence[str], room_readers: AbstractSet[str]) 
     return bool(answer_readers) and room_readers <= set(answer_readers)
 
 
-def build_export_record(record: Mapping[str, Any], room_readers: AbstractSet[str]) -> dict:
+def decide_postable(from_encrypted: bool | None, room_encrypted: bool) -> bool:
+    """Text said in an encrypted room (or where it is not known) is only posted into an
+    encrypted room: the homeserver reads the others."""
+    return room_encrypted or from_encrypted is False
+
+
+def build_export_record(
+    record: Mapping[str, Any], room_readers: AbstractSet[str], room_encrypted: bool
+) -> dict:
     """A rated answer for the export: whole where everyone may read it, else ids and counts."""
-    if decide_shown(record.get("readers", ()), room_readers):
+    if decide_shown(record.get("readers", ()), room_readers) and decide_postable(
+        record.get("encrypted"), room_encrypted
+    ):
         return dict(record)
     votes = [vote["vote"] for vote in record.get("votes", ())]
     return {
@@ -73,7 +83,10 @@ def build_export_record(record: Mapping[str, Any], room_readers: AbstractSet[str
 
 
 def _worst_lines(
-    worst: Sequence[Mapping[str, Any]], room_readers: AbstractSet[str], via: str
+    worst: Sequence[Mapping[str, Any]],
+    room_readers: AbstractSet[str],
+    room_encrypted: bool,
+    via: str,
 ) -> list[str]:
     lines = []
     for number, item in enumerate(worst, start=1):
@@ -81,13 +94,19 @@ def _worst_lines(
         if not decide_shown(item["readers"], room_readers):
             lines.append(strings.FEEDBACK_HIDDEN.format(number=number, **{**item, "room": room}))
             continue
+        if not decide_postable(item.get("encrypted"), room_encrypted):
+            lines.append(
+                strings.FEEDBACK_HIDDEN_ENCRYPTED.format(number=number, **{**item, "room": room})
+            )
+            continue
         sources = "; ".join(
             f"{s['title']} ({s['collection']}/{s['document_id']}"
             + (f", score {s['score']:.3f})" if s["score"] is not None else ")")
             for s in item["sources"]
         )
+        question = f"“{item['question']}”" if item["question"] else strings.FEEDBACK_NO_QUESTION
         lines.append(
-            f"{number}. 👎 {item['down']} · 👍 {item['up']}: “{item['question']}” in "
+            f"{number}. 👎 {item['down']} · 👍 {item['up']}: {question} in "
             f"{room}. Sources: {sources or 'none'}."
         )
         lines += [f"   - said: “{comment}”" for comment in item["comments"]]
@@ -100,15 +119,17 @@ def build_feedback_reply(
     counts: Mapping[int, Sequence[RoomCounts]],
     worst: Sequence[Mapping[str, Any]],
     room_readers: AbstractSet[str],
+    room_encrypted: bool,
     via: str,
 ) -> str:
     """The report: votes per room for the last 7 and 30 days, then the worst answers, in
-    detail only where every reader of the room could read them. Rooms are links (`via`:
-    the bot's user id), which clients show by name to whoever may see the room."""
+    detail only where every reader of the room could read them (and, for answers in
+    encrypted rooms, only in an encrypted room). Rooms are links (`via`: the bot's user
+    id), which clients show by name to whoever may see the room."""
     lines = [strings.FEEDBACK_HEADER]
     if request.kind == "summary":
         lines += _room_lines(counts, via) if any(counts.values()) else [strings.FEEDBACK_NONE]
         lines.append("")
     lines.append(strings.FEEDBACK_WORST_HEADER.format(days=request.days))
-    lines += _worst_lines(worst, room_readers, via) or [strings.FEEDBACK_NO_WORST]
+    lines += _worst_lines(worst, room_readers, room_encrypted, via) or [strings.FEEDBACK_NO_WORST]
     return "\n".join(lines)

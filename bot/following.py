@@ -1,6 +1,7 @@
 """What people do to their messages after the fact, followed everywhere the bot keeps
 text of them: an edit by its sender, or a redaction, reaches the conversation feed, the
-room's history and memories, the ledger and the summaries that quote it.
+room's history and memories, the ledger and the summaries that quote it; a redaction
+also the inbox, the conversation turns and the feedback records (question, comments).
 
 Runs in the sync, before the batch's messages are answered, so that nothing redacted is
 reused after its redaction arrived. A store that fails stops the batch (it is synced
@@ -21,7 +22,9 @@ from bot.events import IncomingMessage
 from bot.feed import Feed
 from bot.matrix import MatrixIO
 from bot.mentions import strip_reply_fallback
+from bot.state import StateStore
 from bot.summaries import SummaryDesk
+from core.feedback.store import FeedbackStore
 from core.memory.memory import ConversationMemory
 from core.storage.database import StorageError
 
@@ -42,12 +45,16 @@ class MessageFollower:
     def __init__(
         self,
         matrix: MatrixIO,
+        state: StateStore,
         feed: Feed,
         memory: ConversationMemory | None,
         summaries: SummaryDesk | None,
         spawn: Spawn,
+        feedback: FeedbackStore | None = None,
     ) -> None:
         self.matrix = matrix
+        self.state = state
+        self.feedback = feedback
         self.feed = feed
         self.memory = memory
         self.summaries = summaries
@@ -74,9 +81,13 @@ class MessageFollower:
         memories and ledger entries made from it, and the summaries that quote it or
         cover when it was said."""
         self.feed.follow(room_id, event_id, "", None)
+        await self.state.forget_message(event_id)
+        if self.feedback is not None:
+            await self.feedback.forget_event(event_id)
         said = await self._said_at(room_id, event_id)
         if self.memory is not None:
             await _step("history", self.memory.follow_redaction(room_id, event_id, said))
+        await self._erase_freed()
         if self.summaries is None:
             return
         await _step("ledger", self.summaries.ledger.forget_event(room_id, event_id))
@@ -91,6 +102,14 @@ class MessageFollower:
         if removed:
             # Summarising again reads the homeserver (and the model): not in the sync.
             self.spawn(self._rebuild(room_id, removed))
+
+    async def _erase_freed(self) -> None:
+        """No copy of the removed text left in the stores' files (SQLite's journal)."""
+        await self.state.erase_freed()
+        if self.feedback is not None:
+            await self.feedback.erase_freed()
+        if self.memory is not None:
+            await self.memory.store.erase_freed()
 
     async def _said_at(self, room_id: str, event_id: str) -> float | None:
         """When a (redacted) message was sent: the homeserver keeps that much of it."""

@@ -19,15 +19,17 @@ from nio import (
     LocalProtocolError,
     LoginResponse,
     ProfileGetDisplayNameResponse,
+    RoomCreateResponse,
     RoomGetEventError,
     RoomGetEventResponse,
+    RoomPreset,
     RoomRedactResponse,
     RoomSendResponse,
     UploadResponse,
     WhoamiResponse,
 )
 
-from bot.client import BotClient
+from bot.client import BotClient, decide_session_check, retry_wait
 from bot.store_key import NIO_DEFAULT_KEY, StoreKeys, store_keys, unlock_store
 from core.config.model import MatrixSettings
 
@@ -40,6 +42,12 @@ class MatrixError(Exception):
 
 # What a call to the homeserver may raise besides returning an error response.
 SEND_ERRORS = (MatrixError, LocalProtocolError, ClientError, TimeoutError)
+# Megolm, as every client enables it: what rooms the bot creates are encrypted with.
+ENCRYPTION_STATE = {
+    "type": "m.room.encryption",
+    "state_key": "",
+    "content": {"algorithm": "m.megolm.v1.aes-sha2"},
+}
 # A typing notice lasts 30 s; it is renewed before it runs out.
 TYPING_REFRESH_SECONDS = 20
 
@@ -90,6 +98,18 @@ class MatrixIO:
         else:
             content["url"] = response.content_uri
         return await self.send(room_id, content)
+
+    async def create_room(self, *, invite: list[str], is_direct: bool, preset: RoomPreset) -> str:
+        """Create a room and return its id: encrypted whenever the bot has encryption on,
+        so that what it posts there later never depends on remembering to turn it on."""
+        self._check_may_send()
+        state = [ENCRYPTION_STATE] if self.client.config.encryption_enabled else []
+        response = await self.client.room_create(
+            is_direct=is_direct, invite=invite, preset=preset, initial_state=state
+        )
+        if not isinstance(response, RoomCreateResponse):
+            raise MatrixError(f"a room could not be made: {response}")
+        return response.room_id
 
     def member_count(self, room_id: str) -> int:
         """Joined and invited members, as the last sync told."""
@@ -196,10 +216,10 @@ async def connect(settings: MatrixSettings, data_dir: Path) -> MatrixIO:
     # A saved device whose keys no known pickle key opens is given up for a new one.
     if session and _store_opens(keys, store, session["user_id"], session["device_id"]):
         client.restore_login(session["user_id"], session["device_id"], session["access_token"])
-        if isinstance(await client.whoami(), WhoamiResponse):
+        if await _confirmed(client) is not None:
             log.info("logged in as %s with saved device %s", client.user_id, client.device_id)
             return await _finish(client, settings)
-        log.warning("the saved session is no longer valid; logging in again")
+        log.warning("the homeserver no longer knows the saved session; logging in again")
 
     if settings.login_password():
         response = await client.login(settings.login_password(), device_name=settings.device_name)
@@ -208,8 +228,8 @@ async def connect(settings: MatrixSettings, data_dir: Path) -> MatrixIO:
             raise MatrixError(f"login as {settings.user_id} failed: {response.message}")
     else:
         client.access_token = settings.login_token() or ""
-        whoami = await client.whoami()
-        if not isinstance(whoami, WhoamiResponse) or whoami.user_id != settings.user_id:
+        whoami = await _confirmed(client)
+        if whoami is None or whoami.user_id != settings.user_id:
             await client.close()
             raise MatrixError(f"the access token for {settings.user_id} was not accepted")
         if not _store_opens(keys, store, whoami.user_id, whoami.device_id or ""):
@@ -223,6 +243,40 @@ async def connect(settings: MatrixSettings, data_dir: Path) -> MatrixIO:
     _write_session(session_file, client, settings.homeserver)
     log.info("logged in as %s with new device %s", client.user_id, client.device_id)
     return await _finish(client, settings)
+
+
+async def _confirmed(client: AsyncClient) -> WhoamiResponse | None:
+    """The session as the homeserver confirms it; None once it says the token is unknown.
+    A transient failure (5xx, 429, no answer) is tried again with the sync's capped
+    backoff for as long as it lasts, keeping the device and its keys; /health shows the
+    sync failing meanwhile."""
+    failures = 0
+    while True:
+        try:
+            response = await client.whoami()
+        except (ClientError, TimeoutError, OSError) as exc:
+            status, errcode, what = None, None, type(exc).__name__
+        else:
+            if isinstance(response, WhoamiResponse):
+                return response
+            transport = getattr(response, "transport_response", None)
+            status = getattr(transport, "status", None)
+            errcode = getattr(response, "status_code", None)
+            what = f"HTTP {status} {errcode or ''}".strip()
+        check = decide_session_check(status, errcode)
+        if check == "gone":
+            return None
+        if check == "refused":
+            await client.close()
+            raise MatrixError(f"the homeserver refused the bot's session: {what}")
+        failures += 1
+        wait = retry_wait(failures)
+        log.warning(
+            "the homeserver did not confirm the session (%s); trying again in %.1f s, "
+            "keeping the device",
+            what, wait,
+        )  # fmt: skip
+        await asyncio.sleep(wait)
 
 
 def _store_opens(keys: StoreKeys | None, store: Path, user_id: str, device_id: str) -> bool:

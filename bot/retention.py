@@ -1,16 +1,20 @@
 """Rooms' `m.room.retention`: what was said before a room's lifetime is dropped from the
-bot's stores (history lines and windows, summaries, the ledger) every few minutes. What
-the bot reuses is bounded at once by the room's knowledge-since (see bot/audience.py);
-this only stops keeping it."""
+bot's stores (history lines and windows, summaries, the ledger, conversation turns, the
+text of feedback records) every few minutes; and feedback records older than
+`feedback.keep_days` go altogether. What the bot reuses is bounded at once by the room's
+knowledge-since (see bot/audience.py); this only stops keeping it."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 
 from bot.audience import Audiences
 from bot.summaries import SummaryDesk
+from core.config import Settings
+from core.feedback.store import FeedbackStore
 from core.knowledge.vectors import KnowledgeUnavailable
 from core.memory.memory import ConversationMemory
 from core.storage.database import StorageError
@@ -20,16 +24,29 @@ PURGE_EVERY_SECONDS = 600
 
 
 async def run_retention(
-    audiences: Audiences, memory: ConversationMemory, summaries: SummaryDesk | None
+    audiences: Audiences,
+    memory: ConversationMemory,
+    summaries: SummaryDesk | None,
+    feedback: FeedbackStore,
+    settings: Callable[[], Settings],
 ) -> None:
     while True:
         for room_id, lifetime in list(audiences.retention.items()):
             cutoff = time.time() - lifetime
             try:
+                await memory.store.purge_turns_before(room_id, cutoff)
+                await feedback.purge_room_before(room_id, cutoff)
                 if memory.history is not None:
                     await memory.history.purge_before(room_id, cutoff)
                 if summaries is not None:
                     await summaries.purge_before(room_id, cutoff)
             except (StorageError, KnowledgeUnavailable) as exc:
                 log.warning("the retention of %s waits: %s", room_id, exc)
+        try:
+            kept = settings().feedback.keep_days * 86400
+            removed = await feedback.purge_before(time.time() - kept)
+            if removed:
+                log.info("%d feedback records past feedback.keep_days removed", removed)
+        except StorageError as exc:
+            log.warning("old feedback records wait: %s", exc)
         await asyncio.sleep(PURGE_EVERY_SECONDS)

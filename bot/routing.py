@@ -48,6 +48,16 @@ class RunCommand:
 
 
 @dataclass(frozen=True)
+class ExplainCommand:
+    """A command said to the bot that does not run here (unknown, or commands are off in
+    the room): the reply says why, and nothing is done."""
+
+    name: str
+    args: str
+    thread_root: EventID
+
+
+@dataclass(frozen=True)
 class AnswerQuestion:
     text: str
     thread_root: EventID
@@ -61,7 +71,9 @@ class KeepFeedback:
     thread_root: EventID
 
 
-Action = Ignore | RunCommand | AnswerQuestion | KeepFeedback
+# What the bot acts on (everything but Ignore).
+Actionable = RunCommand | ExplainCommand | AnswerQuestion | KeepFeedback
+Action = Ignore | Actionable
 
 
 def _parse_command(text: str, prefix: str) -> tuple[str, str] | None:
@@ -126,7 +138,7 @@ def decide_action(
         # Unknown or disabled commands get an explanation only when said to the bot:
         # in a shared room, `!something` may well be for another bot.
         if addressed:
-            return RunCommand(name, args, thread_root)
+            return ExplainCommand(name, args, thread_root)
         return Ignore("commands are off here" if known else "command for another bot")
 
     if not addressed:
@@ -137,7 +149,8 @@ def decide_action(
 
 
 ACTION_KINDS: dict[str, type[Action]] = {
-    kind.__name__: kind for kind in (Ignore, RunCommand, AnswerQuestion, KeepFeedback)
+    kind.__name__: kind
+    for kind in (Ignore, RunCommand, ExplainCommand, AnswerQuestion, KeepFeedback)
 }
 
 

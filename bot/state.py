@@ -77,6 +77,9 @@ CREATE TABLE IF NOT EXISTS leases (
 );
 """
 
+# Answered messages keep no text: their decisions held it (an earlier release's).
+V4 = "UPDATE inbox SET source = NULL, decision = NULL WHERE done = 1"
+
 UPGRADES = UpgradeTable(
     "state",
     [
@@ -87,6 +90,7 @@ UPGRADES = UpgradeTable(
             "CREATE INDEX IF NOT EXISTS inbox_pending ON inbox (done, received_ms)",
         ),
         Upgrade("decisions kept with messages, order of arrival, the syncing lease", V3, V3),
+        Upgrade("no text kept of answered messages", V4, V4),
     ],
 )
 
@@ -140,6 +144,9 @@ class StateStore(LeaseStore, Protocol):
     async def record_reply(self, event_id: str, reply_event_id: str | None) -> None: ...
     async def was_received(self, event_id: str) -> bool: ...
     async def mark_done(self, event_id: str) -> None: ...
+    async def forget_message(self, event_id: str) -> None: ...
+    async def erase_freed(self) -> None: ...
+    async def purge_done(self, before_ms: int) -> int: ...
     async def record_bot_message(self, event_id: str, room_id: str, thread_root: str) -> None: ...
     async def is_bot_message(self, event_id: str) -> bool: ...
     async def thread_of(self, event_id: str) -> str | None: ...
@@ -248,10 +255,26 @@ class SqlStateStore(SqlStore):
         )
 
     async def mark_done(self, event_id: str) -> None:
-        # The message text is dropped once answered: encrypted rooms' plaintext should
-        # not pile up on disk.
+        # Nothing of the message's text is kept once it is answered (its source, and its
+        # decision, which may quote it): no text outlives its handling, and a redaction
+        # need not reach here.
         await self.db.execute(
-            "UPDATE inbox SET done = 1, source = NULL WHERE event_id = ?", event_id
+            "UPDATE inbox SET done = 1, source = NULL, decision = NULL WHERE event_id = ?",
+            event_id,
+        )
+
+    async def forget_message(self, event_id: str) -> None:
+        """A message was redacted: its text goes, and it is not answered any more."""
+        await self.db.execute(
+            "UPDATE inbox SET done = 1, source = NULL, decision = NULL WHERE event_id = ?",
+            event_id,
+        )
+
+    async def purge_done(self, before_ms: int) -> int:
+        """Answered messages received before `before_ms` go altogether (their ids served
+        only to tell an edit of an answered question from a new one)."""
+        return await self.db.execute(
+            "DELETE FROM inbox WHERE done = 1 AND received_ms < ?", before_ms
         )
 
     async def record_bot_message(self, event_id: str, room_id: str, thread_root: str) -> None:

@@ -248,8 +248,7 @@ class SummaryDesk:
     async def rebuild(self, room_id: str, doc_ids: list[str]) -> None:
         """Summarise the periods of removed summaries again, from the messages as they
         are now; a period with nothing left stays without a summary."""
-        settings = self.settings.current
-        collection = settings.summaries.collection
+        collection = self._collection_for(room_id)
         if self.indexer is None or collection is None:
             return
         for doc_id in doc_ids:
@@ -276,8 +275,20 @@ class SummaryDesk:
         return build_summary_document(
             collection, room_id, room.display_name if room else room_id,
             SummaryRange(max(covered.start, lines[0].ts), covered.end), result.markdown,
-            first_link=lines[0].link,
+            first_link=lines[0].link, encrypted=self._encrypted(room_id),
         )  # fmt: skip
+
+    def _encrypted(self, room_id: str) -> bool:
+        """Whether the room is encrypted; a room the bot no longer sees counts as one."""
+        room = self.matrix.client.rooms.get(room_id)
+        return room is None or room.encrypted
+
+    def _collection_for(self, room_id: str) -> str | None:
+        """Where the room's scheduled summaries go as knowledge; None: nowhere."""
+        summaries = self.settings.current.summaries
+        if summaries.encrypted_rooms == "room_only" and self._encrypted(room_id):
+            return None
+        return summaries.collection
 
     async def run_scheduled(self, room_id: str) -> None:
         """One scheduled run: what is new since the last run, into the knowledge
@@ -297,8 +308,9 @@ class SummaryDesk:
             if made is None:
                 return
             result, lines = made
-            document = self._document(settings.summaries.collection, room_id, covered, *made)
-            await self.indexer.put_many([document])
+            collection = self._collection_for(room_id)
+            if collection is not None:
+                await self.indexer.put_many([self._document(collection, room_id, covered, *made)])
             self._count("scheduled")
             await self.marks.note_summary(room_id, now)
             # Readable from its first message on: the period before it holds nothing.

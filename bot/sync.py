@@ -96,6 +96,9 @@ class SyncLoop:
                 response.next_batch, await self._addressed(response, token), self.lease
             )
             token = response.next_batch
+            # Answered messages' ids serve the edit window only.
+            window_ms = int(self.settings.current.bot.edit_window_seconds * 1000)
+            await self.state.purge_done(now_ms() - window_ms)
             if not self.ready.is_set():
                 self.ready.set()
                 log.info("ready: synced with %s", self.matrix.client.homeserver)

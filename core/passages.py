@@ -100,6 +100,8 @@ class PassagesAnswerer:
         text, sources = build_passages_answer(shown, memories)
         if found.unchecked:
             text += "\n\n" + strings.SOURCES_UNCHECKED
+        if found.encrypted_left_out:
+            text += "\n\n" + strings.ENCRYPTED_LEFT_OUT
         kind: AnswerKind = "answer" if shown or memories else "refusal"
         reason = "" if shown or memories else "nothing_found"
         return Answer(text, kind, sources, found.trace, reason=reason)

@@ -40,6 +40,9 @@ class Request:
     is_direct: bool = False
     readers: tuple[UserID, ...] = ()
     knowledge: tuple[tuple[RoomID, float], ...] = ()
+    # Of `knowledge`, the encrypted rooms while this room is not: only what was written
+    # there before encryption was turned on may be used.
+    plaintext_only: tuple[RoomID, ...] = ()
     open_room: bool = False
     event: EventID | None = None
     in_bot_conversation: bool = False

@@ -70,6 +70,10 @@ SEARCH_ONLY_INTRO = (
 )
 SEARCH_ONLY_MEMORIES = "What this room asked me to remember:"
 NOTHING_FOUND = "I found nothing about this in the documents I can share in this room."
+ENCRYPTED_LEFT_OUT = (
+    "Sources from encrypted rooms were left out: this room is not encrypted, so the "
+    "homeserver could read them here."
+)
 SOURCES_UNCHECKED = (
     "_Some sources could not be checked with the applications that own them, so I left them out._"
 )
@@ -180,6 +184,11 @@ AUDIENCE_UNSTABLE = (
     "Please ask again in a moment."
 )
 TAKEN_BACK = "Written for the room's earlier readers"
+FEEDBACK_HIDDEN_ENCRYPTED = (
+    "{number}. 👎 {down} · 👍 {up}: answer `{answer_id}` in {room} "
+    "(asked in an encrypted room and this room is not encrypted: question and sources hidden)."
+)
+FEEDBACK_NO_QUESTION = "(question removed: redacted, or past the room's retention)"
 FEEDBACK_HIDDEN = (
     "{number}. 👎 {down} · 👍 {up}: answer `{answer_id}` in {room} "
     "(not everyone in this room could read that answer: question and sources hidden)."
@@ -218,6 +227,10 @@ CATCHUP_FOR_YOU = "For you"
 CATCHUP_REST = "Also"
 CATCHUP_MORE = "- … and {count} more"
 CATCHUP_SENT = "I sent your catch-up to our direct chat."
+CATCHUP_SENT_ENCRYPTED = (
+    "I sent your catch-up to our encrypted chat: it covers encrypted rooms, and this chat "
+    "is not encrypted."
+)
 CATCHUP_RANGE_UNREADABLE = (
     "I could not read {args!r} as a time. Try `{prefix}catchup` (since you last read each "
     "room) or `{prefix}catchup since Monday`."

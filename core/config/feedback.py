@@ -13,6 +13,8 @@ class FeedbackSettings(Strict):
     ask_after_downvote: bool = True
     # Who may use !feedback (in bot.admin_room only).
     admins: tuple[str, ...] = ()
+    # Days an answer's record (question, trace, comments, votes) is kept.
+    keep_days: int = Field(default=90, ge=1, le=3650)
     # How votes move a cited document in later rankings: its score is multiplied by
     # 1 + up_step per 👍 - down_step per 👎, within [1 - max_down, 1 + max_up].
     up_step: float = Field(default=0.02, ge=0, le=1)

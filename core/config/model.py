@@ -140,6 +140,9 @@ class BotSettings(Strict):
     # One process per account syncs and answers; a standby takes over within about this
     # long after it dies (a clean stop hands over at once).
     lease_seconds: float = Field(default=15.0, ge=2, le=300)
+    # Seconds an answered message's id (no text) stays in the inbox: an edit of it that
+    # newly mentions the bot is no new question within this window.
+    edit_window_seconds: float = Field(default=172_800, ge=1, le=366 * 86400)
 
     @field_validator("data_dir")
     @classmethod

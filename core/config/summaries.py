@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 from urllib.parse import urlsplit
 
 from apscheduler.triggers.cron import CronTrigger
@@ -70,6 +71,11 @@ class SummarySettings(Strict):
     collection: str | None = None
     # Also post scheduled summaries in their room.
     post_in_room: bool = False
+    # Scheduled summaries of encrypted rooms: "collection" writes them into `collection`
+    # like any other (decrypted text then rests in the catalog and Chroma, which may run
+    # on another host); "room_only" posts them in their room (with post_in_room) and
+    # keeps them out of the collection, so no question elsewhere is answered from them.
+    encrypted_rooms: Literal["collection", "room_only"] = "collection"
     # Hours a !summarize covers when the bot has not summarised the room before.
     default_hours: int = Field(default=24, ge=1, le=24 * 90)
     # Messages read from the homeserver for one summary, at most.

@@ -9,9 +9,12 @@ from core.requests import Answer, Request
 from core.trace import AnswerStep, RephraseStep, find_step
 
 
-def build_answer_record(request: Request, answer: Answer, event_id: str, text: str) -> AnswerRecord:
+def build_answer_record(
+    request: Request, answer: Answer, event_id: str, text: str, *, encrypted: bool
+) -> AnswerRecord:
     """Everything needed to learn from a vote on this answer: the question as asked and
-    as searched, the sources and their scores, the model and the prompt version."""
+    as searched, the sources and their scores, the model and the prompt version; and
+    whether it was said in an encrypted room (`encrypted`)."""
     written = find_step(answer.trace, AnswerStep)
     rephrased = find_step(answer.trace, RephraseStep)
     return AnswerRecord(
@@ -32,4 +35,6 @@ def build_answer_record(request: Request, answer: Answer, event_id: str, text: s
         ),
         created=time.time(),
         readers=tuple(dict.fromkeys((request.sender, *request.readers))),
+        question_event=request.event or "",
+        encrypted=encrypted,
     )

@@ -103,6 +103,18 @@ INSERT INTO vote_changes VALUES (1, 0) ON CONFLICT DO NOTHING;
 """
 BUMP = "UPDATE vote_changes SET changes = changes + 1 WHERE id = 1"
 
+# An answer knows the message it answered and whether its room was encrypted (NULL:
+# not known, which counts as encrypted); a comment knows its message. So a redaction
+# removes their text, and a report in an unencrypted room never quotes encrypted ones.
+V3 = """
+ALTER TABLE answers ADD COLUMN question_event TEXT NOT NULL DEFAULT '';
+ALTER TABLE answers ADD COLUMN encrypted INTEGER;
+ALTER TABLE comments ADD COLUMN event_id TEXT NOT NULL DEFAULT '';
+CREATE INDEX IF NOT EXISTS answers_of_question ON answers (question_event);
+CREATE INDEX IF NOT EXISTS answers_created ON answers (created);
+CREATE INDEX IF NOT EXISTS comments_of_event ON comments (event_id);
+"""
+
 UPGRADES = UpgradeTable(
     "feedback",
     [
@@ -110,8 +122,15 @@ UPGRADES = UpgradeTable(
             "answers, their sources, readers and events, votes, comments", V1_SQLITE, V1_POSTGRES
         ),
         Upgrade("a count of vote changes, shared by every process", V2, V2),
+        Upgrade("answers and comments that follow redactions and encryption", V3, V3),
     ],
 )
+ANSWER_COLUMNS = (
+    "answer_id", "event_id", "room", "asker", "question", "rephrased", "answer", "kind",
+    "model", "prompt_version", "trace", "created", "question_event", "encrypted",
+)  # fmt: skip
+# What an answer's record holds of people's words: blanked when they take them back.
+NO_TEXT = "question = '', rephrased = '', answer = '', trace = '[]'"
 UP = "SUM(CASE WHEN v.vote = 'up' THEN 1 ELSE 0 END)"
 DOWN = "SUM(CASE WHEN v.vote = 'down' THEN 1 ELSE 0 END)"
 
@@ -143,6 +162,9 @@ class AnswerRecord:
     # Everyone the answer was written for; an answer stored before readers were kept
     # has none, and so is shown in detail to nobody.
     readers: tuple[str, ...] = ()
+    # The message that asked, and whether its room was end-to-end encrypted.
+    question_event: str = ""
+    encrypted: bool | None = False
 
 
 @dataclass(frozen=True)
@@ -166,10 +188,16 @@ class FeedbackStore(Protocol):
     async def vote_of(self, answer_id: str, user: str) -> Vote | None: ...
     async def ask(self, room: str, thread: str, user: str, answer_id: str) -> None: ...
     async def pending_ask(self, room: str, thread: str, user: str) -> str | None: ...
-    async def add_comment(self, room: str, thread: str, user: str, text: str) -> None: ...
+    async def add_comment(
+        self, room: str, thread: str, user: str, text: str, event_id: str = ""
+    ) -> None: ...
+    async def forget_event(self, event_id: str) -> None: ...
+    async def purge_room_before(self, room: str, cutoff: float) -> None: ...
+    async def purge_before(self, cutoff: float) -> int: ...
     async def document_votes(self) -> dict[tuple[str, str], tuple[int, int]]: ...
     async def room_counts(self, since: float) -> list[RoomCounts]: ...
     async def worst(self, since: float, limit: int) -> list[dict[str, Any]]: ...
+    async def erase_freed(self) -> None: ...
     def export(self, since: float) -> AsyncIterator[dict[str, Any]]: ...
 
 
@@ -194,10 +222,13 @@ class SqlFeedbackStore(SqlStore):
                 for table in ("answers", "answer_sources", "answer_readers"):
                     await tx.execute(f"DELETE FROM {table} WHERE answer_id = ?", answer_id)
             await tx.execute(
-                "INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO answers ({', '.join(ANSWER_COLUMNS)})"
+                f" VALUES ({', '.join('?' * len(ANSWER_COLUMNS))})",
                 record.answer_id, record.event_id, record.room, record.asker, record.question,
                 record.rephrased, record.answer, record.kind, record.model,
                 record.prompt_version, json.dumps(record.trace, default=str), record.created,
+                record.question_event,
+                None if record.encrypted is None else int(record.encrypted),
             )  # fmt: skip
             await tx.execute(
                 "INSERT INTO answer_events VALUES (?, ?) ON CONFLICT (event_id)"
@@ -269,20 +300,58 @@ class SqlFeedbackStore(SqlStore):
             room, thread, user,
         )  # fmt: skip
 
-    async def add_comment(self, room: str, thread: str, user: str, text: str) -> None:
-        """Keep the reply to the question, and close the question."""
+    async def add_comment(
+        self, room: str, thread: str, user: str, text: str, event_id: str = ""
+    ) -> None:
+        """Keep the reply to the question (the message `event_id`), and close the question."""
         async with self.db.transaction() as tx:
             answer_id = await tx.fetchval(
                 'SELECT answer_id FROM asks WHERE room = ? AND thread = ? AND "user" = ?',
                 room, thread, user,
             )  # fmt: skip
             await tx.execute(
-                'INSERT INTO comments (answer_id, "user", text, ts) VALUES (?, ?, ?, ?)',
-                answer_id or "", user, text, time.time(),
+                'INSERT INTO comments (answer_id, "user", text, ts, event_id)'
+                " VALUES (?, ?, ?, ?, ?)",
+                answer_id or "", user, text, time.time(), event_id,
             )  # fmt: skip
             await tx.execute(
                 'DELETE FROM asks WHERE room = ? AND thread = ? AND "user" = ?', room, thread, user
             )
+
+    # What people take back, and what is kept no longer.
+    async def forget_event(self, event_id: str) -> None:
+        """A message was redacted: the question it asked, the answer to it (when the
+        answer is the redacted one) and a comment it made lose their text."""
+        async with self.db.transaction() as tx:
+            await tx.execute(f"UPDATE answers SET {NO_TEXT} WHERE question_event = ?", event_id)
+            await tx.execute(
+                f"UPDATE answers SET {NO_TEXT} WHERE answer_id IN"
+                " (SELECT answer_id FROM answer_events WHERE event_id = ?)",
+                event_id,
+            )
+            await tx.execute("DELETE FROM comments WHERE event_id = ?", event_id)
+
+    async def purge_room_before(self, room: str, cutoff: float) -> None:
+        """The room's retention: its answers from before `cutoff` keep their votes, not
+        their text."""
+        async with self.db.transaction() as tx:
+            old = "SELECT answer_id FROM answers WHERE room = ? AND created < ?"
+            await tx.execute(f"DELETE FROM comments WHERE answer_id IN ({old})", room, cutoff)
+            await tx.execute(
+                f"UPDATE answers SET {NO_TEXT} WHERE room = ? AND created < ?", room, cutoff
+            )
+
+    async def purge_before(self, cutoff: float) -> int:
+        """`feedback.keep_days`: answers from before `cutoff` go with everything kept of
+        them; returns how many."""
+        async with self.db.transaction() as tx:
+            old = "SELECT answer_id FROM answers WHERE created < ?"
+            for table in ("answer_sources", "answer_readers", "answer_events", "reactions",
+                          "comments", "asks"):  # fmt: skip
+                await tx.execute(f"DELETE FROM {table} WHERE answer_id IN ({old})", cutoff)
+            removed = await tx.execute("DELETE FROM answers WHERE created < ?", cutoff)
+            await tx.execute(BUMP)
+        return removed
 
     # What retrieval and the reports read.
     async def document_votes(self) -> dict[tuple[str, str], tuple[int, int]]:
@@ -306,9 +375,9 @@ class SqlFeedbackStore(SqlStore):
     async def worst(self, since: float, limit: int) -> list[dict[str, Any]]:
         """The answers with the most 👎 over 👍, with their questions and sources."""
         rows = await self.db.fetch(
-            f"SELECT a.answer_id, a.room, a.question, {UP}, {DOWN} "
+            f"SELECT a.answer_id, a.room, a.question, a.encrypted, {UP}, {DOWN} "
             "FROM votes v JOIN answers a ON a.answer_id = v.answer_id WHERE v.ts >= ? "
-            f"GROUP BY a.answer_id, a.room, a.question HAVING {DOWN} > 0 "
+            f"GROUP BY a.answer_id, a.room, a.question, a.encrypted HAVING {DOWN} > 0 "
             f"ORDER BY {DOWN} - {UP} DESC, MAX(v.ts) DESC LIMIT ?",
             since, limit,
         )  # fmt: skip
@@ -316,8 +385,9 @@ class SqlFeedbackStore(SqlStore):
             {"answer_id": answer_id, "room": room, "question": question, "up": int(up),
              "down": int(down), "sources": await self._sources(answer_id),
              "comments": await self._comments(answer_id),
-             "readers": await self._readers(answer_id)}
-            for answer_id, room, question, up, down in rows
+             "readers": await self._readers(answer_id),
+             "encrypted": None if encrypted is None else bool(encrypted)}
+            for answer_id, room, question, encrypted, up, down in rows
         ]  # fmt: skip
 
     async def _sources(self, answer_id: str) -> list[dict[str, Any]]:
@@ -340,14 +410,14 @@ class SqlFeedbackStore(SqlStore):
     async def export(self, since: float) -> AsyncIterator[dict[str, Any]]:
         """One record per voted answer: the answer's trace, its votes and comments."""
         rows = await self.db.fetch(
-            "SELECT * FROM answers WHERE answer_id IN "
+            f"SELECT {', '.join(ANSWER_COLUMNS)} FROM answers WHERE answer_id IN "
             "(SELECT answer_id FROM votes WHERE ts >= ?) ORDER BY created",
             since,
         )
-        columns = ("answer_id", "event_id", "room", "asker", "question", "rephrased", "answer",
-                   "kind", "model", "prompt_version", "trace", "created")  # fmt: skip
         for row in rows:
-            record = dict(zip(columns, row, strict=True))
+            record = dict(zip(ANSWER_COLUMNS, row, strict=True))
+            if record["encrypted"] is not None:
+                record["encrypted"] = bool(record["encrypted"])
             answer_id = record["answer_id"]
             record["trace"] = json.loads(record["trace"])
             record["sources"] = await self._sources(answer_id)

@@ -92,17 +92,22 @@ CREATE VIRTUAL TABLE chunk_vocab USING fts5vocab(chunk_fts, 'row');
 INSERT INTO chunk_fts (chunk_fts) VALUES ('rebuild');
 """
 
+# Whether a room's document was written from an encrypted room: 1 or 0, and NULL for
+# the summaries of earlier releases (unknown: left out wherever encrypted ones are).
+V3 = "ALTER TABLE documents ADD COLUMN encrypted INTEGER"
+
 UPGRADES = UpgradeTable(
     "catalog",
     [
         Upgrade("documents, chunks, dates, keyword index", V1_SQLITE, V1_POSTGRES),
         Upgrade("keyword index with stemming", V2_SQLITE, "SELECT 1"),
+        Upgrade("documents of encrypted rooms marked", V3, V3),
     ],
 )
 
 HIT_COLUMNS = (
     "c.chunk_id, c.collection, c.doc_id, d.source, c.title, d.url, c.heading, c.text,"
-    " c.position, d.public, d.room, d.content_hash"
+    " c.position, d.public, d.room, d.content_hash, d.encrypted"
 )
 # ts_rank's weights of the labels {D, C, B, A}: body 1, heading 1.5, title 2, as FTS5's
 # bm25() weighs the columns; its normalization 1 divides by the log of the chunk's length
@@ -131,6 +136,8 @@ class DocumentRecord:
     content_hash: str
     chunk_count: int
     updated_at: float
+    # Written from an encrypted room (a room's summary); None: not known.
+    encrypted: bool | None = False
 
 
 @dataclass(frozen=True)
@@ -236,8 +243,9 @@ class SqlCatalog(SqlStore):
                 )  # fmt: skip
             values = list(astuple(record))
             values[8] = int(record.public)
+            values[12] = None if record.encrypted is None else int(record.encrypted)
             await tx.execute(
-                "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", *values
+                "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", *values
             )
             if dates is not None:
                 await tx.execute("INSERT INTO document_dates VALUES (?, ?, ?, ?)", *key, *dates)

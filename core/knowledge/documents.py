@@ -107,6 +107,9 @@ class Document:
     # when their range meets its range. Undated documents are never left out.
     date: str = ""
     date_end: str = ""
+    # A room's summary written from an encrypted room: only ever posted into encrypted
+    # rooms (see core/rights/readers.py).
+    encrypted: bool = False
 
     def dates(self) -> tuple[float, float] | None:
         return parse_document_dates(self.date, self.date_end)
@@ -116,6 +119,8 @@ class Document:
         fields = asdict(self)
         fields.pop("collection")
         fields.pop("id")
+        if not fields["encrypted"]:
+            fields.pop("encrypted")  # the hashes of earlier releases' documents hold
         return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:32]
 
 
@@ -182,6 +187,9 @@ class Hit:
     # decisions are kept per version, so a document replaced by any process is asked
     # about again by every process.
     revision: str = ""
+    # Of a room's document: written from an encrypted room; None: not known (earlier
+    # releases), which counts as encrypted.
+    encrypted: bool | None = False
 
 
 @dataclass(frozen=True)

@@ -148,6 +148,7 @@ class Indexer:
             document.collection, document.id, item.collection.source, document.title,
             document.url, document.language, document.version, document.room,
             item.collection.public, content_hash, len(item.chunks), updated_at,
+            document.encrypted,
         )  # fmt: skip
         rows = [
             ChunkRow(i, c.position, c.heading, c.text)

@@ -30,10 +30,12 @@ def fuse_by_rank(rankings: Sequence[Ranking], k: int) -> list[tuple[str, float]]
 
 def build_hit(row: Row, public: bool) -> Hit:
     """A catalog row (see HIT_COLUMNS) as a hit, before any search scored it."""
-    chunk_id, collection, doc_id, source, title, url, heading, text, position, _, room, rev = row
+    chunk_id, collection, doc_id, source, title, url, heading, text, position, _, room, rev, enc = (
+        row
+    )
     return Hit(
         chunk_id, collection, doc_id, source, title, url, heading, text, position, public,
-        0.0, room=room, revision=rev,
+        0.0, room=room, revision=rev, encrypted=None if enc is None else bool(enc),
     )  # fmt: skip
 
 

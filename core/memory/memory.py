@@ -66,8 +66,9 @@ class ConversationMemory:
 
     async def follow_redaction(self, room: str, event_id: str, ts: float | None = None) -> None:
         """A message (said at `ts`, when known) was redacted: it leaves the history
-        windows, and the memories made from it are forgotten."""
+        windows, and the memories and conversation turns made from it are forgotten."""
         await self.store.forget_event(room, event_id)
+        await self.store.forget_turns_of(room, event_id)
         if self.history is not None:
             await self.history.follow(room, event_id, None)
             if ts is not None:
@@ -94,7 +95,7 @@ class ConversationMemory:
         return await self.store.turn(request.room, conversation_key(request))
 
     async def record_turn(self, request: Request, rephrased: str, outcome: str) -> None:
-        turn = Turn(request.text, rephrased, outcome, time.time())
+        turn = Turn(request.text, rephrased, outcome, time.time(), request.event or "")
         await self.store.set_turn(request.room, conversation_key(request), turn)
         if request.thread is None and request.event:
             # The answer opens a thread on the question: a follow-up there continues it.

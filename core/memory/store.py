@@ -79,11 +79,18 @@ CREATE INDEX IF NOT EXISTS memories_of_event ON memories (room, event_id);
 CREATE INDEX IF NOT EXISTS history_line_events ON history_lines (room, event_id);
 """
 
+# A turn knows the message its question came from, so that its redaction removes it.
+V3 = """
+ALTER TABLE turns ADD COLUMN event_id TEXT NOT NULL DEFAULT '';
+CREATE INDEX IF NOT EXISTS turns_of_event ON turns (room, event_id);
+"""
+
 UPGRADES = UpgradeTable(
     "memory",
     [
         Upgrade("memories, turns, history lines and windows", V1_SQLITE, V1_POSTGRES),
         Upgrade("history and memories that follow edits and redactions", V2, V2),
+        Upgrade("turns that follow redactions", V3, V3),
     ],
 )
 WINDOW_COLUMNS = "id, room, first_seq, start_ts, end_ts, text, link, last_seq"
@@ -106,6 +113,8 @@ class Turn:
     rephrased: str
     outcome: str  # "answered", "toxic", "out_of_scope", "comment", ...
     at: float
+    # The message the question came from ("": not known).
+    event_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -147,6 +156,9 @@ class MemoryStore(Protocol):
     async def drop_window(self, room: str, window_id: str) -> None: ...
     async def set_turn(self, room: str, thread: str, turn: Turn) -> None: ...
     async def turn(self, room: str, thread: str) -> Turn | None: ...
+    async def forget_turns_of(self, room: str, event_id: str) -> int: ...
+    async def purge_turns_before(self, room: str, cutoff: float) -> int: ...
+    async def erase_freed(self) -> None: ...
     async def add_line(
         self, room: str, event_id: str, sender: str, text: str, ts: float, link: str
     ) -> None: ...
@@ -212,18 +224,32 @@ class SqlMemoryStore(SqlStore):
     # The last turn of each conversation.
     async def set_turn(self, room: str, thread: str, turn: Turn) -> None:
         await self.db.execute(
-            "INSERT INTO turns VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (room, thread) DO UPDATE"
+            "INSERT INTO turns (room, thread, question, rephrased, outcome, at, event_id)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (room, thread) DO UPDATE"
             " SET question = excluded.question, rephrased = excluded.rephrased,"
-            " outcome = excluded.outcome, at = excluded.at",
-            room, thread, turn.question, turn.rephrased, turn.outcome, turn.at,
+            " outcome = excluded.outcome, at = excluded.at, event_id = excluded.event_id",
+            room, thread, turn.question, turn.rephrased, turn.outcome, turn.at, turn.event_id,
         )  # fmt: skip
 
     async def turn(self, room: str, thread: str) -> Turn | None:
         row = await self.db.fetchrow(
-            "SELECT question, rephrased, outcome, at FROM turns WHERE room = ? AND thread = ?",
+            "SELECT question, rephrased, outcome, at, event_id FROM turns"
+            " WHERE room = ? AND thread = ?",
             room, thread,
         )  # fmt: skip
         return Turn(*row) if row else None
+
+    async def forget_turns_of(self, room: str, event_id: str) -> int:
+        """Forget the turns whose question came from a message (it was redacted); a turn
+        of an earlier release, not knowing its message, goes with its thread's root."""
+        return await self.db.execute(
+            "DELETE FROM turns WHERE room = ? AND (event_id = ? OR (event_id = '' AND thread = ?))",
+            room, event_id, event_id,
+        )  # fmt: skip
+
+    async def purge_turns_before(self, room: str, cutoff: float) -> int:
+        """The room's retention: turns asked before `cutoff` go."""
+        return await self.db.execute("DELETE FROM turns WHERE room = ? AND at < ?", room, cutoff)
 
     # The rooms' dialog, and the windows of it that were embedded.
     async def add_line(

@@ -133,9 +133,10 @@ class AnswerPipeline:
             )
         if not sources.hits and not sources.memories and not general:
             await self._record(request, question, "nothing_found")
-            return Answer(
-                strings.NOTHING_FOUND, kind="refusal", trace=tuple(trace), reason="nothing_found"
-            )
+            text = strings.NOTHING_FOUND
+            if sources.encrypted_left_out:
+                text += "\n\n" + strings.ENCRYPTED_LEFT_OUT
+            return Answer(text, kind="refusal", trace=tuple(trace), reason="nothing_found")
         answer = await self._grounded_answer(
             request, question, conversation, sources, settings, trace, progress
         )
@@ -226,6 +227,8 @@ class AnswerPipeline:
             cited_text += "\n\n" + strings.SOURCES_UNCHECKED
         if sources.unavailable:
             cited_text += "\n\n" + strings.SEARCH_PARTLY_UNAVAILABLE
+        if sources.encrypted_left_out:
+            cited_text += "\n\n" + strings.ENCRYPTED_LEFT_OUT
         trace.append(
             AnswerStep(time.perf_counter() - started, messages, text, self.llm.model,
                        self.prompts().version)

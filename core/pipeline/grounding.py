@@ -24,6 +24,16 @@ class Grounding:
     hits: list[Hit]
     unchecked: bool
     trace: tuple[Step, ...]
+    # Passages of encrypted rooms were found and left out: the answer's room is not
+    # encrypted (see `decide_postable`).
+    encrypted_left_out: bool = False
+
+
+def decide_postable(hit: Hit, plaintext_only: tuple[str, ...]) -> bool:
+    """Whether a passage may be posted in the answer's room as far as encryption goes:
+    a room's document written while its room was encrypted (or of unknown state) may
+    not reach a room the homeserver reads."""
+    return hit.room not in plaintext_only or hit.encrypted is False
 
 
 async def fetch_grounding(
@@ -42,7 +52,8 @@ async def fetch_grounding(
         rooms_since=tuple((room, since) for room, since in audience.rooms if since > ALWAYS),
         dated_between=between,
     )
-    hits = await retriever.search(question, filters, k=k, overfetch=OVERFETCH)
+    found = await retriever.search(question, filters, k=k, overfetch=OVERFETCH)
+    hits = [hit for hit in found if decide_postable(hit, audience.plaintext_only)]
     retrieved = time.perf_counter()
     outcome = await rights.filter(hits, audience)
     trace = (
@@ -54,7 +65,8 @@ async def fetch_grounding(
             outcome.unchecked,
         ),
     )
-    return Grounding(outcome.allowed[:k], outcome.unchecked, trace)
+    left_out = len(hits) < len(found)
+    return Grounding(outcome.allowed[:k], outcome.unchecked, trace, left_out)
 
 
 async def fetch_context_hits(retriever: Retriever, hits: list[Hit], budget: int) -> list[Hit]:
@@ -84,4 +96,5 @@ def build_audience(request: Request, settings: Settings) -> Audience:
         open_room=request.open_room,
         max_members=settings.rights.max_room_members,
         rooms=request.knowledge,
+        plaintext_only=request.plaintext_only,
     )

@@ -50,6 +50,8 @@ class Sources:
     trace: tuple[Step, ...]
     # Chroma could not be reached: documents and history were not searched.
     unavailable: bool = False
+    # Passages of encrypted rooms were left out: this room is not encrypted.
+    encrypted_left_out: bool = False
 
     @property
     def hits(self) -> list[Hit]:
@@ -104,8 +106,9 @@ class SourcesFinder:
             windows += [build_ledger_hit(entry, request.room, timezone) for entry in entries]
         trace = (*grounding.trace, step)
         return Sources(
-            grounding.hits, windows, memories, grounding.unchecked, trace, unavailable=unavailable
-        )
+            grounding.hits, windows, memories, grounding.unchecked, trace,
+            unavailable=unavailable, encrypted_left_out=grounding.encrypted_left_out,
+        )  # fmt: skip
 
     async def _documents(
         self, question: str, audience: Audience, settings: Settings, between: TimeRange | None

@@ -39,6 +39,9 @@ class RoomMembers:
     # The room's `m.room.retention`: what was said before this time is not kept, and the
     # bot reuses none of it (history, summaries, memories).
     kept_since: float = -math.inf
+    # End-to-end encrypted (`m.room.encryption`): the homeserver cannot read what is said
+    # there, so none of it may be posted where the homeserver can read it.
+    encrypted: bool = False
 
 
 def decide_readers(room: RoomMembers) -> frozenset[UserID]:
@@ -92,6 +95,16 @@ def decide_room_knowledge(
     return tuple(found)
 
 
+def decide_plaintext_only(own: RoomMembers, rooms: Iterable[RoomMembers]) -> tuple[RoomID, ...]:
+    """The rooms whose knowledge may reach `own` only as far as it was written while they
+    were not encrypted: every encrypted room, when `own` is not (the homeserver reads
+    what is posted there; fail closed). Encryption once on stays on in Matrix, so a
+    room's own knowledge may always go back into it."""
+    if own.encrypted:
+        return ()
+    return tuple(room.room for room in rooms if room.encrypted and room.room != own.room)
+
+
 def decide_audience_holds(computed: frozenset[UserID], now: frozenset[UserID]) -> bool:
     """Whether text computed for `computed` readers may be posted to the room's readers
     `now`: people who left change nothing, anyone new does."""
@@ -106,6 +119,9 @@ class Audience:
     readers: tuple[UserID, ...]
     rooms: tuple[tuple[RoomID, float], ...]
     reason: str
+    # Of `rooms`, those whose knowledge counts only where written while they were not
+    # encrypted (see `decide_plaintext_only`).
+    plaintext_only: tuple[RoomID, ...] = ()
 
     @property
     def public_only(self) -> bool:
@@ -125,22 +141,27 @@ def decide_audience(
     open_room: bool,
     max_members: int,
     rooms: tuple[tuple[RoomID, float], ...],
+    plaintext_only: tuple[RoomID, ...] = (),
 ) -> Audience:
     """Everyone who reads the answer, so everyone's rights count.
 
     `readers` are the room's readers except the bot (see `decide_readers`); `rooms`
-    those whose own knowledge they may all get (see `decide_room_knowledge`).
+    those whose own knowledge they may all get (see `decide_room_knowledge`), and of
+    them `plaintext_only` those encrypted while the answer's room is not.
     """
     if room_public_only:
-        return Audience((), rooms, "the room is set to public documents only")
-    if open_room:
-        return Audience((), rooms, "anyone may join and read the room: public documents only")
-    if is_direct:
-        return Audience((asker,), rooms, "a direct chat: the asker's rights")
-    everyone = tuple(dict.fromkeys((asker, *readers)))
-    if len(everyone) > max_members:
-        return Audience((), rooms, f"more than {max_members} readers: public documents only")
-    return Audience(everyone, rooms, "every reader's rights")
+        readers, reason = (), "the room is set to public documents only"
+    elif open_room:
+        readers, reason = (), "anyone may join and read the room: public documents only"
+    elif is_direct:
+        readers, reason = (asker,), "a direct chat: the asker's rights"
+    else:
+        everyone = tuple(dict.fromkeys((asker, *readers)))
+        if len(everyone) > max_members:
+            readers, reason = (), f"more than {max_members} readers: public documents only"
+        else:
+            readers, reason = everyone, "every reader's rights"
+    return Audience(readers, rooms, reason, plaintext_only)
 
 
 def map_reader(user_id: UserID, mapping: ReaderMapping) -> str | None:

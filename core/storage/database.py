@@ -75,3 +75,11 @@ class Database(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+async def erase_freed(db: Database) -> None:
+    """After deleting text that people took back: on SQLite, write the journal into the
+    file and empty it (deleted rows are zeroed in the file: `secure_delete` is on), so
+    that no copy of them stays on disk. PostgreSQL's dead rows go with autovacuum."""
+    if db.dialect == "sqlite":
+        await db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -102,6 +102,9 @@ class SqliteDatabase:
         await connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         await connection.execute("PRAGMA journal_mode = WAL")
         await connection.execute("PRAGMA synchronous = NORMAL")
+        # Deleted rows are overwritten, not left in free pages: the stores keep message
+        # text that must be gone from disk once its message is redacted.
+        await connection.execute("PRAGMA secure_delete = ON")
         return cls(connection)
 
     async def execute(self, sql: str, *args: Any) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Self
 
-from core.storage.database import Database
+from core.storage.database import Database, erase_freed
 from core.storage.upgrades import UpgradeTable
 
 
@@ -19,3 +19,7 @@ class SqlStore:
         """The store on `db`, after applying the upgrades its tables lack."""
         await cls.upgrades.upgrade(db)
         return cls(db)
+
+    async def erase_freed(self) -> None:
+        """No copy of deleted rows left in the store's files (see `erase_freed`)."""
+        await erase_freed(self.db)

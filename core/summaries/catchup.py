@@ -38,6 +38,8 @@ class RoomCatchup:
     rest: list[SummaryLine] = field(default_factory=list)
     total: int = 0
     tldr: str = ""
+    # Said in an encrypted room: the catch-up then goes only to an encrypted chat.
+    encrypted: bool = False
 
     @property
     def empty(self) -> bool:

@@ -78,6 +78,8 @@ def build_summary_document(
     covered: SummaryRange,
     markdown: str,
     first_link: str,
+    *,
+    encrypted: bool = False,
 ) -> Document:
     """A summary as knowledge of its room: only the room's members may get it, and it is
     dated with the period it covers, so that "what did we decide last month?" finds it."""
@@ -93,4 +95,5 @@ def build_summary_document(
         room=room,
         date=start.isoformat(),
         date_end=end.isoformat(),
+        encrypted=encrypted,
     )

@@ -9,6 +9,7 @@ from bot.feedback_commands import (
     build_export_record,
     build_feedback_reply,
     decide_feedback_request,
+    decide_postable,
     decide_shown,
 )
 from core import strings
@@ -86,6 +87,7 @@ def test_the_report_shows_rooms_periods_and_the_worst_answers_with_sources():
         counts={7: [RoomCounts("!team", 1, 2)], 30: [RoomCounts("!team", 4, 2)]},
         worst=worst,
         room_readers={ADMIN},
+        room_encrypted=True,
         via="@bot:example.org",
     )
     team = "[!team](https://matrix.to/#/%21team?via=example.org)"
@@ -97,6 +99,7 @@ def test_the_report_shows_rooms_periods_and_the_worst_answers_with_sources():
         counts={7: [], 30: []},
         worst=[],
         room_readers={ADMIN},
+        room_encrypted=True,
         via="@bot:example.org",
     )
     assert strings.FEEDBACK_NONE in empty and strings.FEEDBACK_NO_WORST in empty
@@ -126,6 +129,7 @@ def test_a_hidden_answer_shows_counts_and_ids_only():
         counts={},
         worst=[item],
         room_readers={ADMIN, "@dave:x"},
+        room_encrypted=True,
         via="@bot:example.org",
     )
     assert "a1" in text and "👎 2 · 👍 1" in text
@@ -133,7 +137,46 @@ def test_a_hidden_answer_shows_counts_and_ids_only():
         assert secret not in text
     record = {**item, "event_id": "$e", "created": 1.0, "trace": [{"prompt": "secret"}],
               "votes": [{"user": ADMIN, "vote": "down", "ts": 1.0}]}  # fmt: skip
-    hidden = build_export_record(record, {ADMIN, "@dave:x"})
+    hidden = build_export_record(record, {ADMIN, "@dave:x"}, True)
     assert hidden == {"answer_id": "a1", "event_id": "$e", "room": "!team", "created": 1.0,
                       "hidden": True, "up": 0, "down": 1}  # fmt: skip
-    assert build_export_record(record, {ADMIN}) == record
+    assert build_export_record(record, {ADMIN}, True) == record
+
+
+POSTABLE = {
+    "from an unencrypted room, anywhere": (False, False, True),
+    "from an encrypted room, into an encrypted one": (True, True, True),
+    "from an encrypted room, not into an unencrypted one": (True, False, False),
+    "of unknown origin (an earlier release), not into an unencrypted one": (None, False, False),
+    "of unknown origin, into an encrypted one": (None, True, True),
+}
+
+
+@pytest.mark.parametrize("origin,room,expected", POSTABLE.values(), ids=POSTABLE.keys())
+def test_decide_postable(origin, room, expected):
+    assert decide_postable(origin, room) is expected
+
+
+def test_an_encrypted_rooms_answer_is_hidden_in_an_unencrypted_admin_room():
+    item = {
+        "answer_id": "a1", "room": "!sealed", "question": "What is the Lyra budget?",
+        "up": 0, "down": 1, "comments": ["too low"], "readers": [ADMIN], "encrypted": True,
+        "sources": [],
+    }  # fmt: skip
+    for encrypted_room, shown in ((False, False), (True, True)):
+        text = build_feedback_reply(FeedbackRequest("worst"), counts={}, worst=[item],
+                                    room_readers={ADMIN}, room_encrypted=encrypted_room,
+                                    via="@bot:example.org")  # fmt: skip
+        assert ("Lyra budget" in text) is shown and ("too low" in text) is shown
+        assert "a1" in text or shown
+    record = {**item, "event_id": "$e", "created": 1.0, "trace": [], "votes": []}
+    assert build_export_record(record, {ADMIN}, False)["hidden"] is True
+
+
+def test_a_redacted_question_is_said_to_be_removed():
+    item = {"answer_id": "a1", "room": "!team", "question": "", "up": 0, "down": 1,
+            "comments": [], "readers": [ADMIN], "encrypted": False, "sources": []}  # fmt: skip
+    text = build_feedback_reply(FeedbackRequest("worst"), counts={}, worst=[item],
+                                room_readers={ADMIN}, room_encrypted=False,
+                                via="@bot:example.org")  # fmt: skip
+    assert strings.FEEDBACK_NO_QUESTION in text and "“”" not in text

@@ -11,6 +11,7 @@ from bot.events import IncomingMessage, Mentions
 from bot.mentions import BotIdentity
 from bot.routing import (
     AnswerQuestion,
+    ExplainCommand,
     Ignore,
     KeepFeedback,
     RoutingFacts,
@@ -146,7 +147,25 @@ CASES = {
         replace(MENTIONED, body="Knowledge Bot: !deploy prod"),
         ROOM,
         FACTS,
-        RunCommand("deploy", "prod", "$q"),
+        ExplainCommand("deploy", "prod", "$q"),
+    ),
+    "disabled command said to the bot is explained, not run": (
+        replace(MENTIONED, body="Knowledge Bot: !forget all"),
+        RoomSettings(commands_enabled=False),
+        FACTS,
+        ExplainCommand("forget", "all", "$q"),
+    ),
+    "disabled command in a direct chat is explained, not run": (
+        replace(BASE, body="!summarize"),
+        RoomSettings(commands_enabled=False),
+        replace(FACTS, is_direct=True),
+        ExplainCommand("summarize", "", "$q"),
+    ),
+    "disabled command not said to the bot": (
+        replace(BASE, body="!forget all"),
+        RoomSettings(commands_enabled=False),
+        FACTS,
+        Ignore("commands are off here"),
     ),
     "other prefix": (
         replace(BASE, body="?help"),

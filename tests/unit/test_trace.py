@@ -24,7 +24,9 @@ def test_steps_are_found_by_kind():
 
 def test_the_feedback_record_reads_the_typed_steps_and_stores_the_old_form():
     request = Request("leave?", UserID("@ann:x"), RoomID("!r"), None, readers=(UserID("@ann:x"),))
-    record = build_answer_record(request, Answer("27 days [1]", trace=TRACE), "$e", "27 days")
+    record = build_answer_record(
+        request, Answer("27 days [1]", trace=TRACE), "$e", "27 days", encrypted=False
+    )
     assert record.rephrased == "leave days?" and record.model == "m-7b"
     assert record.prompt_version == "2026-11-21.2"
     stored = json.loads(json.dumps(record.trace))
