@@ -85,3 +85,35 @@ async def test_a_message_answered_again_after_a_restart_keeps_only_the_new_answe
     [exported] = [record async for record in store.export(since=0)]
     assert exported["answer_id"] == "a2" and exported["sources"] == []
     assert exported["readers"] == ["@eve:x"], "the earlier answer's readers went with it"
+
+
+async def test_a_redaction_takes_the_question_and_the_comment_and_keep_days_the_rest(store):
+    asked = replace(record("a1"), question_event="$question", encrypted=True)
+    await store.store_answer(asked)
+    await store.store_answer(replace(record("a2"), created=50.0))
+    await store.add_reaction("$r1", "a1", "@bob:x", "down", 10.0)
+    await store.ask("!team", "$root", "@bob:x", "a1")
+    await store.add_comment("!team", "$root", "@bob:x", "the link is dead", "$comment")
+    [worst] = await store.worst(since=0, limit=5)
+    assert worst["question"] == "question a1" and worst["encrypted"] is True
+    await store.forget_event("$question")
+    await store.forget_event("$comment")
+    [exported] = [r async for r in store.export(since=0)]
+    for field in ("question", "rephrased", "answer"):
+        assert exported[field] == ""
+    assert exported["trace"] == [] and exported["comments"] == []
+    assert exported["votes"], "the vote stays"
+    assert await store.purge_before(20.0) == 1, "a1 is older than the cut-off"
+    assert [r async for r in store.export(since=0)] == []
+    assert await store.answer_of_event("$event-a1") is None
+
+
+async def test_a_rooms_retention_keeps_votes_not_text(store):
+    await store.store_answer(record("a1", "!team"))
+    await store.store_answer(record("a2", "!other"))
+    await store.add_reaction("$r1", "a1", "@bob:x", "down", 10.0)
+    await store.add_reaction("$r2", "a2", "@bob:x", "down", 10.0)
+    await store.purge_room_before("!team", 2.0)
+    by_id = {r["answer_id"]: r async for r in store.export(since=0)}
+    assert by_id["a1"]["question"] == "" and by_id["a1"]["votes"]
+    assert by_id["a2"]["question"] == "question a2"

@@ -5,10 +5,12 @@ keeps order and failures."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 from core.knowledge.catalog import ChunkRow, DocumentRecord, SqlCatalog
 from core.knowledge.documents import SearchFilters
 from core.knowledge.jobs import SqlJobStore
+from core.knowledge.retrieval import build_hit
 
 
 def record(doc_id: str, title: str, chunks: int, *, room: str = "", version: str = "1"):
@@ -145,3 +147,16 @@ async def test_a_rooms_summaries_are_found_by_a_link_a_moment_or_an_end(open_dat
     assert await catalog.room_documents_covering("handbook", "!r", 25.0) == ["s2"]
     assert await catalog.room_documents_covering("handbook", "!r", 40.0) == []
     assert await catalog.room_documents_before("handbook", "!r", 25.0) == ["s1"]
+
+
+async def test_a_documents_encryption_is_kept_and_unknown_for_earlier_ones(open_database):
+    catalog = await SqlCatalog.open(await open_database())
+    for doc_id, encrypted in (("sealed", True), ("plain", False), ("earlier", None)):
+        document = replace(record(doc_id, "Summary", 1, room="!ops"), encrypted=encrypted)
+        await catalog.replace_document(document, [ChunkRow(f"{doc_id}#0", 0, "", "The deploy.")])
+        assert (await catalog.document("handbook", doc_id)).encrypted == encrypted
+    rows = await catalog.current_chunks(
+        ["sealed#0", "plain#0", "earlier#0"], SearchFilters(rooms=("!ops",))
+    )
+    hits = {chunk_id: build_hit(row, False).encrypted for chunk_id, row in rows.items()}
+    assert hits == {"sealed#0": True, "plain#0": False, "earlier#0": None}

@@ -114,3 +114,20 @@ async def test_windows_of_an_earlier_release_that_span_a_redacted_message_go(ope
     assert await store.drop_legacy_windows("!a", 15.0) == ["old1"]
     assert await store.drop_legacy_windows("!b", 35.0) == [], "a room's own"
     assert list(await store.windows("!a", ["old1", "old2"])) == ["old2"]
+
+
+async def test_a_redacted_question_takes_its_turns_along_and_retention_drops_old_ones(
+    open_database,
+):
+    store = await SqlMemoryStore.open(await open_database())
+    asked = Turn("the Quokka plan?", "the Quokka plan?", "answered", 5.0, "$q")
+    await store.set_turn("!a", "$q", asked)  # the thread the answer opens
+    await store.set_turn("!a", "!a", asked)  # the room's conversation
+    await store.set_turn("!a", "$other", Turn("older", "older", "answered", 1.0, "$o"))
+    await store.set_turn("!a", "$legacy", Turn("earlier release", "", "answered", 9.0))
+    assert await store.forget_turns_of("!b", "$q") == 0, "never across rooms"
+    assert await store.forget_turns_of("!a", "$q") == 2
+    assert await store.turn("!a", "$q") is None and await store.turn("!a", "!a") is None
+    assert await store.forget_turns_of("!a", "$legacy") == 1, "no event kept: by its thread"
+    assert await store.purge_turns_before("!a", 2.0) == 1
+    assert await store.turn("!a", "$other") is None

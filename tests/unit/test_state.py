@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from bot.state import Lease, LeaseLost, PendingEvent, SqlStateStore
+from bot.state import Lease, LeaseLost, PendingEvent, SqlStateStore, now_ms
 
 
 def event(event_id: str) -> PendingEvent:
@@ -106,3 +106,21 @@ async def test_one_holder_of_a_lease_at_a_time_and_a_lost_lease_stores_nothing(o
     assert [e.source["event_id"] for e in await first.pending_events()] == ["$a"]
     await asyncio.sleep(0.01)  # the second's lease has run out: anyone may take it
     assert await first.take_lease(mine, 30)
+
+
+async def test_answered_messages_keep_no_text_and_leave_after_the_edit_window(open_database):
+    store = await SqlStateStore.open(await open_database())
+    secret = PendingEvent(
+        "!room", {"event_id": "$q", "content": {"body": "the Quokka plan?"}},
+        decision={"kind": "AnswerQuestion", "text": "the Quokka plan?", "thread_root": "$q"},
+    )  # fmt: skip
+    await store.store_batch("t1", [secret, event("$redacted")])
+    await store.mark_done("$q")
+    rows = await store.db.fetch("SELECT source, decision FROM inbox WHERE event_id = '$q'")
+    assert rows == [(None, None)]
+    assert await store.was_received("$q"), "its id serves the edit window"
+    await store.forget_message("$redacted")
+    assert await store.pending_events() == [], "a redacted message is not answered"
+    assert await store.purge_done(now_ms() - 60_000) == 0, "within the window"
+    assert await store.purge_done(now_ms() + 1) == 2
+    assert not await store.was_received("$q")
