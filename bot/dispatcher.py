@@ -43,7 +43,7 @@ from core.answering import Answerer
 from core.ids import AnswerID, EventID, RoomID, UserID
 from core.knowledge.vectors import KnowledgeUnavailable
 from core.llm.client import LlmError
-from core.pipeline.answer import build_failure_notice, failure_cause
+from core.pipeline.failures import build_failure_notice, failure_cause
 from core.requests import Answer, ChatLine, Request
 from core.storage.database import StorageError
 
@@ -244,7 +244,8 @@ class Dispatcher:
             await self._tell_failure(reply, strings.INTERRUPTED)
             raise
         except LlmError as exc:
-            log.warning("the language model failed for %s: %s", message.event_id, exc)
+            log.warning("the language model failed for %s: %s (see %s)", message.event_id, exc,
+                        exc.setting)  # fmt: skip
             self._count_failure(failure_cause(exc))
             # What an incomplete answer wrote so far was computed for the readers as they
             # were: it is shown (quoted, no answer id) only while they are all who read.

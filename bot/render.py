@@ -6,6 +6,7 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
+from core import strings
 from core.requests import Answer
 
 ANSWER_ID_KEY = "org.knowledgebot.answer_id"
@@ -23,7 +24,8 @@ def build_answer_markdown(answer: Answer) -> str:
     """The answer's text with its sources listed as numbered links under it."""
     if not answer.sources:
         return answer.text
-    lines = [answer.text, "", "**Sources**"]
+    heading = strings.SOURCES_CONSULTED if answer.uncited else "**Sources**"
+    lines = [answer.text, "", heading]
     for number, source in enumerate(answer.sources, start=1):
         title = source.title.replace("[", "(").replace("]", ")")
         lines.append(f"{number}. [{title}]({source.url})" if source.url else f"{number}. {title}")

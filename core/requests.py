@@ -76,6 +76,9 @@ class Answer:
     # Work to do after the answer is shown, without delaying it: it returns a line to add
     # to the answer (the support badge), or None.
     followup: Callable[[], Awaitable[str | None]] | None = field(default=None, compare=False)
+    # The model cited none of its sources: `sources` are those it was given (consulted),
+    # so that a reader can still check the answer.
+    uncited: bool = False
 
 
 # Called with the answer's text so far while it is being written.

@@ -70,6 +70,7 @@ SEARCH_ONLY_INTRO = (
 )
 SEARCH_ONLY_MEMORIES = "What this room asked me to remember:"
 NOTHING_FOUND = "I found nothing about this in the documents I can share in this room."
+SOURCES_CONSULTED = "**Sources consulted** (the answer cites none of them)"
 ENCRYPTED_LEFT_OUT = (
     "Sources from encrypted rooms were left out: this room is not encrypted, so the "
     "homeserver could read them here."
@@ -91,6 +92,18 @@ OUT_OF_SCOPE = "That is outside what I can answer. I answer from these collectio
 LLM_FAILED = (
     NOTICE_PREFIX + "Sorry, the language model did not answer in time, so I cannot answer "
     "now. Please try again in a moment."
+)
+LLM_UNREACHABLE = (
+    NOTICE_PREFIX + "Sorry, I cannot reach the language model right now, so I cannot answer. "
+    "Please try again in a moment; if it lasts, tell the bot's admins."
+)
+LLM_REFUSED = (
+    NOTICE_PREFIX + "Sorry, the language model refused the request, so I cannot answer. "
+    "The bot's admins can see why in its log."
+)
+LLM_TOO_LONG = (
+    NOTICE_PREFIX + "Sorry, your question and its sources are too long for the language "
+    "model, even shortened. Please ask a shorter or narrower question."
 )
 SUPPORT_BADGES = {
     "low": "✅ _well supported by its sources_",

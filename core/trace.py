@@ -115,6 +115,8 @@ class AnswerStep(Step):
     raw: str
     model: str
     prompt_version: str
+    # Characters of the model's inline reasoning left out of `raw` (never their text).
+    reasoning_chars: int = 0
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any, Literal
+
 from pydantic import Field, PrivateAttr, SecretStr, ValidationInfo, field_validator, model_validator
 
 from core.config.secrets import context_of, env_var_checker
 from core.config.strict import Strict
+
+# The kinds of call the bot makes to the model.
+LlmTask = Literal["answer", "prestep", "support", "summary", "judge"]
 
 
 class LlmSettings(Strict):
@@ -17,6 +22,18 @@ class LlmSettings(Strict):
     timeout_seconds: float = Field(default=60, gt=0, le=600)
     max_concurrency: int = Field(default=8, ge=1, le=256)
     max_retries: int = Field(default=2, ge=0, le=10)
+    # The model's chat template opens its reasoning tag in the prompt (newer DeepSeek-R1
+    # templates): replies hold only `</think>`. Learned from the first such reply; set it
+    # so that even the first streamed answer shows nothing of the reasoning.
+    reasoning_opens_in_prompt: bool = False
+    # The model's context window in tokens; unset: what the endpoint says (vLLM's
+    # /v1/models), else what a refusal for length names.
+    context_window: int | None = Field(default=None, ge=256, le=10_000_000)
+    # Tokens kept free for an answer (sent as max_tokens); at most a quarter of the window.
+    answer_tokens: int = Field(default=2048, ge=16, le=100_000)
+    # Extra request fields per task, passed through to the endpoint (vLLM's
+    # chat_template_kwargs, Ollama's options, ...).
+    request_fields: dict[LlmTask, dict[str, Any]] = Field(default_factory=dict)
 
     _api_key: SecretStr | None = PrivateAttr(default=None)
     _check_env = field_validator("api_key_env")(env_var_checker("llm"))

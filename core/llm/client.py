@@ -11,6 +11,12 @@ way the result is validated against the schema, as with an endpoint that honours
 
 A streamed answer counts only when the model ended it: a stream that stops early, or
 that ends with no text, raises instead of passing for an answer (`stream`).
+
+A model's inline reasoning (`<think>…</think>`, see core/llm/reasoning.py) is taken out
+of every reply here, streamed or not, so no caller ever sees it; only its length is
+kept. A reply that closes a tag it never opened teaches the client that the model's
+template opens it in the prompt: from then on a stream shows nothing until the tag is
+closed (`[llm] reasoning_opens_in_prompt` says so from the start).
 """
 
 from __future__ import annotations
@@ -23,11 +29,14 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
+import httpx
 import openai
 from openai.types.chat import ChatCompletionMessageParam
 from pydantic import BaseModel, ValidationError
 
 from core.config.llm import LlmSettings
+from core.llm.reasoning import Reasoned, parse_reasoning
+from core.llm.window import estimate_tokens
 from core.trace import Messages
 
 Model = TypeVar("Model", bound=BaseModel)
@@ -46,11 +55,43 @@ FENCED = re.compile(r"```(?:json)?\s*(\{.*\})\s*```", re.DOTALL)
 
 
 class LlmError(Exception):
-    """The language model could not give a usable answer; the text is for logs."""
+    """The language model could not give a usable answer; the text is for logs, and
+    `setting` names what an admin may change about it."""
+
+    setting = "[llm]"
 
 
 class LlmUnavailable(LlmError):
     """The endpoint failed, timed out or could not be reached (after the retries)."""
+
+
+class LlmUnreachable(LlmUnavailable):
+    """No connection to the endpoint."""
+
+    setting = "llm.url"
+
+
+class LlmTimedOut(LlmUnavailable):
+    """The endpoint did not answer within `llm.timeout_seconds`."""
+
+    setting = "llm.timeout_seconds"
+
+
+class LlmRefused(LlmUnavailable):
+    """The endpoint answered with an error (a bad request, an unknown model, a failure)."""
+
+    setting = "llm.model and llm.request_fields"
+
+
+class LlmPromptTooLong(LlmRefused):
+    """The endpoint refused the prompt as longer than the model's context window;
+    `window` is the window it named, when it did (vLLM, llama.cpp)."""
+
+    setting = "llm.context_window (or pipeline.context_tokens)"
+
+    def __init__(self, message: str, window: int | None) -> None:
+        super().__init__(message)
+        self.window = window
 
 
 class LlmInvalidOutput(LlmError):
@@ -58,8 +99,38 @@ class LlmInvalidOutput(LlmError):
     at the token limit."""
 
 
-class LlmRefusedOption(LlmUnavailable):
+class LlmRefusedOption(LlmRefused):
     """The endpoint answered 400 to a request with `response_format` (it supports none)."""
+
+
+# How servers say a prompt is over the window: vLLM "This model's maximum context length
+# is 4096 tokens. However, you requested…", llama.cpp's server "the request exceeds the
+# available context size" (exceed_context_size_error, with "n_ctx": 1024),
+# llama-cpp-python "Requested tokens (1100) exceed context window of 1024", OpenAI
+# "context_length_exceeded".
+TOO_LONG = re.compile(
+    r"maximum context length|context[_ ]length[_ ]exceeded|exceeds? the available context"
+    r"|exceed_context_size|exceed context window|too many tokens|prompt is too long",
+    re.IGNORECASE,
+)
+WINDOW = re.compile(
+    r"(?:maximum context length is|context window of|n_ctx\W+)\s*(\d+)", re.IGNORECASE
+)
+
+
+def build_llm_error(error: Exception) -> LlmUnavailable:
+    """The typed error of a failed call, named for what happened (see `LlmError`)."""
+    said = f"{type(error).__name__}: {error}"
+    if isinstance(error, openai.APITimeoutError):
+        return LlmTimedOut(said)
+    if isinstance(error, openai.APIConnectionError):
+        return LlmUnreachable(said)
+    if isinstance(error, openai.APIStatusError) and TOO_LONG.search(str(error)):
+        window = WINDOW.search(str(error))
+        return LlmPromptTooLong(said, int(window.group(1)) if window else None)
+    if isinstance(error, openai.APIStatusError):
+        return LlmRefused(said)
+    return LlmUnavailable(said)
 
 
 class IncompleteAnswer(LlmError):
@@ -83,6 +154,8 @@ class Completion:
     text: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    # Characters of inline reasoning taken out of the reply (never its text).
+    reasoning_chars: int = 0
 
 
 API_ERRORS = (openai.APIError, openai.APIConnectionError, openai.APITimeoutError)
@@ -109,17 +182,90 @@ class LlmClient:
         self._slots = asyncio.Semaphore(settings.max_concurrency)
         # False once the endpoint refused `response_format`: the schema goes in the prompt.
         self.structured_output = True
+        # The model's template opens its reasoning tag in the prompt (see the module).
+        self.reasoning_opens_in_prompt = settings.reasoning_opens_in_prompt
+        self.settings = settings
+        # The model's context window: configured, read from the endpoint, or learned from
+        # a refusal; and whether the endpoint counts tokens (vLLM's /tokenize).
+        self.window: int | None = settings.context_window
+        self._window_asked = settings.context_window is not None
+        self._tokenize: bool | None = None
+
+    def _without_reasoning(self, raw: str, *, final: bool = True) -> Reasoned:
+        found = parse_reasoning(raw, final=final, opens_in_prompt=self.reasoning_opens_in_prompt)
+        if found.closed_alone and not self.reasoning_opens_in_prompt:
+            log.info("the model closes a reasoning tag its template opened: its streamed "
+                     "answers are shown once the reasoning is over")  # fmt: skip
+            self.reasoning_opens_in_prompt = True
+        return found
 
     async def close(self) -> None:
         await self._client.close()
 
-    async def complete(self, messages: Messages, **options: Any) -> Completion:
+    async def context_window(self) -> int | None:
+        """The model's context window in tokens: `[llm] context_window`, else what the
+        endpoint's model list says (vLLM's `max_model_len`), else what a refusal named;
+        None while not known."""
+        if not self._window_asked:
+            self._window_asked = True
+            try:
+                listed = await self._client.models.list()
+            except API_ERRORS as exc:
+                log.info("the model list could not be read: %s", type(exc).__name__)
+                return self.window
+            for entry in listed.data:
+                found = (entry.model_extra or {}).get("max_model_len")
+                if entry.id == self.model and isinstance(found, int) and found > 0:
+                    self.window = found
+                    log.info("the model's context window is %d tokens", found)
+        return self.window
+
+    def learn_window(self, error: LlmPromptTooLong) -> None:
+        """A refusal for length named the window: believe it from now on."""
+        if error.window and (self.window is None or error.window < self.window):
+            log.warning(
+                "the model's context window is %d tokens (the endpoint says so); "
+                "set llm.context_window to say it from the start",
+                error.window,
+            )
+            self.window = error.window
+
+    async def count_tokens(self, messages: Messages) -> int:
+        """The prompt's tokens with the served model's tokenizer where the endpoint counts
+        them (vLLM's /tokenize), else a safe estimate (core/llm/window.py)."""
+        if self._tokenize is not False:
+            root = str(self._client.base_url).rstrip("/").removesuffix("/v1")
+            try:
+                response = await self._client.post(
+                    f"{root}/tokenize", cast_to=httpx.Response,
+                    body={"model": self.model, "messages": messages},
+                )  # fmt: skip
+                count = response.json().get("count")
+                if isinstance(count, int):
+                    self._tokenize = True
+                    return count
+            except (*API_ERRORS, ValueError):
+                pass
+            if self._tokenize is None:
+                log.info("the endpoint does not count tokens: prompts are estimated")
+                self._tokenize = False
+        return estimate_tokens(messages)
+
+    def _extra(self, task: str) -> dict[str, Any]:
+        """The task's extra request fields (`[llm.request_fields.<task>]`)."""
+        fields = self.settings.request_fields.get(task)  # type: ignore[call-overload]
+        return {"extra_body": dict(fields)} if fields else {}
+
+    async def complete(self, messages: Messages, task: str = "", **options: Any) -> Completion:
+        """One reply, whole (its reasoning left out); `task` names the kind of call for
+        its extra request fields."""
         async with self._slots:
             try:
                 response = await self._client.chat.completions.create(
                     model=self.model,
                     messages=cast("list[ChatCompletionMessageParam]", messages),
                     **options,
+                    **self._extra(task),
                 )
             except openai.BadRequestError as exc:
                 # Only a refusal that names the option: a prompt over the context length
@@ -128,9 +274,9 @@ class LlmClient:
                 if "response_format" in options and ("response_format" in said
                                                      or "json_schema" in said):  # fmt: skip
                     raise LlmRefusedOption(f"{type(exc).__name__}: {exc}") from None
-                raise LlmUnavailable(f"{type(exc).__name__}: {exc}") from None
+                raise build_llm_error(exc) from None
             except API_ERRORS as exc:
-                raise LlmUnavailable(f"{type(exc).__name__}: {exc}") from None
+                raise build_llm_error(exc) from None
         choice = response.choices[0]
         if choice.finish_reason == "length":
             # Cut at the token limit: a truncated JSON, summary or check, never a whole one
@@ -138,14 +284,17 @@ class LlmClient:
             # an answer a reader could use.
             raise LlmInvalidOutput("the reply was cut at the token limit (finish_reason 'length')")
         usage = response.usage
+        reply = self._without_reasoning(choice.message.content or "")
         return Completion(
-            choice.message.content or "",
+            reply.text,
             usage.prompt_tokens if usage else 0,
             usage.completion_tokens if usage else 0,
+            reply.reasoning_chars,
         )
 
-    async def stream(self, messages: Messages) -> AsyncIterator[str]:
-        """The answer's text as it is generated, in pieces.
+    async def stream(self, messages: Messages, **options: Any) -> AsyncIterator[Reasoned]:
+        """The answer as it is generated: each item is the text that may be shown so far
+        (reasoning left out, see the module), the last one the whole answer.
 
         Raises IncompleteAnswer when the stream stops before a chunk says the model
         finished (`FINISHED`): the connection dropped or the server sent an error
@@ -158,10 +307,12 @@ class LlmClient:
                     model=self.model,
                     messages=cast("list[ChatCompletionMessageParam]", messages),
                     stream=True,
+                    **options,
+                    **self._extra("answer"),
                 )
             except API_ERRORS as exc:
-                raise LlmUnavailable(f"{type(exc).__name__}: {exc}") from None
-            text, finish = "", None
+                raise build_llm_error(exc) from None
+            raw, shown, finish = "", "", None
             try:
                 async for chunk in stream:
                     # A chunk with no choices: usage, or an error in an older vLLM's format.
@@ -170,11 +321,17 @@ class LlmClient:
                     choice = chunk.choices[0]
                     finish = choice.finish_reason or finish
                     if choice.delta and choice.delta.content:
-                        text += choice.delta.content
-                        yield choice.delta.content
+                        raw += choice.delta.content
+                        so_far = self._without_reasoning(raw, final=False)
+                        if so_far.text != shown:
+                            shown = so_far.text
+                            yield so_far
             except API_ERRORS as exc:
-                raise IncompleteAnswer(f"{type(exc).__name__}: {exc}", text) from None
-        _check_ending(finish, text)
+                raise IncompleteAnswer(f"{type(exc).__name__}: {exc}", shown) from None
+        whole = self._without_reasoning(raw)
+        _check_ending(finish, whole.text, shown)
+        if whole.text != shown:
+            yield whole
 
     async def complete_json(
         self, messages: Messages, schema: type[Model], name: str
@@ -191,7 +348,7 @@ class LlmClient:
             {"role": "assistant", "content": completion.text},
             {"role": "user", "content": REPAIR.format(problem=problem)},
         ]
-        repaired = await self.complete(repair, **options)
+        repaired = await self.complete(repair, name, **options)
         try:
             return schema.model_validate_json(build_json_text(repaired.text)), repaired
         except ValidationError as exc:
@@ -209,7 +366,7 @@ class LlmClient:
                 }
             }
             try:
-                return await self.complete(messages, **options), options
+                return await self.complete(messages, name, **options), options
             except LlmRefusedOption:
                 log.warning("the model endpoint refuses response_format: the JSON schema "
                             "goes in the prompt from now on")  # fmt: skip
@@ -218,13 +375,13 @@ class LlmClient:
             *messages,
             {"role": "user", "content": SCHEMA_IN_PROMPT.format(schema=json.dumps(json_schema))},
         ]
-        return await self.complete(asked), {}
+        return await self.complete(asked, name), {}
 
 
-def _check_ending(finish: str | None, text: str) -> None:
+def _check_ending(finish: str | None, text: str, shown: str) -> None:
     if finish != FINISHED:
         why = f"finish_reason {finish!r}" if finish else "no finish_reason"
-        raise IncompleteAnswer(why, text)
+        raise IncompleteAnswer(why, shown)
     if not text.strip():
         raise EmptyAnswer("the model finished its answer with no text")
 

@@ -8,10 +8,13 @@
 3. The rephrasing is kept only if it keeps the question's meaning; if it is kept, the
    search runs again for it. Documents (rights-checked) and windows of the room's own
    history are searched separately; with the room's memories they ground the answer.
-4. The answer streams from the model; markers that point to no given source are removed.
+4. The answer streams from the model (its inline reasoning never shown), fitted to the
+   model's context window; citation markers in the styles models write are read, those
+   that point to no given source removed.
 5. The support check runs after the answer is shown (Answer.followup).
    An answer stream that stops early or ends empty is no answer: the client raises
-   (IncompleteAnswer, EmptyAnswer) and the caller shows `build_failure_notice` instead.
+   (IncompleteAnswer, EmptyAnswer) and the caller shows `build_failure_notice`
+   (core/pipeline/failures.py) instead.
 
 Two sequential model calls sit on the critical path: the pre-step and the answer.
 """
@@ -19,6 +22,7 @@ Two sequential model calls sit on the critical path: the pre-step and the answer
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -26,9 +30,14 @@ from dataclasses import replace
 from core import strings
 from core.citations import build_cited_text
 from core.config import Settings
+from core.knowledge.documents import Hit
 from core.knowledge.retrieval import Retriever
-from core.llm.client import EmptyAnswer, IncompleteAnswer, LlmClient, LlmError
+from core.llm.client import (
+    LlmClient,
+    LlmPromptTooLong,
+)
 from core.llm.prompts import Prompts
+from core.llm.window import decide_answer_tokens, decide_prompt_limit, decide_sources_share
 from core.memory.answerer import store_memory
 from core.memory.followup import FollowupDecision, decide_followup
 from core.memory.memory import ConversationMemory
@@ -48,8 +57,20 @@ from core.pipeline.support import build_collections_list, build_support_check
 from core.requests import Answer, Progress, Request, Source
 from core.rights.checker import RightsChecker
 from core.timerange import TimeExpressionFinder
-from core.trace import AnswerStep, FollowupStep, LocalStep, PrestepStep, RephraseStep, Step
+from core.trace import (
+    AnswerStep,
+    FollowupStep,
+    LocalStep,
+    Messages,
+    PrestepStep,
+    RephraseStep,
+    Step,
+)
 
+log = logging.getLogger(__name__)
+
+# Tries at cutting the sources down to the model's window.
+FIT_ATTEMPTS = 4
 # Only reached in rooms that allow general answers.
 NO_SOURCES_GENERAL = (
     "(No source was found. This room allows general answers: answer from general "
@@ -143,6 +164,70 @@ class AnswerPipeline:
         await self._record(request, question, "answered")
         return answer
 
+    async def _prompt(
+        self,
+        request: Request,
+        question: str,
+        conversation: str,
+        sources: Sources,
+        settings: Settings,
+        share: int,
+    ) -> tuple[Messages, list[Hit], str]:
+        """The answer's prompt with `share` (in passage cost) for the sources: the room's
+        history windows, and the documents' passages filling the rest; the sources given,
+        and their block."""
+        room = share - sum(passage_cost(hit) for hit in sources.history)
+        passages = await fetch_context_hits(self.retriever, sources.documents, room)
+        sources_block, given = build_sources_block(passages + sources.history, share)
+        messages = self.prompts().messages(
+            "answer",
+            collections=build_collections_list(settings),
+            sources=sources_block
+            or (
+                NO_SOURCES_GENERAL
+                if settings.room(request.room).general_answers
+                else NO_SOURCES_MEMORIES
+            ),
+            memories=build_memories_block(sources.memories, settings.pipeline.context_tokens // 8),
+            conversation=conversation,
+            # The rewritten question is the model's echo of the asker's text: fenced too.
+            question=fence(question),
+        )
+        return messages, given, sources_block
+
+    async def _fitted_prompt(
+        self,
+        request: Request,
+        question: str,
+        conversation: str,
+        sources: Sources,
+        settings: Settings,
+        share: int,
+        window: int | None,
+        answer_tokens: int,
+    ) -> tuple[tuple[Messages, list[Hit], str], int]:
+        """The prompt (see `_prompt`), its sources cut until it fits the window with the
+        answer's tokens (when the window is known), and the share they got; raises
+        LlmPromptTooLong when even one source does not fit."""
+        args = (request, question, conversation, sources, settings)
+        prompt = await self._prompt(*args, share)
+        if window is None:
+            return prompt, share
+        limit = decide_prompt_limit(window, answer_tokens)
+        for _ in range(FIT_ATTEMPTS):
+            tokens = await self.llm.count_tokens(prompt[0])
+            if tokens <= limit:
+                return prompt, share
+            if share == 0:
+                break
+            share = decide_sources_share(share, tokens, limit)
+            prompt = await self._prompt(*args, share)
+        raise LlmPromptTooLong(
+            f"the question and its context take more than {limit} of the model's {window} "
+            "tokens, even with fewer sources",
+            window,
+        )
+
     async def _followup(self, request: Request, settings: Settings) -> FollowupDecision:
         previous = await self.memory.previous_turn(request) if self.memory else None
         return decide_followup(
@@ -193,36 +278,39 @@ class AnswerPipeline:
         trace: list[Step],
         progress: Progress | None,
     ) -> Answer:
-        budget = settings.pipeline.context_tokens
-        # Three quarters of the context for sources: the room's history windows, and the
-        # documents' passages filling the rest.
-        share = budget * 3 // 4
-        room = share - sum(passage_cost(hit) for hit in sources.history)
-        passages = await fetch_context_hits(self.retriever, sources.documents, room)
-        sources_block, given = build_sources_block(passages + sources.history, share)
-        messages = self.prompts().messages(
-            "answer",
-            collections=build_collections_list(settings),
-            sources=sources_block
-            or (
-                NO_SOURCES_GENERAL
-                if settings.room(request.room).general_answers
-                else NO_SOURCES_MEMORIES
-            ),
-            memories=build_memories_block(sources.memories, budget // 8),
-            conversation=conversation,
-            # The rewritten question is the model's echo of the asker's text: fenced too.
-            question=fence(question),
-        )
+        share = settings.pipeline.context_tokens * 3 // 4
         started = time.perf_counter()
-        text = ""
-        async for piece in self.llm.stream(messages):
-            text += piece
-            if progress:
-                await progress(text)
-        cited_text, cited = build_cited_text(
-            text, given, key=lambda h: (h.collection, h.document_id)
-        )
+        for attempt in (1, 2):
+            # Fitted to the model's window where it is known; a refusal for length teaches
+            # the window (or halves the sources when it names none) and is tried once more.
+            window = await self.llm.context_window()
+            answer_tokens = decide_answer_tokens(window, self.llm.settings.answer_tokens)
+            (messages, given, sources_block), share = await self._fitted_prompt(
+                request, question, conversation, sources, settings, share, window, answer_tokens
+            )
+            try:
+                text, reasoning = "", 0
+                async for so_far in self.llm.stream(messages, max_tokens=answer_tokens):
+                    text, reasoning = so_far.text, so_far.reasoning_chars
+                    if progress:
+                        await progress(text)
+                break
+            except LlmPromptTooLong as exc:
+                if attempt == 2 or text:
+                    raise
+                log.warning("the prompt was over the model's window: fitted again (%s)", exc)
+                self.llm.learn_window(exc)
+                if exc.window is None:
+                    share //= 2
+        cited_text, cited = build_cited_text(text, given, key=document_of)
+        # An answer that cites nothing lists what the model was given, marked as consulted:
+        # the reader can still check it (and the support check still judges it).
+        uncited = not cited and bool(given)
+        if uncited:
+            consulted: dict[tuple[str, str], Hit] = {}
+            for hit in given:
+                consulted.setdefault(document_of(hit), hit)
+            cited = list(consulted.values())
         if sources.unchecked:
             cited_text += "\n\n" + strings.SOURCES_UNCHECKED
         if sources.unavailable:
@@ -231,7 +319,7 @@ class AnswerPipeline:
             cited_text += "\n\n" + strings.ENCRYPTED_LEFT_OUT
         trace.append(
             AnswerStep(time.perf_counter() - started, messages, text, self.llm.model,
-                       self.prompts().version)
+                       self.prompts().version, reasoning)
         )  # fmt: skip
         cited_sources = tuple(
             Source(h.title, h.url or None, h.collection, h.document_id, h.score) for h in cited
@@ -241,29 +329,14 @@ class AnswerPipeline:
             if settings.pipeline.support_check and given
             else None
         )
-        return Answer(cited_text, sources=cited_sources, trace=tuple(trace), followup=followup)
+        return Answer(
+            cited_text, sources=cited_sources, trace=tuple(trace), followup=followup,
+            uncited=uncited,
+        )  # fmt: skip
 
 
-def build_failure_notice(error: LlmError, *, show_partial: bool = True) -> str:
-    """The notice in place of an answer the model did not give: for an incomplete one,
-    what it wrote so far, quoted and marked incomplete (with `show_partial`, i.e. while
-    the readers it was written for are still all who read it); else the apology."""
-    partial = error.partial if isinstance(error, IncompleteAnswer) and show_partial else ""
-    # No source is listed under it, so its citation markers would point at nothing.
-    text = build_cited_text(partial, ())[0].strip()
-    if not text:
-        return strings.LLM_FAILED
-    quoted = "\n".join(f"> {line}" if line.strip() else ">" for line in text.splitlines())
-    return strings.LLM_INCOMPLETE.format(partial=quoted)
-
-
-def failure_cause(error: LlmError) -> str:
-    """The cause a failed answer is counted under (`bot_failures_total{cause}`)."""
-    if isinstance(error, IncompleteAnswer):
-        return "llm_incomplete"
-    if isinstance(error, EmptyAnswer):
-        return "llm_empty"
-    return "llm"
+def document_of(hit: Hit) -> tuple[str, str]:
+    return hit.collection, hit.document_id
 
 
 def _marker_words(settings: Settings) -> frozenset[str]:

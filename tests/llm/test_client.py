@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 
 import pytest
@@ -15,9 +16,13 @@ from core.llm.client import (
     LlmClient,
     LlmError,
     LlmInvalidOutput,
+    LlmPromptTooLong,
+    LlmRefused,
+    LlmTimedOut,
     LlmUnavailable,
+    LlmUnreachable,
 )
-from tests.support.fake_llm import FakeLlm
+from tests.support.fake_llm import FakeLlm, count_tokens
 
 QUESTION = [{"role": "user", "content": "What is our travel policy?"}]
 
@@ -54,11 +59,9 @@ async def test_a_completion_reports_text_and_tokens(llm):
 
 async def test_an_answer_streams_in_pieces(llm):
     llm.enqueue("Trains are booked through Travelink, two weeks ahead.")
-    pieces = [piece async for piece in client(llm).stream(QUESTION)]
-    assert (
-        len(pieces) > 3
-        and "".join(pieces) == "Trains are booked through Travelink, two weeks ahead."
-    )
+    shown = [so_far.text async for so_far in client(llm).stream(QUESTION)]
+    assert len(shown) > 3 and shown[-1] == "Trains are booked through Travelink, two weeks ahead."
+    assert all(later.startswith(earlier) for earlier, later in itertools.pairwise(shown))
     assert llm.history[0]["stream"] is True
 
 
@@ -78,9 +81,9 @@ async def test_a_stream_that_stops_before_the_model_finished_is_incomplete(llm, 
     llm.enqueue(HALF, ending=ending)
     pieces = []
     with pytest.raises(IncompleteAnswer, match=why) as raised:
-        async for piece in client(llm).stream(QUESTION):
-            pieces.append(piece)
-    assert raised.value.partial == HALF == "".join(pieces), "what came was streamed, and kept"
+        async for so_far in client(llm).stream(QUESTION):
+            pieces.append(so_far.text)
+    assert raised.value.partial == HALF == pieces[-1], "what came was streamed, and kept"
     assert isinstance(raised.value, LlmError), "the dispatcher's apology catches it"
 
 
@@ -110,7 +113,7 @@ async def test_a_cut_stream_gives_its_slot_back(llm):
     with pytest.raises(IncompleteAnswer):
         async for _ in llm_client.stream(QUESTION):
             pass
-    assert "".join([p async for p in llm_client.stream(QUESTION)]) == "Trains via Travelink."
+    assert [p.text async for p in llm_client.stream(QUESTION)][-1] == "Trains via Travelink."
 
 
 async def test_structured_output_asks_for_the_schema_and_validates(llm):
@@ -211,3 +214,73 @@ async def test_concurrency_is_limited(llm):
     started = time.monotonic()
     await asyncio.gather(*(limited.complete(QUESTION) for _ in range(4)))
     assert time.monotonic() - started >= 0.6, "four calls, two at a time, 0.3 s each"
+
+
+@pytest.mark.parametrize("style", ["tagged", "opened"])
+async def test_inline_reasoning_is_never_streamed_nor_kept(llm, style):
+    llm.reasoning = style
+    llm_client = client(llm)
+    # A first structured call shows what the model does (the pre-step, in the bot).
+    llm.enqueue({"toxicity": 1, "in_scope": True})
+    verdict, completion = await llm_client.complete_json(QUESTION, Verdict, "verdict")
+    assert verdict == Verdict(toxicity=1, in_scope=True) and completion.reasoning_chars > 20
+    llm.enqueue("Trains are booked through Travelink, two weeks ahead.")
+    shown = [so_far async for so_far in llm_client.stream(QUESTION)]
+    assert all("user asks" not in so_far.text and "think" not in so_far.text for so_far in shown)
+    assert shown[-1].text == "Trains are booked through Travelink, two weeks ahead."
+    assert shown[-1].reasoning_chars >= len(llm.reasoning_text)
+
+
+async def test_a_completion_leaves_the_reasoning_out(llm):
+    llm.reasoning = "tagged"
+    llm.enqueue("Trains via Travelink.")
+    completion = await client(llm).complete(QUESTION)
+    assert completion.text == "Trains via Travelink." and completion.reasoning_chars > 0
+
+
+async def test_the_window_is_read_from_the_model_list_and_prompts_are_counted(llm):
+    llm.context_window, llm.tokenize = 4096, True
+    llm_client = client(llm)
+    assert await llm_client.context_window() == 4096
+    assert await llm_client.count_tokens(QUESTION) == count_tokens({"messages": QUESTION})
+
+
+async def test_without_a_tokenizer_a_prompt_is_estimated_on_the_safe_side(llm):
+    llm_client = client(llm)
+    assert await llm_client.context_window() is None
+    estimated = await llm_client.count_tokens(QUESTION)
+    assert estimated >= count_tokens({"messages": QUESTION})
+
+
+async def test_a_refusal_for_length_is_named_and_teaches_the_window(llm):
+    llm.context_window = 16
+    llm_client = client(llm)
+    with pytest.raises(LlmPromptTooLong) as raised:
+        async for _ in llm_client.stream(QUESTION * 5):
+            pass
+    assert raised.value.window == 16
+    llm_client.learn_window(raised.value)
+    assert await llm_client.context_window() == 16
+
+
+async def test_failures_are_told_apart(llm):
+    llm.enqueue(status=404)
+    with pytest.raises(LlmRefused):
+        await client(llm).complete(QUESTION)
+    llm.enqueue("late", delay=2)
+    with pytest.raises(LlmTimedOut):
+        await client(llm, timeout_seconds=0.5).complete(QUESTION)
+    gone = LlmClient(LlmSettings(url="http://127.0.0.1:9/v1", model="m", max_retries=0))
+    with pytest.raises(LlmUnreachable):
+        await gone.complete(QUESTION)
+
+
+async def test_a_tasks_extra_request_fields_are_sent(llm):
+    fields = {"prestep": {"chat_template_kwargs": {"enable_thinking": False}}}
+    llm.enqueue({"toxicity": 0, "in_scope": True})
+    llm.enqueue("An answer.")
+    llm_client = client(llm, request_fields=fields)
+    await llm_client.complete_json(QUESTION, Verdict, "prestep")
+    [_ async for _ in llm_client.stream(QUESTION)]
+    assert llm.history[0]["chat_template_kwargs"] == {"enable_thinking": False}
+    assert "chat_template_kwargs" not in llm.history[1]

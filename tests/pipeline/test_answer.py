@@ -10,7 +10,7 @@ from core import strings
 from core.answering import PredeterminedFirst
 from core.config import parse_config
 from core.llm.client import EmptyAnswer, IncompleteAnswer, LlmUnavailable
-from core.pipeline.answer import build_failure_notice, failure_cause
+from core.pipeline.failures import build_failure_notice, failure_cause
 from core.requests import ChatLine, Request
 from core.rights.readers import ALWAYS
 from core.trace import RetrieveStep, find_step

@@ -15,12 +15,21 @@ the last piece carries `finish_reason: "stop"`, then `data: [DONE]`. A scripted 
 breaks that on purpose (ENDINGS); it applies to streamed replies only.
 An unscripted request (nothing enqueued and no `respond`) gets a 500, so a test never
 passes on a reply it did not expect.
+
+It plays what real models and servers do when asked to:
+    llm.reasoning = "tagged"     # replies start with <think>…</think> (R1 distills, Qwen3)
+    llm.reasoning = "opened"     # …only with </think>: the template opened the tag
+    llm.context_window = 1024    # /v1/models lists max_model_len; longer prompts get
+                                 # vLLM's 400 "maximum context length is 1024 tokens"
+    llm.tokenize = True          # vLLM's /tokenize counts a prompt's tokens
+Tokens are counted as words and symbols, four more per message (`count_tokens`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections import deque
 from collections.abc import Callable
@@ -65,6 +74,11 @@ class FakeLlm:
     # "ignore" it (a structured reply comes back as prose around a ```json fence), or
     # "refuse" it (HTTP 400 naming the option).
     response_format: Literal["honour", "ignore", "refuse"] = "honour"
+    # Inline reasoning before every reply (see the module's text).
+    reasoning: Literal["tagged", "opened"] | None = None
+    reasoning_text: str = "Okay, the user asks something. Let me look at the sources first."
+    context_window: int | None = None
+    tokenize: bool = False
 
     @property
     def url(self) -> str:
@@ -75,6 +89,7 @@ class FakeLlm:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._complete)
         app.router.add_get("/v1/models", self._models)
+        app.router.add_post("/tokenize", self._tokenize)
         self.server = TestServer(app)
         await self.server.start_server()
         return self
@@ -95,8 +110,17 @@ class FakeLlm:
         self.replies.append(Reply(content, status, delay, ending))
 
     async def _models(self, request: web.Request) -> web.Response:
+        entry: dict[str, Any] = {"id": self.model, "object": "model"}
+        if self.context_window:
+            entry["max_model_len"] = self.context_window
+        return web.json_response({"object": "list", "data": [entry]})
+
+    async def _tokenize(self, request: web.Request) -> web.Response:
+        if not self.tokenize:
+            return web.json_response({"detail": "Not Found"}, status=404)
+        count = count_tokens(await request.json())
         return web.json_response(
-            {"object": "list", "data": [{"id": self.model, "object": "model"}]}
+            {"count": count, "max_model_len": self.context_window, "tokens": list(range(count))}
         )
 
     async def _complete(self, request: web.Request) -> web.StreamResponse:
@@ -106,6 +130,19 @@ class FakeLlm:
             return web.json_response(
                 {"error": {"message": "response_format is not supported by this server",
                            "type": "invalid_request_error"}},
+                status=400,
+            )  # fmt: skip
+        asked = count_tokens(body) + int(body.get("max_tokens") or 0)
+        if self.context_window and asked > self.context_window:
+            message = (
+                f"This model's maximum context length is {self.context_window} tokens. "
+                f"However, you requested {asked} tokens ({count_tokens(body)} in the "
+                f"messages, {body.get('max_tokens') or 0} in the completion). Please reduce "
+                "the length of the messages or completion."
+            )
+            return web.json_response(
+                {"object": "error", "message": message, "type": "BadRequestError",
+                 "param": None, "code": 400},
                 status=400,
             )  # fmt: skip
         if self.replies:
@@ -123,6 +160,10 @@ class FakeLlm:
         text = json.dumps(reply.content) if isinstance(reply.content, dict) else str(reply.content)
         if isinstance(reply.content, dict) and self.response_format == "ignore":
             text = f"Sure! Here is the JSON you asked for:\n```json\n{text}\n```\nAnything else?"
+        if self.reasoning == "tagged":
+            text = f"<think>\n{self.reasoning_text}\n</think>\n\n{text}"
+        elif self.reasoning == "opened":
+            text = f"{self.reasoning_text}\n</think>\n\n{text}"
         if body.get("stream"):
             return await self._stream(request, text, reply.ending)
         return web.json_response(
@@ -193,6 +234,13 @@ class FakeLlm:
             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
         }
         await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
+
+
+def count_tokens(body: dict[str, Any]) -> int:
+    """The fake tokenizer: words and symbols, four more per message."""
+    messages = body.get("messages", [])
+    words = sum(len(re.findall(r"\w+|[^\w\s]", str(m.get("content", "")))) for m in messages)
+    return words + 4 * len(messages)
 
 
 def _count(body: dict[str, Any]) -> int:

@@ -26,6 +26,22 @@ CASES = {
     "repeated marker cited once": ("A [2]. B [2].", "A [1]. B [1].", ["leave"]),
     "no markers": ("Plain.", "Plain.", []),
     "links and years untouched": ("See [the page](x) in 2027.", "See [the page](x) in 2027.", []),
+    "[Source n]": ("Trains [Source 2].", "Trains [1].", ["leave"]),
+    "[sourceN], the Unique prompt's style": ("Trains [source3].", "Trains [1].", ["badges"]),
+    "[Sources n, m]": ("Both [Sources 1, 2].", "Both [1][2].", ["travel", "leave"]),
+    "[Source n, m]": ("Both [Source 2, 3].", "Both [1][2].", ["leave", "badges"]),
+    "a range": ("All [1-3].", "All [1][2][3].", ["travel", "leave", "badges"]),
+    "a range with an en dash past the sources": ("All [2–9].", "All [1][2].", ["leave", "badges"]),
+    "lenticular brackets": ("Trains【1】.", "Trains[1].", ["travel"]),
+    "a footnote marker and its definition": (
+        "Trains [^1].\n\n[^1]: Travel policy",
+        "Trains [1].",
+        ["travel"],
+    ),
+    "(Source n)": ("Trains (Source 1).", "Trains [1].", ["travel"]),
+    "plain parentheses stay": ("Two steps (1) and (2).", "Two steps (1) and (2).", []),
+    "an invented [Source n] is removed": ("Rockets [Source 7].", "Rockets.", []),
+    "a link named by a number stays": ("See [1](https://x).", "See [1](https://x).", []),
 }
 
 
