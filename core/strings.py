@@ -93,9 +93,9 @@ LLM_FAILED = (
     NOTICE_PREFIX + "Sorry, the language model did not answer in time, so I cannot answer "
     "now. Please try again in a moment."
 )
-LLM_UNREACHABLE = (
-    NOTICE_PREFIX + "Sorry, I cannot reach the language model right now, so I cannot answer. "
-    "Please try again in a moment; if it lasts, tell the bot's admins."
+LLM_UNAVAILABLE = (
+    NOTICE_PREFIX + "Sorry, the language model is not available right now, so I cannot "
+    "answer. Please try again in a moment; if it lasts, tell the bot's admins."
 )
 LLM_REFUSED = (
     NOTICE_PREFIX + "Sorry, the language model refused the request, so I cannot answer. "

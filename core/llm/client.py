@@ -77,8 +77,14 @@ class LlmTimedOut(LlmUnavailable):
     setting = "llm.timeout_seconds"
 
 
+class LlmServerFailed(LlmUnavailable):
+    """The endpoint answered with a server error (5xx): overloaded, restarting, broken."""
+
+    setting = "the model server's own log"
+
+
 class LlmRefused(LlmUnavailable):
-    """The endpoint answered with an error (a bad request, an unknown model, a failure)."""
+    """The endpoint refused the request (4xx: a bad request, an unknown model)."""
 
     setting = "llm.model and llm.request_fields"
 
@@ -128,6 +134,8 @@ def build_llm_error(error: Exception) -> LlmUnavailable:
     if isinstance(error, openai.APIStatusError) and TOO_LONG.search(str(error)):
         window = WINDOW.search(str(error))
         return LlmPromptTooLong(said, int(window.group(1)) if window else None)
+    if isinstance(error, openai.APIStatusError) and error.status_code >= 500:
+        return LlmServerFailed(said)
     if isinstance(error, openai.APIStatusError):
         return LlmRefused(said)
     return LlmUnavailable(said)

@@ -47,8 +47,11 @@ def decide_prompt_limit(window: int, answer_tokens: int) -> int:
     return int((window - answer_tokens) * (1 - MARGIN))
 
 
-def decide_sources_share(share: int, prompt_tokens: int, limit: int) -> int:
-    """A smaller budget for the sources when the prompt is over `limit`: what is over
-    comes off the sources, with a tenth more for the estimate's slack."""
-    over = prompt_tokens - limit
-    return max(0, share - math.ceil(over * 1.1)) if over > 0 else share
+def decide_sources_share(share: int, prompt_tokens: int, limit: int, bare_tokens: int) -> int:
+    """A smaller budget for the sources when the prompt is over `limit`: `share` scaled
+    to the room the prompt without sources (`bare_tokens`) leaves, a tenth less for the
+    estimate's slack; 0 when there is no room at all."""
+    if prompt_tokens <= limit:
+        return share
+    room, used = limit - bare_tokens, prompt_tokens - bare_tokens
+    return max(0, int(share * room / used * 0.9)) if room > 0 and used > 0 else 0

@@ -214,13 +214,17 @@ class AnswerPipeline:
         if window is None:
             return prompt, share
         limit = decide_prompt_limit(window, answer_tokens)
+        bare: int | None = None
         for _ in range(FIT_ATTEMPTS):
             tokens = await self.llm.count_tokens(prompt[0])
-            if tokens <= limit:
+            # Fitted, unless the sources were cut to none (then it does not fit).
+            if tokens <= limit and (prompt[1] or not sources.hits):
                 return prompt, share
+            if bare is None:
+                bare = await self.llm.count_tokens((await self._prompt(*args, 0))[0])
+            share = decide_sources_share(share, tokens, limit, bare)
             if share == 0:
                 break
-            share = decide_sources_share(share, tokens, limit)
             prompt = await self._prompt(*args, share)
         raise LlmPromptTooLong(
             f"the question and its context take more than {limit} of the model's {window} "

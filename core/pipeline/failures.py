@@ -10,6 +10,7 @@ from core.llm.client import (
     LlmError,
     LlmPromptTooLong,
     LlmRefused,
+    LlmServerFailed,
     LlmTimedOut,
     LlmUnreachable,
 )
@@ -35,8 +36,8 @@ def decide_failure_text(error: LlmError) -> str:
         return strings.LLM_TOO_LONG
     if isinstance(error, LlmRefused):
         return strings.LLM_REFUSED
-    if isinstance(error, LlmUnreachable):
-        return strings.LLM_UNREACHABLE
+    if isinstance(error, LlmUnreachable | LlmServerFailed):
+        return strings.LLM_UNAVAILABLE
     return strings.LLM_FAILED
 
 
@@ -46,6 +47,7 @@ FAILURE_CAUSES: tuple[tuple[type[LlmError], str], ...] = (
     (LlmPromptTooLong, "llm_too_long"),
     (LlmRefused, "llm_refused"),
     (LlmUnreachable, "llm_unreachable"),
+    (LlmServerFailed, "llm_server_error"),
     (LlmTimedOut, "llm_timeout"),
 )
 

@@ -78,6 +78,8 @@ class FakeLlm:
     reasoning: Literal["tagged", "opened"] | None = None
     reasoning_text: str = "Okay, the user asks something. Let me look at the sources first."
     context_window: int | None = None
+    # Whether /v1/models says the window (vLLM does, llama.cpp's server does not).
+    lists_window: bool = True
     tokenize: bool = False
 
     @property
@@ -111,7 +113,7 @@ class FakeLlm:
 
     async def _models(self, request: web.Request) -> web.Response:
         entry: dict[str, Any] = {"id": self.model, "object": "model"}
-        if self.context_window:
+        if self.context_window and self.lists_window:
             entry["max_model_len"] = self.context_window
         return web.json_response({"object": "list", "data": [entry]})
 
