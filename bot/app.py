@@ -35,6 +35,7 @@ from bot.sync import SyncLoop
 from bot.workers import AnswerWorkers
 from core.answering import Answerer, NoKnowledgeAnswerer, PredeterminedFirst
 from core.config import Settings, load_config
+from core.config.llm import LlmTask
 from core.config.summaries import parse_schedule
 from core.feedback.ranking import FeedbackRanking
 from core.feedback.store import SqlFeedbackStore
@@ -272,8 +273,8 @@ class BotApp:
             TimeExpressionFinder(), parts.metrics, audiences, parts.ledger,
         )  # fmt: skip
         catchup = CatchupDesk(
-            matrix, parts.receipts, parts.digests, summarizer, self.settings, audiences,
-            TimeExpressionFinder(),
+            matrix, parts.receipts, parts.digests, self._summarizer(parts.kb, "catchup"),
+            self.settings, audiences, TimeExpressionFinder(),
         )  # fmt: skip
         desks = Desks(parts.memory, feedback, summaries, parts.metrics, catchup)
         dispatcher = Dispatcher(
@@ -302,12 +303,13 @@ class BotApp:
         current = self.settings.current
         return build_job_store_url(current.summaries, current.storage, current.bot.data_dir)
 
-    def _summarizer(self, kb: KnowledgeBase | None) -> Summarizer:
+    def _summarizer(self, kb: KnowledgeBase | None, task: LlmTask = "summary") -> Summarizer:
         return Summarizer(
             self._llm,
             self._prompts,
             kb.embedders if kb else None,
             lambda: self.settings.current.knowledge.embedding_model,
+            task,
         )
 
     async def _keep_summary_jobs(self, scheduler: SummaryScheduler, matrix: MatrixIO) -> None:

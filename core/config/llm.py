@@ -10,7 +10,27 @@ from core.config.secrets import context_of, env_var_checker
 from core.config.strict import Strict
 
 # The kinds of call the bot makes to the model.
-LlmTask = Literal["answer", "prestep", "support", "summary", "judge"]
+LlmTask = Literal["answer", "prestep", "support", "summary", "catchup", "judge"]
+
+
+class LlmTaskSettings(Strict):
+    """Another model or endpoint for one task (a small fast one for the pre-step and the
+    checks, say); what is unset comes from [llm]."""
+
+    url: str | None = Field(default=None, pattern=r"^https?://")
+    model: str | None = None
+    api_key_env: str | None = None
+    timeout_seconds: float | None = Field(default=None, gt=0, le=600)
+    context_window: int | None = Field(default=None, ge=256, le=10_000_000)
+
+    _api_key: SecretStr | None = PrivateAttr(default=None)
+    _check_env = field_validator("api_key_env")(env_var_checker("llm.tasks"))
+
+    @model_validator(mode="after")
+    def _key(self, info: ValidationInfo) -> LlmTaskSettings:
+        if self.api_key_env:
+            self._api_key = SecretStr(context_of(info).get("env", {}).get(self.api_key_env, ""))
+        return self
 
 
 class LlmSettings(Strict):
@@ -34,6 +54,8 @@ class LlmSettings(Strict):
     # Extra request fields per task, passed through to the endpoint (vLLM's
     # chat_template_kwargs, Ollama's options, ...).
     request_fields: dict[LlmTask, dict[str, Any]] = Field(default_factory=dict)
+    # Another model or endpoint per task (`[llm.tasks.prestep]`, ...).
+    tasks: dict[LlmTask, LlmTaskSettings] = Field(default_factory=dict)
 
     _api_key: SecretStr | None = PrivateAttr(default=None)
     _check_env = field_validator("api_key_env")(env_var_checker("llm"))
@@ -48,3 +70,15 @@ class LlmSettings(Strict):
 
     def api_key(self) -> str | None:
         return self._api_key.get_secret_value() if self._api_key else None
+
+    def for_task(self, task: LlmTask) -> LlmSettings:
+        """The settings a task's calls go by: [llm], with what `[llm.tasks.<task>]` sets."""
+        override = self.tasks.get(task)
+        if override is None:
+            return self
+        changed = {key: value for key, value in override.model_dump().items()
+                   if value is not None and key != "api_key_env"}  # fmt: skip
+        merged = self.model_copy(update={**changed, "tasks": {}})
+        if override.api_key_env:
+            merged._api_key = override._api_key
+        return merged

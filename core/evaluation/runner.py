@@ -134,7 +134,9 @@ class Evaluation:
             answer=fence(answer),
         )
         try:
-            verdict, _ = await self.llm.complete_json(messages, JudgeVerdict, "judge")
+            verdict, _ = await self.llm.for_task("judge").complete_json(
+                messages, JudgeVerdict, "judge"
+            )
         except LlmError:
             return {}
         return {

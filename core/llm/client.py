@@ -34,7 +34,7 @@ import openai
 from openai.types.chat import ChatCompletionMessageParam
 from pydantic import BaseModel, ValidationError
 
-from core.config.llm import LlmSettings
+from core.config.llm import LlmSettings, LlmTask
 from core.llm.reasoning import Reasoned, parse_reasoning
 from core.llm.window import estimate_tokens
 from core.trace import Messages
@@ -198,6 +198,12 @@ class LlmClient:
         self.window: int | None = settings.context_window
         self._window_asked = settings.context_window is not None
         self._tokenize: bool | None = None
+        # Clients of the tasks that go to another model or endpoint (`[llm.tasks]`).
+        self._tasks = {task: LlmClient(settings.for_task(task)) for task in settings.tasks}
+
+    def for_task(self, task: LlmTask) -> LlmClient:
+        """The client a task's calls go through: its own model's, or this one."""
+        return self._tasks.get(task, self)
 
     def _without_reasoning(self, raw: str, *, final: bool = True) -> Reasoned:
         found = parse_reasoning(raw, final=final, opens_in_prompt=self.reasoning_opens_in_prompt)
@@ -209,6 +215,8 @@ class LlmClient:
 
     async def close(self) -> None:
         await self._client.close()
+        for client in self._tasks.values():
+            await client.close()
 
     async def context_window(self) -> int | None:
         """The model's context window in tokens: `[llm] context_window`, else what the

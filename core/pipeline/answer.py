@@ -95,6 +95,8 @@ class AnswerPipeline:
         times: TimeExpressionFinder | None = None,
     ) -> None:
         self.llm = llm
+        # The answer's own calls (`[llm.tasks.answer]` may name another model).
+        self._answering = llm.for_task("answer")
         self.retriever = retriever
         self.settings = settings
         self.prompts = prompts
@@ -216,12 +218,12 @@ class AnswerPipeline:
         limit = decide_prompt_limit(window, answer_tokens)
         bare: int | None = None
         for _ in range(FIT_ATTEMPTS):
-            tokens = await self.llm.count_tokens(prompt[0])
+            tokens = await self._answering.count_tokens(prompt[0])
             # Fitted, unless the sources were cut to none (then it does not fit).
             if tokens <= limit and (prompt[1] or not sources.hits):
                 return prompt, share
             if bare is None:
-                bare = await self.llm.count_tokens((await self._prompt(*args, 0))[0])
+                bare = await self._answering.count_tokens((await self._prompt(*args, 0))[0])
             share = decide_sources_share(share, tokens, limit, bare)
             if share == 0:
                 break
@@ -256,7 +258,9 @@ class AnswerPipeline:
             conversation=build_conversation(recent, settings.pipeline.context_tokens // 4),
             question=fence(request.text),
         )
-        verdict, completion = await self.llm.complete_json(messages, PrestepVerdict, "prestep")
+        verdict, completion = await self.llm.for_task("prestep").complete_json(
+            messages, PrestepVerdict, "prestep"
+        )
         step = PrestepStep(
             time.perf_counter() - started, verdict.model_dump(), messages, completion.prompt_tokens
         )
@@ -287,14 +291,14 @@ class AnswerPipeline:
         for attempt in (1, 2):
             # Fitted to the model's window where it is known; a refusal for length teaches
             # the window (or halves the sources when it names none) and is tried once more.
-            window = await self.llm.context_window()
-            answer_tokens = decide_answer_tokens(window, self.llm.settings.answer_tokens)
+            window = await self._answering.context_window()
+            answer_tokens = decide_answer_tokens(window, self._answering.settings.answer_tokens)
             (messages, given, sources_block), share = await self._fitted_prompt(
                 request, question, conversation, sources, settings, share, window, answer_tokens
             )
             try:
                 text, reasoning = "", 0
-                async for so_far in self.llm.stream(messages, max_tokens=answer_tokens):
+                async for so_far in self._answering.stream(messages, max_tokens=answer_tokens):
                     text, reasoning = so_far.text, so_far.reasoning_chars
                     if progress:
                         await progress(text)
@@ -303,7 +307,7 @@ class AnswerPipeline:
                 if attempt == 2 or text:
                     raise
                 log.warning("the prompt was over the model's window: fitted again (%s)", exc)
-                self.llm.learn_window(exc)
+                self._answering.learn_window(exc)
                 if exc.window is None:
                     share //= 2
         cited_text, cited = build_cited_text(text, given, key=document_of)

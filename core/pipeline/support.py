@@ -34,7 +34,9 @@ def build_support_check(
     async def check() -> str | None:
         messages = prompts().messages("support", sources=sources_block, answer=fence(answer_text))
         try:
-            verdict, _ = await llm.complete_json(messages, SupportVerdict, "support")
+            verdict, _ = await llm.for_task("support").complete_json(
+                messages, SupportVerdict, "support"
+            )
         except LlmError:
             return None
         return strings.SUPPORT_BADGES[verdict.risk]

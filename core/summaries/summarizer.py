@@ -10,6 +10,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from core.config.llm import LlmTask
 from core.knowledge.embedding import Embedders
 from core.llm.client import LlmClient
 from core.llm.prompts import Prompts
@@ -87,8 +88,11 @@ class Summarizer:
         prompts: Callable[[], Prompts],
         embedders: Embedders | None,
         embedding_model: Callable[[], str],
+        task: LlmTask = "summary",
     ) -> None:
-        self.llm = llm
+        # The model of the task: summaries, or the catch-up's TL;DR (`[llm.tasks]`).
+        self.llm = llm.for_task(task) if llm is not None else None
+        self.task = task
         self.prompts = prompts
         self.embedders = embedders
         self.embedding_model = embedding_model
@@ -131,14 +135,14 @@ class Summarizer:
         assert self.llm is not None
         block = fence(build_messages_block(lines, timezone))
         messages = self.prompts().messages("summary", messages=block)
-        draft, completion = await self.llm.complete_json(messages, SummaryDraft, "summary")
+        draft, completion = await self.llm.complete_json(messages, SummaryDraft, self.task)
         return draft, completion.prompt_tokens
 
     async def _merge(self, drafts: Sequence[SummaryDraft]) -> tuple[SummaryDraft, int]:
         assert self.llm is not None
         summaries = fence("\n".join(draft.model_dump_json() for draft in drafts))
         messages = self.prompts().messages("summary_merge", summaries=summaries)
-        draft, completion = await self.llm.complete_json(messages, SummaryDraft, "summary")
+        draft, completion = await self.llm.complete_json(messages, SummaryDraft, self.task)
         return draft, completion.prompt_tokens
 
     async def _extractive(self, lines: Sequence[SummaryLine], heading: str) -> SummaryResult:

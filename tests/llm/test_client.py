@@ -284,3 +284,20 @@ async def test_a_tasks_extra_request_fields_are_sent(llm):
     [_ async for _ in llm_client.stream(QUESTION)]
     assert llm.history[0]["chat_template_kwargs"] == {"enable_thinking": False}
     assert "chat_template_kwargs" not in llm.history[1]
+
+
+async def test_a_task_may_go_to_another_model_and_endpoint(llm):
+    small = await FakeLlm(model="small-model").start()
+    try:
+        settings = {"tasks": {"prestep": {"url": small.url, "model": "small-model"}}}
+        llm_client = client(llm, **settings)
+        small.enqueue({"toxicity": 0, "in_scope": True})
+        await llm_client.for_task("prestep").complete_json(QUESTION, Verdict, "prestep")
+        llm.enqueue("An answer.")
+        [_ async for _ in llm_client.for_task("answer").stream(QUESTION)]
+        assert small.history[0]["model"] == "small-model" and len(small.history) == 1
+        assert llm.history[0]["model"] == "test-model" and len(llm.history) == 1
+        assert llm_client.for_task("support") is llm_client, "unset tasks use [llm]"
+        await llm_client.close()
+    finally:
+        await small.close()
