@@ -16,3 +16,7 @@ class PipelineSettings(Strict):
     support_check: bool = True
     # Seconds between edits of a streaming answer.
     stream_edit_seconds: float = Field(default=1.5, ge=0.2, le=30)
+    # Start the answer beside the pre-step when the question needs nothing from the
+    # conversation: first words after one model call instead of two; an answer call is
+    # wasted when the pre-step declines or rewrites the question.
+    early_answer: bool = True

@@ -16,7 +16,9 @@
    (IncompleteAnswer, EmptyAnswer) and the caller shows `build_failure_notice`
    (core/pipeline/failures.py) instead.
 
-Two sequential model calls sit on the critical path: the pre-step and the answer.
+One model call sits on the critical path of a question that needs nothing from the
+conversation: its answer starts beside the pre-step, its words held until the pre-step
+lets it through (core/pipeline/speculation.py); a follow-up waits for the pre-step.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ from core.pipeline.grounding import build_audience, fetch_context_hits
 from core.pipeline.prestep import PrestepVerdict, decide_from_verdict, decide_locally
 from core.pipeline.recall import build_memories_block
 from core.pipeline.sources import Sources, SourcesFinder
+from core.pipeline.speculation import HeldProgress, cancelled, drop
 from core.pipeline.support import build_collections_list, build_support_check
 from core.requests import Answer, Progress, Request, Source
 from core.rights.checker import RightsChecker
@@ -112,25 +115,37 @@ class AnswerPipeline:
         recent = request.recent if followup.use_previous else ()
         audience = build_audience(request, settings)
         fast = asyncio.create_task(self.finder.find(request, request.text, audience, settings))
+        conversation = build_conversation(recent, settings.pipeline.context_tokens // 4)
+        held = HeldProgress(progress)
+        # Needing nothing of the conversation, the answer starts beside the pre-step (see
+        # core/pipeline/speculation.py); its words wait for the pre-step's verdict.
+        early = (
+            asyncio.create_task(self._early_answer(request, conversation, fast, settings, held))
+            if settings.pipeline.early_answer and not followup.use_previous
+            else None
+        )
         try:
             verdict, prestep = await self._prestep(request, recent, settings)
         except BaseException:
             fast.cancel()
+            if early is not None:
+                drop(early)
             raise
         trace: list[Step] = [FollowupStep(0.0, followup.use_previous, followup.reason), prestep]
         decision = decide_from_verdict(verdict, settings.pipeline.toxicity_threshold)
-        if decision != "answer":
+        if decision != "answer" or (verdict.remember and self.memory is not None):
             fast.cancel()
+            if early is not None:
+                drop(early)
+        if decision != "answer":
             await self._record(request, request.text, decision)
             return self._declined(decision, settings, tuple(trace))
         if verdict.remember and self.memory is not None:
-            fast.cancel()
             fact = parse_remember(verdict.standalone_question) or RememberRequest(
                 "room", verdict.standalone_question or request.text
             )
             stored = await store_memory(self.memory, request, fact, settings)
             return replace(stored, trace=(*trace, *stored.trace))
-        conversation = build_conversation(recent, settings.pipeline.context_tokens // 4)
         question, check = decide_rephrasing(
             request.text,
             verdict.standalone_question,
@@ -146,8 +161,18 @@ class AnswerPipeline:
             sources = await fast
         else:
             fast.cancel()
+            if early is not None:
+                await cancelled(early)  # rewritten: the early answer was for other words
+                early = None
             sources = await self.finder.find(request, question, audience, settings)
         trace += sources.trace
+        if early is not None:
+            await held.release()
+            found = await early
+            if found is not None:
+                answer, answer_trace = found
+                await self._record(request, question, "answered")
+                return replace(answer, trace=(*trace, *answer_trace))
         general = settings.room(request.room).general_answers
         if sources.unavailable and not sources.hits and not sources.memories:
             await self._record(request, question, "unavailable")
@@ -165,6 +190,25 @@ class AnswerPipeline:
         )
         await self._record(request, question, "answered")
         return answer
+
+    async def _early_answer(
+        self,
+        request: Request,
+        conversation: str,
+        fast: asyncio.Task[Sources],
+        settings: Settings,
+        progress: HeldProgress,
+    ) -> tuple[Answer, list[Step]] | None:
+        """The answer to the question as asked, from the sources found for it; None when
+        they call for a notice instead (nothing found, search unavailable)."""
+        sources = await asyncio.shield(fast)
+        if not sources.hits and not sources.memories:
+            return None
+        steps: list[Step] = []
+        answer = await self._grounded_answer(
+            request, request.text, conversation, sources, settings, steps, progress
+        )
+        return answer, steps
 
     async def _prompt(
         self,

@@ -251,3 +251,43 @@ FAILURE_TEXTS = {
 def test_each_failure_says_what_happened(error, text):
     assert build_failure_notice(error) == text
     assert "in time" not in text or isinstance(error, LlmTimedOut)
+
+
+async def test_a_first_question_is_answered_beside_the_pre_step_shown_only_after_it(pipeline, llm):
+    llm.enqueue(verdict(), delay=0.5)  # a slow pre-step: the answer is written meanwhile
+    llm.enqueue("Book trains through Travelink [1].")
+    finished_when_shown: list[list[str]] = []
+
+    async def progress(text):
+        finished_when_shown.append(list(llm.finished))
+
+    answer = await pipeline.answer(ask("How do I book trains?"), progress)
+    assert answer.text == "Book trains through Travelink [1]."
+    assert llm.finished[:2] == ["stream", "json"], "the answer was done before the pre-step"
+    assert finished_when_shown and all("json" in done for done in finished_when_shown), (
+        "no word is shown before the pre-step let the question through"
+    )
+
+
+async def test_an_answer_started_beside_a_declining_pre_step_is_never_shown(pipeline, llm):
+    llm.enqueue(verdict(toxicity=9), delay=0.3)
+    llm.enqueue("Something the model wrote meanwhile [1].")
+    shown = []
+
+    async def progress(text):
+        shown.append(text)
+
+    answer = await pipeline.answer(ask("How do I book trains, you idiots?"), progress)
+    assert answer.kind == "refusal" and answer.text == strings.TOXIC_DECLINED
+    assert shown == []
+
+
+async def test_a_follow_up_waits_for_the_pre_step(pipeline, llm):
+    llm.enqueue(verdict(standalone_question="How many days of annual leave do I get?"))
+    llm.enqueue("27 days [1].")
+    recent = [ChatLine(BOB, "How many days of annual leave do I get?")]
+    answer = await pipeline.answer(ask("and for part-time staff?", recent=recent, in_thread=True))
+    assert answer.text == "27 days [1]."
+    assert [bool(body.get("stream")) for body in llm.history] == [False, True], (
+        "one answer call, after the pre-step: none was started for the words as asked"
+    )

@@ -14,7 +14,8 @@ Streams with server-sent events when asked (`stream: true`), in small pieces, li
 the last piece carries `finish_reason: "stop"`, then `data: [DONE]`. A scripted `ending`
 breaks that on purpose (ENDINGS); it applies to streamed replies only.
 An unscripted request (nothing enqueued and no `respond`) gets a 500, so a test never
-passes on a reply it did not expect.
+passes on a reply it did not expect. Replies are taken in order, except that a streamed
+request takes the first one that is not JSON (`_next_reply`).
 
 It plays what real models and servers do when asked to:
     llm.reasoning = "tagged"     # replies start with <think>…</think> (R1 distills, Qwen3)
@@ -81,6 +82,8 @@ class FakeLlm:
     # Whether /v1/models says the window (vLLM does, llama.cpp's server does not).
     lists_window: bool = True
     tokenize: bool = False
+    # The kind of each reply once sent whole ("json" or "stream"), in that order.
+    finished: list[str] = field(default_factory=list)
 
     @property
     def url(self) -> str:
@@ -110,6 +113,16 @@ class FakeLlm:
     ) -> None:
         assert ending in ENDINGS, ending
         self.replies.append(Reply(content, status, delay, ending))
+
+    def _next_reply(self, *, streamed: bool) -> Reply | None:
+        """The next scripted reply for a request: in order, except that a streamed request
+        (an answer) takes the first reply that is not JSON. The bot starts an answer
+        beside its pre-step, so the two may arrive in either order."""
+        for reply in self.replies:
+            if not streamed or not isinstance(reply.content, dict):
+                self.replies.remove(reply)
+                return reply
+        return None
 
     async def _models(self, request: web.Request) -> web.Response:
         entry: dict[str, Any] = {"id": self.model, "object": "model"}
@@ -147,8 +160,9 @@ class FakeLlm:
                  "param": None, "code": 400},
                 status=400,
             )  # fmt: skip
-        if self.replies:
-            reply = self.replies.popleft()
+        queued = self._next_reply(streamed=bool(body.get("stream")))
+        if queued is not None:
+            reply = queued
         elif self.respond is not None:
             reply = Reply(self.respond(body))
         else:
@@ -167,7 +181,10 @@ class FakeLlm:
         elif self.reasoning == "opened":
             text = f"{self.reasoning_text}\n</think>\n\n{text}"
         if body.get("stream"):
-            return await self._stream(request, text, reply.ending)
+            streamed = await self._stream(request, text, reply.ending)
+            self.finished.append("stream")
+            return streamed
+        self.finished.append("json")
         return web.json_response(
             {
                 "id": f"chatcmpl-{len(self.history)}",
