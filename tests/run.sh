@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 deploy/setup-venv.sh
 deploy/setup-postgres.sh
 deploy/setup-corpus.sh
+deploy/setup-llama.sh
 export HF_HUB_OFFLINE=1
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .

@@ -4,10 +4,13 @@ The openai library does the HTTP, the timeouts and the retries with backoff; thi
 limit on concurrent calls, streaming, and structured output: `response_format` with a
 JSON schema (what vLLM honours), validated after parsing, with one repair attempt.
 
-Endpoints that do not honour `response_format` still work: one that refuses it (HTTP
-400) is asked from then on with the schema in the prompt instead; one that ignores it
-and wraps the JSON in prose or a code fence has the object taken out of its reply. Either
-way the result is validated against the schema, as with an endpoint that honours it.
+Endpoints that do not honour `response_format` still work: one that refuses a JSON
+schema (an error naming it: vLLM's 400, llama-cpp-python's 500) is asked for a JSON
+object with its schema from then on (what llama-cpp-python's server constrains its
+output with), and one that refuses
+that too gets the schema in the prompt instead; one that ignores it and wraps the JSON
+in prose or a code fence has the object taken out of its reply. Either way the result
+is validated against the schema, as with an endpoint that honours it.
 
 A streamed answer counts only when the model ended it: a stream that stops early, or
 that ends with no text, raises instead of passing for an answer (`stream`).
@@ -27,7 +30,7 @@ import logging
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, Literal, TypeVar, cast
 
 import httpx
 import openai
@@ -40,6 +43,7 @@ from core.llm.window import estimate_tokens
 from core.trace import Messages
 
 Model = TypeVar("Model", bound=BaseModel)
+StructuredOutput = Literal["json_schema", "json_object", "prompt"]
 log = logging.getLogger(__name__)
 
 REPAIR = (
@@ -188,8 +192,10 @@ class LlmClient:
             max_retries=settings.max_retries,
         )
         self._slots = asyncio.Semaphore(settings.max_concurrency)
-        # False once the endpoint refused `response_format`: the schema goes in the prompt.
-        self.structured_output = True
+        # How structured output is asked for: `response_format` with a JSON schema (vLLM,
+        # OpenAI); a JSON object with its schema (llama-cpp-python's server, which refuses
+        # the former); or, once both were refused, the schema in the prompt.
+        self.structured_output: StructuredOutput = "json_schema"
         # The model's template opens its reasoning tag in the prompt (see the module).
         self.reasoning_opens_in_prompt = settings.reasoning_opens_in_prompt
         self.settings = settings
@@ -283,9 +289,11 @@ class LlmClient:
                     **options,
                     **self._extra(task),
                 )
-            except openai.BadRequestError as exc:
+            except openai.APIStatusError as exc:
                 # Only a refusal that names the option: a prompt over the context length
                 # is a 400 too, and must not turn structured output off for good.
+                # (llama-cpp-python's server answers a `json_schema` format with a 500
+                # that quotes its validation error.)
                 said = str(exc)
                 if "response_format" in options and ("response_format" in said
                                                      or "json_schema" in said):  # fmt: skip
@@ -374,24 +382,28 @@ class LlmClient:
         self, messages: Messages, schema: type[Model], name: str
     ) -> tuple[Completion, dict[str, Any]]:
         json_schema = schema.model_json_schema()
-        if self.structured_output:
-            options: dict[str, Any] = {
-                "response_format": {
-                    "type": "json_schema",
-                    "json_schema": {"name": name, "schema": json_schema, "strict": True},
-                }
-            }
-            try:
-                return await self.complete(messages, name, **options), options
-            except LlmRefusedOption:
-                log.warning("the model endpoint refuses response_format: the JSON schema "
-                            "goes in the prompt from now on")  # fmt: skip
-                self.structured_output = False
-        asked = [
+        in_prompt = [
             *messages,
             {"role": "user", "content": SCHEMA_IN_PROMPT.format(schema=json.dumps(json_schema))},
         ]
-        return await self.complete(asked, name), {}
+        formats: dict[StructuredOutput, dict[str, Any]] = {
+            "json_schema": {"type": "json_schema",
+                            "json_schema": {"name": name, "schema": json_schema, "strict": True}},
+            "json_object": {"type": "json_object", "schema": json_schema},
+        }  # fmt: skip
+        while self.structured_output != "prompt":
+            options: dict[str, Any] = {"response_format": formats[self.structured_output]}
+            # A JSON object without its schema for a server that ignores "schema": the
+            # prompt says the shape too.
+            asked = messages if self.structured_output == "json_schema" else in_prompt
+            try:
+                return await self.complete(asked, name, **options), options
+            except LlmRefusedOption:
+                refused = self.structured_output
+                self.structured_output = "json_object" if refused == "json_schema" else "prompt"
+                log.warning("the model endpoint refuses response_format %s: asking with %s "
+                            "from now on", refused, self.structured_output)  # fmt: skip
+        return await self.complete(in_prompt, name), {}
 
 
 def _check_ending(finish: str | None, text: str, shown: str) -> None:

@@ -35,8 +35,11 @@ from core.config import Settings
 from core.knowledge.documents import Hit
 from core.knowledge.retrieval import Retriever
 from core.llm.client import (
+    IncompleteAnswer,
     LlmClient,
+    LlmError,
     LlmPromptTooLong,
+    LlmUnreachable,
 )
 from core.llm.prompts import Prompts
 from core.llm.window import decide_answer_tokens, decide_prompt_limit, decide_sources_share
@@ -210,6 +213,30 @@ class AnswerPipeline:
         )
         return answer, steps
 
+    async def _refused_for_length(
+        self, error: LlmPromptTooLong | IncompleteAnswer, messages: Messages, window: int | None
+    ) -> LlmPromptTooLong | None:
+        """Whether a failed answer was a prompt over the model's window. Some servers say
+        so only to a request that is not streamed (llama-cpp-python ends the stream with
+        nothing): an empty stream, while the window is not known, is asked about once
+        more, for one token, without streaming."""
+        if isinstance(error, LlmPromptTooLong):
+            return error
+        if error.partial or window is not None:
+            return None
+        # Twice: a server that broke off the stream may have left its connection dead.
+        for _ in range(2):
+            try:
+                await self._answering.complete(messages, "answer", max_tokens=1)
+                return None
+            except LlmPromptTooLong as refused:
+                return refused
+            except LlmUnreachable:
+                continue
+            except LlmError:
+                return None
+        return None
+
     async def _prompt(
         self,
         request: Request,
@@ -340,19 +367,20 @@ class AnswerPipeline:
             (messages, given, sources_block), share = await self._fitted_prompt(
                 request, question, conversation, sources, settings, share, window, answer_tokens
             )
+            text, reasoning = "", 0
             try:
-                text, reasoning = "", 0
                 async for so_far in self._answering.stream(messages, max_tokens=answer_tokens):
                     text, reasoning = so_far.text, so_far.reasoning_chars
                     if progress:
                         await progress(text)
                 break
-            except LlmPromptTooLong as exc:
-                if attempt == 2 or text:
+            except (LlmPromptTooLong, IncompleteAnswer) as exc:
+                too_long = await self._refused_for_length(exc, messages, window)
+                if attempt == 2 or text or too_long is None:
                     raise
                 log.warning("the prompt was over the model's window: fitted again (%s)", exc)
-                self._answering.learn_window(exc)
-                if exc.window is None:
+                self._answering.learn_window(too_long)
+                if too_long.window is None:
                     share //= 2
         cited_text, cited = build_cited_text(text, given, key=document_of)
         # An answer that cites nothing lists what the model was given, marked as consulted:

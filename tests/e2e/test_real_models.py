@@ -92,9 +92,19 @@ async def test_an_answer_citing_nothing_lists_the_sources_it_was_given(people, b
     assert strings.SOURCES_CONSULTED in answer["body"] and "Travel policy" in answer["body"]
 
 
-@pytest.mark.parametrize("listed", [True, False], ids=["window listed", "window refused"])
-async def test_a_window_smaller_than_the_default_prompt_is_fitted(people, bot, llm, listed):
+WINDOWS = {
+    "the window listed (vLLM)": (True, "refuse"),
+    "the window named by a refusal": (False, "refuse"),
+    "an empty stream (llama-cpp-python)": (False, "empty"),
+}
+
+
+@pytest.mark.parametrize("listed,refusal", WINDOWS.values(), ids=WINDOWS)
+async def test_a_window_smaller_than_the_default_prompt_is_fitted(
+    people, bot, llm, listed, refusal
+):
     llm.respond, llm.context_window, llm.lists_window = reading_model, 900, listed
+    llm.too_long_stream = refusal
     alice, room, port = await start(people, bot, llm)
     filler = " ".join(f"Clause {n}: expenses are filed within thirty days." for n in range(120))
     for n in range(6):

@@ -141,12 +141,27 @@ async def test_an_endpoint_that_refuses_response_format_gets_the_schema_in_the_p
     first, _ = await model.complete_json(QUESTION, Verdict, "verdict")
     second, _ = await model.complete_json(QUESTION, Verdict, "verdict")
     assert (first.toxicity, second.toxicity) == (3, 4)
-    refused, *asked = llm.history
-    assert "response_format" in refused
-    assert len(asked) == 2, "the refusal is remembered: one request per answer after it"
+    *refused, asked_1, asked_2 = llm.history
+    assert [r["response_format"]["type"] for r in refused] == ["json_schema", "json_object"]
+    asked = [asked_1, asked_2]
+    assert len(llm.history) == 4, "the refusals are remembered: one request per answer after"
     for request in asked:
         assert "response_format" not in request
         assert '"toxicity"' in request["messages"][-1]["content"], "the schema is in the prompt"
+
+
+async def test_a_server_that_constrains_json_objects_only_gets_the_schema_that_way(llm):
+    llm.response_format = "json_object"
+    model = client(llm)
+    llm.enqueue({"toxicity": 3, "in_scope": False})
+    llm.enqueue({"toxicity": 4, "in_scope": True})
+    await model.complete_json(QUESTION, Verdict, "verdict")
+    await model.complete_json(QUESTION, Verdict, "verdict")
+    refused, *asked = llm.history
+    assert refused["response_format"]["type"] == "json_schema" and len(asked) == 2
+    for request in asked:
+        assert request["response_format"]["type"] == "json_object"
+        assert request["response_format"]["schema"]["required"] == ["toxicity", "in_scope"]
 
 
 async def test_prose_from_an_endpoint_without_response_format_is_repaired_like_any_answer(llm):

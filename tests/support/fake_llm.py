@@ -72,15 +72,21 @@ class FakeLlm:
     held: asyncio.Event | None = None
     hold_after: int = 0
     # How the server treats `response_format`, as endpoints do: "honour" it (vLLM),
-    # "ignore" it (a structured reply comes back as prose around a ```json fence), or
-    # "refuse" it (HTTP 400 naming the option).
-    response_format: Literal["honour", "ignore", "refuse"] = "honour"
+    # "ignore" it (a structured reply comes back as prose around a ```json fence),
+    # "refuse" it (HTTP 400 naming the option), or honour only a JSON object with its
+    # schema ("json_object", llama-cpp-python's server: a 500 quoting its validation
+    # error for a JSON schema).
+    response_format: Literal["honour", "ignore", "refuse", "json_object"] = "honour"
     # Inline reasoning before every reply (see the module's text).
     reasoning: Literal["tagged", "opened"] | None = None
     reasoning_text: str = "Okay, the user asks something. Let me look at the sources first."
     context_window: int | None = None
     # Whether /v1/models says the window (vLLM does, llama.cpp's server does not).
     lists_window: bool = True
+    # How a streamed request over the window is refused: with vLLM's 400, or as
+    # llama-cpp-python does, with an empty event stream (only a request that is not
+    # streamed gets its 400).
+    too_long_stream: Literal["refuse", "empty"] = "refuse"
     tokenize: bool = False
     # The kind of each reply once sent whole ("json" or "stream"), in that order.
     finished: list[str] = field(default_factory=list)
@@ -147,8 +153,21 @@ class FakeLlm:
                            "type": "invalid_request_error"}},
                 status=400,
             )  # fmt: skip
+        asked_format = body.get("response_format", {}).get("type")
+        if asked_format == "json_schema" and self.response_format == "json_object":
+            message = (
+                "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', "
+                "'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\"}"
+            )
+            return web.json_response({"error": {"message": message}}, status=500)
         asked = count_tokens(body) + int(body.get("max_tokens") or 0)
-        if self.context_window and asked > self.context_window:
+        too_long = bool(self.context_window) and asked > (self.context_window or 0)
+        if too_long and body.get("stream") and self.too_long_stream == "empty":
+            response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+            await response.prepare(request)
+            await response.write_eof()
+            return response
+        if too_long:
             message = (
                 f"This model's maximum context length is {self.context_window} tokens. "
                 f"However, you requested {asked} tokens ({count_tokens(body)} in the "
