@@ -76,6 +76,26 @@ async def test_an_encrypted_rooms_summary_is_never_posted_into_an_unencrypted_ro
     assert sent and {e["type"] for e in sent} == {"m.room.encrypted"}
 
 
+async def test_summaries_of_encrypted_rooms_can_be_kept_out_of_the_collection(people, bot, llm):
+    alice = await people("alice")
+    llm.respond = chat_model
+    kept_out = SUMMARIES + 'encrypted_rooms = "room_only"\n'
+    bot.write_config(knowledge_config(free_port()) + llm_config(llm) + kept_out,
+                     allowed_users=[alice.user_id])  # fmt: skip
+    with_room_defaults(bot, 'summary_schedule = "every 10s"')
+    await bot.start()
+    sealed_room = await room_with_bot(alice, bot, encrypted=True)
+    await alice.say(sealed_room, "Decision: the Orion vault code becomes 4417-blue")
+
+    def posted(event: dict) -> bool:
+        return from_user(bot.user_id)(event) and "4417-blue" in event["content"].get("body", "")
+
+    await alice.wait_for(sealed_room, posted, timeout=90)  # posted in its room only
+    sealed_chat = await room_with_bot(alice, bot, direct=True, encrypted=True)
+    answer = await ask(alice, sealed_chat, "what does the Orion vault code become?", bot)
+    assert "4417" not in answer["body"], "not in the collection, even for an encrypted chat"
+
+
 async def test_a_catchup_of_an_encrypted_room_goes_only_to_an_encrypted_chat(
     people, bot, homeserver
 ):

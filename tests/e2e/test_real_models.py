@@ -15,6 +15,7 @@ from tests.e2e.people import from_user
 from tests.e2e.scripted import ask, llm_config, reading_model
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import knowledge_config, put
+from tests.pipeline.conftest import verdict
 
 pytestmark = pytest.mark.e2e
 TRAVEL = {"title": "Travel policy", "url": "https://wiki/travel",
@@ -122,3 +123,16 @@ async def test_a_prompt_that_cannot_fit_gets_the_precise_notice(people, bot, llm
     alice, room, _ = await start(people, bot, llm)
     answer = await ask(alice, room, "how are trains booked?", bot)
     assert answer["body"] == strings.LLM_TOO_LONG
+
+
+async def test_an_answer_started_beside_a_declining_pre_step_never_reaches_the_room(
+    people, bot, llm
+):
+    llm.respond = lambda body: "EARLY-ANSWER: trains through Travelink [1]."
+    alice, room, _ = await start(people, bot, llm)
+    # A slow verdict: the answer is written while the pre-step still grades.
+    llm.enqueue(verdict(toxicity=9), delay=2.0)
+    reply = await ask(alice, room, "how are trains booked?", bot)
+    assert reply["body"] == strings.TOXIC_DECLINED
+    assert any(body.get("stream") for body in llm.history), "an answer was started"
+    assert "EARLY-ANSWER" not in everything_the_bot_posted(alice, room, bot)
