@@ -391,6 +391,11 @@ class Dispatcher:
             self.metrics.observe_answer(answer)
         text = build_answer_markdown(answer)
         event_id = await reply.finish(text, answer_id=answer.id)
+        if await self.state.was_redacted(message.event_id):
+            # Redacted while it was answered: what the answer kept of it goes too.
+            if self.memory is not None:
+                await self.memory.store.forget_turns_of(message.room_id, message.event_id)
+            return
         if self.feedback is not None:
             await self.feedback.record(request, answer, event_id, text)
         line = ChatLine(UserID(self.bot.user_id), text, from_bot=True)

@@ -87,7 +87,12 @@ class MessageFollower:
         said = await self._said_at(room_id, event_id)
         if self.memory is not None:
             await _step("history", self.memory.follow_redaction(room_id, event_id, said))
-        await self._erase_freed()
+        try:
+            await self._follow_in_summaries(room_id, event_id, said)
+        finally:
+            await self._erase_freed()
+
+    async def _follow_in_summaries(self, room_id: str, event_id: str, said: float | None) -> None:
         if self.summaries is None:
             return
         await _step("ledger", self.summaries.ledger.forget_event(room_id, event_id))
@@ -110,6 +115,10 @@ class MessageFollower:
             await self.feedback.erase_freed()
         if self.memory is not None:
             await self.memory.store.erase_freed()
+        if self.summaries is not None:
+            await self.summaries.ledger.erase_freed()
+            if self.summaries.indexer is not None:
+                await self.summaries.indexer.catalog.erase_freed()
 
     async def _said_at(self, room_id: str, event_id: str) -> float | None:
         """When a (redacted) message was sent: the homeserver keeps that much of it."""

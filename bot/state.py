@@ -77,8 +77,13 @@ CREATE TABLE IF NOT EXISTS leases (
 );
 """
 
-# Answered messages keep no text: their decisions held it (an earlier release's).
-V4 = "UPDATE inbox SET source = NULL, decision = NULL WHERE done = 1"
+# Answered messages keep no text: their decisions held it (an earlier release's). A
+# redacted message is marked, so that an answer finishing after the redaction keeps
+# nothing of it either.
+V4 = """
+UPDATE inbox SET source = NULL, decision = NULL WHERE done = 1;
+ALTER TABLE inbox ADD COLUMN redacted INTEGER NOT NULL DEFAULT 0;
+"""
 
 UPGRADES = UpgradeTable(
     "state",
@@ -145,6 +150,7 @@ class StateStore(LeaseStore, Protocol):
     async def was_received(self, event_id: str) -> bool: ...
     async def mark_done(self, event_id: str) -> None: ...
     async def forget_message(self, event_id: str) -> None: ...
+    async def was_redacted(self, event_id: str) -> bool: ...
     async def erase_freed(self) -> None: ...
     async def purge_done(self, before_ms: int) -> int: ...
     async def record_bot_message(self, event_id: str, room_id: str, thread_root: str) -> None: ...
@@ -264,17 +270,27 @@ class SqlStateStore(SqlStore):
         )
 
     async def forget_message(self, event_id: str) -> None:
-        """A message was redacted: its text goes, and it is not answered any more."""
+        """A message was redacted: its text goes, it is not answered any more, and an
+        answer being written for it keeps nothing of it (`was_redacted`)."""
         await self.db.execute(
-            "UPDATE inbox SET done = 1, source = NULL, decision = NULL WHERE event_id = ?",
+            "UPDATE inbox SET done = 1, source = NULL, decision = NULL, redacted = 1"
+            " WHERE event_id = ?",
             event_id,
         )
 
+    async def was_redacted(self, event_id: str) -> bool:
+        query = "SELECT 1 FROM inbox WHERE event_id = ? AND redacted = 1"
+        return await self.db.fetchrow(query, event_id) is not None
+
     async def purge_done(self, before_ms: int) -> int:
         """Answered messages received before `before_ms` go altogether (their ids served
-        only to tell an edit of an answered question from a new one)."""
+        only to tell an edit of an answered question from a new one). The newest row
+        stays: messages are numbered on from it (`store_batch`), and a running feeder
+        asks for those after the last number it saw."""
         return await self.db.execute(
-            "DELETE FROM inbox WHERE done = 1 AND received_ms < ?", before_ms
+            "DELETE FROM inbox WHERE done = 1 AND received_ms < ?"
+            " AND arrival < (SELECT MAX(arrival) FROM inbox)",
+            before_ms,
         )
 
     async def record_bot_message(self, event_id: str, room_id: str, thread_root: str) -> None:

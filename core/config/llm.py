@@ -43,9 +43,9 @@ class LlmSettings(Strict):
     max_concurrency: int = Field(default=8, ge=1, le=256)
     max_retries: int = Field(default=2, ge=0, le=10)
     # The model's chat template opens its reasoning tag in the prompt (newer DeepSeek-R1
-    # templates): replies hold only `</think>`. Learned from the first such reply; set it
-    # so that even the first streamed answer shows nothing of the reasoning.
-    reasoning_opens_in_prompt: bool = False
+    # templates): replies hold only `</think>`. Unset: found out, the first streamed
+    # answer being shown only once whole; false: answers stream from the first.
+    reasoning_opens_in_prompt: bool | None = None
     # The model's context window in tokens; unset: what the endpoint says (vLLM's
     # /v1/models), else what a refusal for length names.
     context_window: int | None = Field(default=None, ge=256, le=10_000_000)

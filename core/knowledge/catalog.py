@@ -169,6 +169,7 @@ class Catalog(Protocol):
     async def room_documents_covering(
         self, collection: str, room: str, moment: float
     ) -> list[str]: ...
+    async def erase_freed(self) -> None: ...
 
 
 def build_filter_sql(filters: SearchFilters, dialect: Dialect) -> tuple[str, list[Any]]:

@@ -17,9 +17,11 @@ that ends with no text, raises instead of passing for an answer (`stream`).
 
 A model's inline reasoning (`<think>…</think>`, see core/llm/reasoning.py) is taken out
 of every reply here, streamed or not, so no caller ever sees it; only its length is
-kept. A reply that closes a tag it never opened teaches the client that the model's
-template opens it in the prompt: from then on a stream shows nothing until the tag is
-closed (`[llm] reasoning_opens_in_prompt` says so from the start).
+kept. Whether the model's template opens the tag in the prompt (its replies then start
+with reasoning and only close the tag) is found out: until then a stream is shown only
+once the tag closes or the reply is whole; a reply that closes a tag it never opened
+says it does, a whole streamed answer without one says it does not
+(`[llm] reasoning_opens_in_prompt` says so from the start).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from openai.types.chat import ChatCompletionMessageParam
 from pydantic import BaseModel, ValidationError
 
 from core.config.llm import LlmSettings, LlmTask
+from core.llm.reasoning import CLOSE as CLOSING_TAG
 from core.llm.reasoning import Reasoned, parse_reasoning
 from core.llm.window import estimate_tokens
 from core.trace import Messages
@@ -211,12 +214,22 @@ class LlmClient:
         """The client a task's calls go through: its own model's, or this one."""
         return self._tasks.get(task, self)
 
-    def _without_reasoning(self, raw: str, *, final: bool = True) -> Reasoned:
-        found = parse_reasoning(raw, final=final, opens_in_prompt=self.reasoning_opens_in_prompt)
+    def _without_reasoning(
+        self, raw: str, *, final: bool = True, streamed: bool = False
+    ) -> Reasoned:
+        """`raw` without its reasoning. While it is not known whether the model's template
+        opens the tag (None), a stream is held as if it did: shown once the tag closes or
+        the reply ends. A lone closing tag says it does; a whole streamed answer without
+        any closing tag says it does not."""
+        held = self.reasoning_opens_in_prompt is not False
+        found = parse_reasoning(raw, final=final, opens_in_prompt=held)
         if found.closed_alone and not self.reasoning_opens_in_prompt:
             log.info("the model closes a reasoning tag its template opened: its streamed "
                      "answers are shown once the reasoning is over")  # fmt: skip
             self.reasoning_opens_in_prompt = True
+        elif final and streamed and self.reasoning_opens_in_prompt is None:
+            if not CLOSING_TAG.search(raw):
+                self.reasoning_opens_in_prompt = False
         return found
 
     async def close(self) -> None:
@@ -295,8 +308,8 @@ class LlmClient:
                 # (llama-cpp-python's server answers a `json_schema` format with a 500
                 # that quotes its validation error.)
                 said = str(exc)
-                if "response_format" in options and ("response_format" in said
-                                                     or "json_schema" in said):  # fmt: skip
+                names_option = "response_format" in said or "json_schema" in said
+                if "response_format" in options and names_option and not TOO_LONG.search(said):
                     raise LlmRefusedOption(f"{type(exc).__name__}: {exc}") from None
                 raise build_llm_error(exc) from None
             except API_ERRORS as exc:
@@ -352,7 +365,7 @@ class LlmClient:
                             yield so_far
             except API_ERRORS as exc:
                 raise IncompleteAnswer(f"{type(exc).__name__}: {exc}", shown) from None
-        whole = self._without_reasoning(raw)
+        whole = self._without_reasoning(raw, streamed=finish == FINISHED)
         _check_ending(finish, whole.text, shown)
         if whole.text != shown:
             yield whole
@@ -391,18 +404,19 @@ class LlmClient:
                             "json_schema": {"name": name, "schema": json_schema, "strict": True}},
             "json_object": {"type": "json_object", "schema": json_schema},
         }  # fmt: skip
-        while self.structured_output != "prompt":
-            options: dict[str, Any] = {"response_format": formats[self.structured_output]}
+        while (mode := self.structured_output) != "prompt":
+            options: dict[str, Any] = {"response_format": formats[mode]}
             # A JSON object without its schema for a server that ignores "schema": the
             # prompt says the shape too.
-            asked = messages if self.structured_output == "json_schema" else in_prompt
+            asked = messages if mode == "json_schema" else in_prompt
             try:
                 return await self.complete(asked, name, **options), options
             except LlmRefusedOption:
-                refused = self.structured_output
-                self.structured_output = "json_object" if refused == "json_schema" else "prompt"
-                log.warning("the model endpoint refuses response_format %s: asking with %s "
-                            "from now on", refused, self.structured_output)  # fmt: skip
+                # Only the first of calls refused at once moves on (each step is tried).
+                if self.structured_output == mode:
+                    self.structured_output = "json_object" if mode == "json_schema" else "prompt"
+                    log.warning("the model endpoint refuses response_format %s: asking with "
+                                "%s from now on", mode, self.structured_output)  # fmt: skip
         return await self.complete(in_prompt, name), {}
 
 

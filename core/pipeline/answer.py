@@ -58,7 +58,7 @@ from core.pipeline.grounding import build_audience, fetch_context_hits
 from core.pipeline.prestep import PrestepVerdict, decide_from_verdict, decide_locally
 from core.pipeline.recall import build_memories_block
 from core.pipeline.sources import Sources, SourcesFinder
-from core.pipeline.speculation import HeldProgress, cancelled, drop
+from core.pipeline.speculation import HeldProgress, drop
 from core.pipeline.support import build_collections_list, build_support_check
 from core.requests import Answer, Progress, Request, Source
 from core.rights.checker import RightsChecker
@@ -127,72 +127,73 @@ class AnswerPipeline:
             if settings.pipeline.early_answer and not followup.use_previous
             else None
         )
+        # Whatever ends this (a verdict, an error, a cancellation), nothing started here
+        # outlives it: an early answer left running could stream to readers it was not
+        # written for.
         try:
             verdict, prestep = await self._prestep(request, recent, settings)
-        except BaseException:
+            trace: list[Step] = [FollowupStep(0.0, followup.use_previous, followup.reason), prestep]
+            decision = decide_from_verdict(verdict, settings.pipeline.toxicity_threshold)
+            if decision != "answer":
+                await self._record(request, request.text, decision)
+                return self._declined(decision, settings, tuple(trace))
+            if verdict.remember and self.memory is not None:
+                fact = parse_remember(verdict.standalone_question) or RememberRequest(
+                    "room", verdict.standalone_question or request.text
+                )
+                stored = await store_memory(self.memory, request, fact, settings)
+                return replace(stored, trace=(*trace, *stored.trace))
+            question, check = decide_rephrasing(
+                request.text,
+                verdict.standalone_question,
+                conversation,
+                settings.memory.rephrase_min_chrf,
+                markers=_marker_words(settings),
+            )
+            trace.append(
+                RephraseStep(0.0, question, verdict.standalone_question, check.accepted,
+                             check.reason, check.chrf)
+            )  # fmt: skip
+            if question == request.text:
+                sources = await fast
+            else:
+                fast.cancel()
+                if early is not None:
+                    drop(early)  # rewritten: the early answer was for other words, never shown
+                    early = None
+                sources = await self.finder.find(request, question, audience, settings)
+            trace += sources.trace
+            if early is not None:
+                await held.release()
+                found = await early
+                if found is not None:
+                    answer, answer_trace = found
+                    await self._record(request, question, "answered")
+                    return replace(answer, trace=(*trace, *answer_trace))
+            general = settings.room(request.room).general_answers
+            if sources.unavailable and not sources.hits and not sources.memories:
+                await self._record(request, question, "unavailable")
+                return Answer(
+                    strings.SEARCH_UNAVAILABLE,
+                    kind="notice",
+                    trace=tuple(trace),
+                    reason="unavailable",
+                )
+            if not sources.hits and not sources.memories and not general:
+                await self._record(request, question, "nothing_found")
+                text = strings.NOTHING_FOUND
+                if sources.encrypted_left_out:
+                    text += "\n\n" + strings.ENCRYPTED_LEFT_OUT
+                return Answer(text, kind="refusal", trace=tuple(trace), reason="nothing_found")
+            answer = await self._grounded_answer(
+                request, question, conversation, sources, settings, trace, progress
+            )
+            await self._record(request, question, "answered")
+            return answer
+        finally:
             fast.cancel()
             if early is not None:
                 drop(early)
-            raise
-        trace: list[Step] = [FollowupStep(0.0, followup.use_previous, followup.reason), prestep]
-        decision = decide_from_verdict(verdict, settings.pipeline.toxicity_threshold)
-        if decision != "answer" or (verdict.remember and self.memory is not None):
-            fast.cancel()
-            if early is not None:
-                drop(early)
-        if decision != "answer":
-            await self._record(request, request.text, decision)
-            return self._declined(decision, settings, tuple(trace))
-        if verdict.remember and self.memory is not None:
-            fact = parse_remember(verdict.standalone_question) or RememberRequest(
-                "room", verdict.standalone_question or request.text
-            )
-            stored = await store_memory(self.memory, request, fact, settings)
-            return replace(stored, trace=(*trace, *stored.trace))
-        question, check = decide_rephrasing(
-            request.text,
-            verdict.standalone_question,
-            conversation,
-            settings.memory.rephrase_min_chrf,
-            markers=_marker_words(settings),
-        )
-        trace.append(
-            RephraseStep(0.0, question, verdict.standalone_question, check.accepted,
-                         check.reason, check.chrf)
-        )  # fmt: skip
-        if question == request.text:
-            sources = await fast
-        else:
-            fast.cancel()
-            if early is not None:
-                await cancelled(early)  # rewritten: the early answer was for other words
-                early = None
-            sources = await self.finder.find(request, question, audience, settings)
-        trace += sources.trace
-        if early is not None:
-            await held.release()
-            found = await early
-            if found is not None:
-                answer, answer_trace = found
-                await self._record(request, question, "answered")
-                return replace(answer, trace=(*trace, *answer_trace))
-        general = settings.room(request.room).general_answers
-        if sources.unavailable and not sources.hits and not sources.memories:
-            await self._record(request, question, "unavailable")
-            return Answer(
-                strings.SEARCH_UNAVAILABLE, kind="notice", trace=tuple(trace), reason="unavailable"
-            )
-        if not sources.hits and not sources.memories and not general:
-            await self._record(request, question, "nothing_found")
-            text = strings.NOTHING_FOUND
-            if sources.encrypted_left_out:
-                text += "\n\n" + strings.ENCRYPTED_LEFT_OUT
-            return Answer(text, kind="refusal", trace=tuple(trace), reason="nothing_found")
-        answer = await self._grounded_answer(
-            request, question, conversation, sources, settings, trace, progress
-        )
-        await self._record(request, question, "answered")
-        return answer
 
     async def _early_answer(
         self,
@@ -369,7 +370,10 @@ class AnswerPipeline:
             )
             text, reasoning = "", 0
             try:
-                async for so_far in self._answering.stream(messages, max_tokens=answer_tokens):
+                # max_tokens only within a known window: a reasoning model spends tokens on
+                # its thoughts first, and an unknown window gives no reason to cut it.
+                limits = {"max_tokens": answer_tokens} if window is not None else {}
+                async for so_far in self._answering.stream(messages, **limits):
                     text, reasoning = so_far.text, so_far.reasoning_chars
                     if progress:
                         await progress(text)
@@ -398,7 +402,7 @@ class AnswerPipeline:
         if sources.encrypted_left_out:
             cited_text += "\n\n" + strings.ENCRYPTED_LEFT_OUT
         trace.append(
-            AnswerStep(time.perf_counter() - started, messages, text, self.llm.model,
+            AnswerStep(time.perf_counter() - started, messages, text, self._answering.model,
                        self.prompts().version, reasoning)
         )  # fmt: skip
         cited_sources = tuple(

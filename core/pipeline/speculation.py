@@ -12,7 +12,6 @@ the price of a wasted answer call when the pre-step says otherwise.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from typing import Any
 
 from core.requests import Progress
@@ -39,13 +38,7 @@ class HeldProgress:
 
 
 def drop(task: asyncio.Task[Any]) -> None:
-    """Cancel a task whose result is not wanted, without an unretrieved-exception warning."""
+    """Cancel a task whose result is not wanted (a finished one is left as it is), without
+    an unretrieved-exception warning."""
     task.cancel()
     task.add_done_callback(lambda done: done.cancelled() or done.exception())
-
-
-async def cancelled(task: asyncio.Task[Any]) -> None:
-    """Cancel a task and wait until it has stopped."""
-    task.cancel()
-    with contextlib.suppress(BaseException):
-        await task

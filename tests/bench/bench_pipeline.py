@@ -93,7 +93,10 @@ async def main() -> None:
     )
     await build_corpus(kb, args.size, prose, base)
     llm = await FakeLlm(delay=LATENCY).start()
-    client = LlmClient(LlmSettings(url=llm.url, model="m", max_retries=0))
+    settings_llm = LlmSettings(
+        url=llm.url, model="m", max_retries=0, reasoning_opens_in_prompt=False
+    )
+    client = LlmClient(settings_llm)
     print(f"answer pipeline, {args.size:,} chunks, model answering each call after "
           f"{LATENCY * 1000:.0f} ms:")  # fmt: skip
     for early in (False, True):

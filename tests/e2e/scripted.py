@@ -67,10 +67,13 @@ async def ask(person, room, text, bot, timeout=60) -> dict:
     return finished(final)
 
 
-def llm_config(llm, extra: str = "") -> str:
-    """[llm] on the scripted server, with no support check (its badge edits the answer)."""
+def llm_config(llm, extra: str = "", *, reasoning_known: bool = True) -> str:
+    """[llm] on the scripted server, with no support check (its badge edits the answer).
+    The scripted model writes no reasoning unless a test asks (`reasoning_known`: it is
+    said, so the first answer streams)."""
+    known = "reasoning_opens_in_prompt = false\n" if reasoning_known else ""
     return (
-        f'[llm]\nurl = "{llm.url}"\nmodel = "test-model"\nmax_retries = 0\n{extra}'
+        f'[llm]\nurl = "{llm.url}"\nmodel = "test-model"\nmax_retries = 0\n{known}{extra}'
         "[pipeline]\nsupport_check = false\n"
     )
 

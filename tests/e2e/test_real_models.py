@@ -22,11 +22,11 @@ TRAVEL = {"title": "Travel policy", "url": "https://wiki/travel",
           "content": "Trains are booked through Travelink two weeks ahead."}  # fmt: skip
 
 
-async def start(people, bot, llm, extra: str = "", **bot_settings) -> tuple:
+async def start(people, bot, llm, extra: str = "", reasoning_known=True, **bot_settings) -> tuple:
     alice = await people("alice")
     port = free_port()
     bot.write_config(
-        knowledge_config(port) + llm_config(llm, extra)
+        knowledge_config(port) + llm_config(llm, extra, reasoning_known=reasoning_known)
         + "stream_edit_seconds = 0.2\n",
         allowed_users=[alice.user_id], placeholder_after_seconds=0, **bot_settings,
     )  # fmt: skip
@@ -44,7 +44,7 @@ def everything_the_bot_posted(alice, room, bot) -> str:
 async def test_inline_reasoning_never_reaches_the_room(people, bot, llm, style):
     llm.respond, llm.reasoning = reading_model, style
     llm.reasoning_text = "Hmm, SECRET-CHAIN-OF-THOUGHT: the user wants trains, look at source 1."
-    alice, room, _ = await start(people, bot, llm)
+    alice, room, _ = await start(people, bot, llm, reasoning_known=False)
     answer = await ask(alice, room, "how are trains booked?", bot)
     assert "Travelink" in answer["body"] and "Travel policy" in answer["body"]
     posted = everything_the_bot_posted(alice, room, bot)

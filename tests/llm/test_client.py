@@ -45,6 +45,8 @@ def client(llm: FakeLlm, **settings) -> LlmClient:
         "model": "test-model",
         "max_retries": 0,
         "timeout_seconds": 5,
+        # A model known to write no reasoning without its opening tag: it streams at once.
+        "reasoning_opens_in_prompt": False,
     } | settings
     return LlmClient(LlmSettings(**options))
 
@@ -234,7 +236,7 @@ async def test_concurrency_is_limited(llm):
 @pytest.mark.parametrize("style", ["tagged", "opened"])
 async def test_inline_reasoning_is_never_streamed_nor_kept(llm, style):
     llm.reasoning = style
-    llm_client = client(llm)
+    llm_client = client(llm, reasoning_opens_in_prompt=None)  # to be found out
     # A first structured call shows what the model does (the pre-step, in the bot).
     llm.enqueue({"toxicity": 1, "in_scope": True})
     verdict, completion = await llm_client.complete_json(QUESTION, Verdict, "verdict")
@@ -244,6 +246,16 @@ async def test_inline_reasoning_is_never_streamed_nor_kept(llm, style):
     assert all("user asks" not in so_far.text and "think" not in so_far.text for so_far in shown)
     assert shown[-1].text == "Trains are booked through Travelink, two weeks ahead."
     assert shown[-1].reasoning_chars >= len(llm.reasoning_text)
+
+
+async def test_the_first_answer_is_held_until_the_model_is_known_then_answers_stream(llm):
+    llm_client = client(llm, reasoning_opens_in_prompt=None)
+    llm.enqueue("Trains are booked through Travelink, two weeks ahead.")
+    first = [so_far.text async for so_far in llm_client.stream(QUESTION)]
+    assert first == ["Trains are booked through Travelink, two weeks ahead."], "shown whole"
+    assert llm_client.reasoning_opens_in_prompt is False, "no closing tag: known now"
+    llm.enqueue("Trains are booked through Travelink, two weeks ahead.")
+    assert len([so_far async for so_far in llm_client.stream(QUESTION)]) > 3, "streams now"
 
 
 async def test_a_completion_leaves_the_reasoning_out(llm):

@@ -42,7 +42,13 @@ async def pipeline(world, llm):  # noqa: F811
     world.wiki.acl = {"alice": {("wiki", "salaries")}}
     settings = world.kb.indexer.settings
     client = LlmClient(
-        LlmSettings(url=llm.url, model="test-model", max_retries=0, timeout_seconds=3)
+        LlmSettings(
+            url=llm.url,
+            model="test-model",
+            max_retries=0,
+            timeout_seconds=3,
+            reasoning_opens_in_prompt=False,
+        )
     )
     yield AnswerPipeline(client, world.kb.retriever, world.kb.rights, settings, load_prompts)
     await client.close()

@@ -254,7 +254,7 @@ def test_each_failure_says_what_happened(error, text):
 
 
 async def test_a_first_question_is_answered_beside_the_pre_step_shown_only_after_it(pipeline, llm):
-    llm.enqueue(verdict(), delay=0.5)  # a slow pre-step: the answer is written meanwhile
+    llm.enqueue(verdict(), delay=2.0)  # a slow pre-step: the answer is written meanwhile
     llm.enqueue("Book trains through Travelink [1].")
     finished_when_shown: list[list[str]] = []
 

@@ -121,6 +121,9 @@ async def test_answered_messages_keep_no_text_and_leave_after_the_edit_window(op
     assert await store.was_received("$q"), "its id serves the edit window"
     await store.forget_message("$redacted")
     assert await store.pending_events() == [], "a redacted message is not answered"
+    assert await store.was_redacted("$redacted") and not await store.was_redacted("$q")
     assert await store.purge_done(now_ms() - 60_000) == 0, "within the window"
-    assert await store.purge_done(now_ms() + 1) == 2
+    assert await store.purge_done(now_ms() + 1) == 1, "all but the newest"
     assert not await store.was_received("$q")
+    [later] = await store.store_batch("t2", [event("$later")])
+    assert later.arrival == 3, "numbered on: a feeder that saw 2 asks for what is after it"
