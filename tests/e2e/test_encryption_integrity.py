@@ -41,12 +41,12 @@ def bodies(person, room: str, sender: str) -> str:
     return json.dumps([e["content"] for e in person.seen(room, from_user(sender))])
 
 
-async def test_an_encrypted_rooms_summary_is_never_posted_into_an_unencrypted_room(
-    people, bot, llm, homeserver
-):
+async def summarised_sealed_room(people, bot, llm, summaries: str) -> tuple:
+    """Alice, and an encrypted room of hers whose scheduled summary (a secret decision)
+    was posted in it: written into the collection too, unless `summaries` says not."""
     alice = await people("alice")
     llm.respond = chat_model
-    bot.write_config(knowledge_config(free_port()) + llm_config(llm) + SUMMARIES,
+    bot.write_config(knowledge_config(free_port()) + llm_config(llm) + summaries,
                      allowed_users=[alice.user_id])  # fmt: skip
     with_room_defaults(bot, 'summary_schedule = "every 10s"')
     await bot.start()
@@ -56,8 +56,14 @@ async def test_an_encrypted_rooms_summary_is_never_posted_into_an_unencrypted_ro
     def posted(event: dict) -> bool:
         return from_user(bot.user_id)(event) and "4417-blue" in event["content"].get("body", "")
 
-    await alice.wait_for(sealed_room, posted, timeout=90)  # its summary is knowledge now
+    await alice.wait_for(sealed_room, posted, timeout=90)
+    return alice, sealed_room
 
+
+async def test_an_encrypted_rooms_summary_is_never_posted_into_an_unencrypted_room(
+    people, bot, llm, homeserver
+):
+    alice, sealed_room = await summarised_sealed_room(people, bot, llm, SUMMARIES)
     plain_chat = await room_with_bot(alice, bot, direct=True)
     answer = await ask(alice, plain_chat, "what does the Orion vault code become?", bot)
     assert "4417" not in answer["body"]
@@ -77,20 +83,8 @@ async def test_an_encrypted_rooms_summary_is_never_posted_into_an_unencrypted_ro
 
 
 async def test_summaries_of_encrypted_rooms_can_be_kept_out_of_the_collection(people, bot, llm):
-    alice = await people("alice")
-    llm.respond = chat_model
     kept_out = SUMMARIES + 'encrypted_rooms = "room_only"\n'
-    bot.write_config(knowledge_config(free_port()) + llm_config(llm) + kept_out,
-                     allowed_users=[alice.user_id])  # fmt: skip
-    with_room_defaults(bot, 'summary_schedule = "every 10s"')
-    await bot.start()
-    sealed_room = await room_with_bot(alice, bot, encrypted=True)
-    await alice.say(sealed_room, "Decision: the Orion vault code becomes 4417-blue")
-
-    def posted(event: dict) -> bool:
-        return from_user(bot.user_id)(event) and "4417-blue" in event["content"].get("body", "")
-
-    await alice.wait_for(sealed_room, posted, timeout=90)  # posted in its room only
+    alice, _ = await summarised_sealed_room(people, bot, llm, kept_out)  # in its room only
     sealed_chat = await room_with_bot(alice, bot, direct=True, encrypted=True)
     answer = await ask(alice, sealed_chat, "what does the Orion vault code become?", bot)
     assert "4417" not in answer["body"], "not in the collection, even for an encrypted chat"
