@@ -164,7 +164,7 @@ class AnswerRecord:
     readers: tuple[str, ...] = ()
     # The message that asked, and whether its room was end-to-end encrypted.
     question_event: str = ""
-    encrypted: bool | None = False
+    encrypted: bool | None = None  # not said: counts as encrypted
 
 
 @dataclass(frozen=True)

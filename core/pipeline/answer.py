@@ -24,9 +24,10 @@ lets it through (core/pipeline/speculation.py); a follow-up waits for the pre-st
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from core import strings
@@ -271,20 +272,17 @@ class AnswerPipeline:
 
     async def _fitted_prompt(
         self,
-        request: Request,
-        question: str,
-        conversation: str,
-        sources: Sources,
-        settings: Settings,
+        build: Callable[[int], Awaitable[tuple[Messages, list[Hit], str]]],
+        has_sources: bool,
         share: int,
         window: int | None,
         answer_tokens: int,
     ) -> tuple[tuple[Messages, list[Hit], str], int]:
-        """The prompt (see `_prompt`), its sources cut until it fits the window with the
-        answer's tokens (when the window is known), and the share they got; raises
-        LlmPromptTooLong when even one source does not fit."""
-        args = (request, question, conversation, sources, settings)
-        prompt = await self._prompt(*args, share)
+        """The prompt `build` makes for a share of the sources (see `_prompt`), its
+        sources cut until it fits the window with the answer's tokens (when the window is
+        known), and the share they got; raises LlmPromptTooLong when even one source does
+        not fit."""
+        prompt = await build(share)
         if window is None:
             return prompt, share
         limit = decide_prompt_limit(window, answer_tokens)
@@ -292,14 +290,14 @@ class AnswerPipeline:
         for _ in range(FIT_ATTEMPTS):
             tokens = await self._answering.count_tokens(prompt[0])
             # Fitted, unless the sources were cut to none (then it does not fit).
-            if tokens <= limit and (prompt[1] or not sources.hits):
+            if tokens <= limit and (prompt[1] or not has_sources):
                 return prompt, share
             if bare is None:
-                bare = await self._answering.count_tokens((await self._prompt(*args, 0))[0])
+                bare = await self._answering.count_tokens((await build(0))[0])
             share = decide_sources_share(share, tokens, limit, bare)
             if share == 0:
                 break
-            prompt = await self._prompt(*args, share)
+            prompt = await build(share)
         raise LlmPromptTooLong(
             f"the question and its context take more than {limit} of the model's {window} "
             "tokens, even with fewer sources",
@@ -359,6 +357,7 @@ class AnswerPipeline:
         progress: Progress | None,
     ) -> Answer:
         share = settings.pipeline.context_tokens * 3 // 4
+        build = functools.partial(self._prompt, request, question, conversation, sources, settings)
         started = time.perf_counter()
         for attempt in (1, 2):
             # Fitted to the model's window where it is known; a refusal for length teaches
@@ -366,7 +365,7 @@ class AnswerPipeline:
             window = await self._answering.context_window()
             answer_tokens = decide_answer_tokens(window, self._answering.settings.answer_tokens)
             (messages, given, sources_block), share = await self._fitted_prompt(
-                request, question, conversation, sources, settings, share, window, answer_tokens
+                build, bool(sources.hits), share, window, answer_tokens
             )
             text, reasoning = "", 0
             try:

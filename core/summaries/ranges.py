@@ -79,7 +79,7 @@ def build_summary_document(
     markdown: str,
     first_link: str,
     *,
-    encrypted: bool = False,
+    encrypted: bool,
 ) -> Document:
     """A summary as knowledge of its room: only the room's members may get it, and it is
     dated with the period it covers, so that "what did we decide last month?" finds it."""
