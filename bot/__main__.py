@@ -10,7 +10,7 @@ from pathlib import Path
 
 from bot.app import BotApp, run_until_signalled
 from bot.logs import setup_logging
-from bot.matrix import MatrixError
+from bot.matrix.types import MatrixError
 from core.config import ConfigError
 from core.storage.database import StorageError
 

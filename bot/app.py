@@ -14,14 +14,16 @@ from sqlalchemy.engine import URL
 from bot.audience import Audiences
 from bot.catchup import CatchupDesk
 from bot.config_watch import ConfigWatcher
-from bot.cross_signing import CrossSigningError, ensure_cross_signed
 from bot.desks import Desks
 from bot.digests import SqlDigestStore, run_digests
 from bot.dispatcher import Dispatcher
 from bot.feedback import FeedbackDesk
 from bot.leadership import Leadership
 from bot.logs import apply_log_level
-from bot.matrix import SEND_ERRORS, MatrixIO, connect
+from bot.matrix.account import SEND_ERRORS, MatrixAccount
+from bot.matrix.cross_signing import CrossSigningError
+from bot.matrix.login import connect
+from bot.matrix.nio_account import NioAccount
 from bot.mentions import BotIdentity
 from bot.ops import OpsServer
 from bot.receipts import SqlReceiptStore
@@ -36,7 +38,7 @@ from bot.workers import AnswerWorkers
 from core.answering import Answerer, NoKnowledgeAnswerer, PredeterminedFirst
 from core.config import Settings, load_config
 from core.config.llm import LlmTask
-from core.config.summaries import parse_schedule
+from core.config.summaries import Schedule, parse_schedule
 from core.feedback.ranking import FeedbackRanking
 from core.feedback.store import SqlFeedbackStore
 from core.guardrails.guard import Guarded
@@ -100,7 +102,7 @@ class BotApp:
         self.settings = SettingsHolder(load_config(config_path, env))
         self.ready = asyncio.Event()
         # While this process is the active one: its Matrix connection and sync loop.
-        self._matrix: MatrixIO | None = None
+        self._matrix: MatrixAccount | None = None
         self._sync: SyncLoop | None = None
 
     async def run(self) -> None:
@@ -202,7 +204,7 @@ class BotApp:
         only. Raises LeaseLost when another process may have taken over."""
         data_dir = self.settings.current.bot.data_dir
         scheduler: SummaryScheduler | None = None
-        matrix: MatrixIO | None = None
+        matrix: NioAccount | None = None
         dispatcher: Dispatcher | None = None
         try:
             async with asyncio.TaskGroup() as group:
@@ -240,7 +242,7 @@ class BotApp:
                 catchup = dispatcher.desks.catchup
                 if catchup is not None:
                     keep("digests", lambda: run_digests(parts.digests, catchup.deliver))
-                if matrix.client.olm:
+                if matrix.encryption_on:
                     keep("cross-signing", lambda: self._cross_sign(matrix, data_dir))
                 scheduler = SummaryScheduler(
                     self._job_store_url(), str(data_dir.resolve()), summaries.run_scheduled
@@ -261,7 +263,7 @@ class BotApp:
             await leadership.release()
 
     async def _account_desks(
-        self, matrix: MatrixIO, parts: Parts
+        self, matrix: MatrixAccount, parts: Parts
     ) -> tuple[Dispatcher, SummaryDesk]:
         """The dispatcher and its desks, on the account's connection."""
         bot = BotIdentity(matrix.user_id, await matrix.display_name())
@@ -312,12 +314,12 @@ class BotApp:
             task,
         )
 
-    async def _keep_summary_jobs(self, scheduler: SummaryScheduler, matrix: MatrixIO) -> None:
+    async def _keep_summary_jobs(self, scheduler: SummaryScheduler, matrix: MatrixAccount) -> None:
         """The jobs follow the config and the rooms the bot is in."""
         while True:
             settings = self.settings.current
-            wanted = {}
-            for room in matrix.client.rooms:
+            wanted: dict[str, Schedule] = {}
+            for room in matrix.rooms():
                 schedule = parse_schedule(settings.room(room).summary_schedule)
                 if schedule and settings.summaries.collection:
                     wanted[room] = schedule
@@ -331,12 +333,12 @@ class BotApp:
             self._loaded_prompts = (overrides, load_prompts(overrides))
         return self._loaded_prompts[1]
 
-    async def _cross_sign(self, matrix: MatrixIO, data_dir: Path) -> None:
+    async def _cross_sign(self, matrix: NioAccount, data_dir: Path) -> None:
         """Once per start; a refusal is logged and left (the bot answers, unverified), a
         network failure is tried again by the supervisor."""
         password = self.settings.current.matrix.login_password()
         try:
-            await ensure_cross_signed(matrix.client, data_dir, password)
+            await matrix.cross_sign(data_dir, password)
         except CrossSigningError as exc:
             log.warning("the bot's device stays unverified: %s", exc)
 

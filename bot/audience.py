@@ -1,5 +1,6 @@
-"""Who reads each of the bot's rooms now: nio's room state (members, history visibility,
-join rule) and, from the member events of the sync, since when each person is a member.
+"""Who reads each of the bot's rooms now: the account's room state (members, history
+visibility, join rule, encryption) and, from the member events of the sync, since when
+each person is a member.
 
 The decisions are `core.rights.readers`; this module only gathers the facts.
 """
@@ -8,11 +9,11 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from nio import RoomMemberEvent, SyncResponse, UnknownEvent
-
-from bot.matrix import MatrixIO
+from bot.matrix.account import MatrixAccount
+from bot.matrix.types import SyncBatch
 from core.ids import RoomID, UserID
 from core.rights.readers import (
     RoomMembers,
@@ -26,6 +27,7 @@ from core.rights.readers import (
 
 MEMBER = ("join", "invite")
 RETENTION = "m.room.retention"
+MEMBER_EVENT = "m.room.member"
 
 
 class AudienceChanged(Exception):
@@ -49,28 +51,33 @@ class RoomAudience:
 
 
 class Audiences:
-    def __init__(self, matrix: MatrixIO) -> None:
+    def __init__(self, matrix: MatrixAccount, clock: Callable[[], float] = time.time) -> None:
         self.matrix = matrix
+        # Epoch seconds now; tests move it on instead of waiting.
+        self.clock = clock
         # room -> user -> (membership, epoch seconds it began)
         self._since: dict[str, dict[str, tuple[str, float]]] = {}
         # room -> its m.room.retention max_lifetime, in seconds
         self.retention: dict[str, float] = {}
 
-    def observe(self, response: SyncResponse) -> None:
+    def observe(self, batch: SyncBatch) -> None:
         """Note when each membership began; a member event that keeps the membership (a
         new display name) keeps its start."""
-        for room_id, info in response.rooms.join.items():
-            known = self._since.setdefault(room_id, {})
-            for event in (*info.state, *info.timeline.events):
-                if isinstance(event, UnknownEvent) and event.type == RETENTION:
-                    self._note_retention(room_id, event.source.get("content"))
-                if not isinstance(event, RoomMemberEvent):
+        for room in batch.joined:
+            known = self._since.setdefault(room.room_id, {})
+            for event in (*room.state, *room.timeline):
+                kind, user = event.get("type"), event.get("state_key")
+                content = event.get("content")
+                if kind == RETENTION:
+                    self._note_retention(room.room_id, content)
+                if kind != MEMBER_EVENT or not isinstance(user, str):
                     continue
-                if event.membership not in MEMBER:
-                    known.pop(event.state_key, None)
-                elif known.get(event.state_key, ("", 0.0))[0] != event.membership:
-                    known[event.state_key] = (event.membership, event.server_timestamp / 1000)
-        for room_id in response.rooms.leave:
+                membership = content.get("membership") if isinstance(content, dict) else None
+                if membership not in MEMBER:
+                    known.pop(user, None)
+                elif known.get(user, ("", 0.0))[0] != membership:
+                    known[user] = (str(membership), int(event.get("origin_server_ts", 0)) / 1000)
+        for room_id in batch.left:
             self._since.pop(room_id, None)
             self.retention.pop(room_id, None)
 
@@ -83,18 +90,18 @@ class Audiences:
 
     def members(self, room_id: str) -> RoomMembers:
         """The room now; a membership of unknown start counts from now (hides more)."""
-        room = self.matrix.client.rooms.get(room_id)
+        room = self.matrix.room(room_id)
         if room is None:
             return RoomMembers(RoomID(room_id))
         known = self._since.get(room_id, {})
-        now = time.time()
+        now = self.clock()
         joined: dict[UserID, float] = {}
         invited: dict[UserID, float] = {}
-        for user_id, user in room.users.items():
+        for user_id, membership in room.members.items():
             if user_id == self.matrix.user_id:
                 continue
             since = known.get(user_id, ("", now))[1]
-            (invited if user.invited else joined)[UserID(user_id)] = since
+            (invited if membership == "invite" else joined)[user_id] = since
         lifetime = self.retention.get(room_id)
         return RoomMembers(
             RoomID(room_id), joined, invited, room.history_visibility, room.join_rule,
@@ -107,8 +114,8 @@ class Audiences:
         readers = decide_readers(own)
         others = [
             self.members(other)
-            for other, room in self.matrix.client.rooms.items()
-            if other != room_id and readers <= room.users.keys()
+            for other, room in self.matrix.rooms().items()
+            if other != room_id and readers <= room.members.keys()
         ]
         knowledge = decide_room_knowledge(own, readers, others)
         return RoomAudience(

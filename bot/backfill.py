@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import logging
 
-from nio import Event, MessageDirection, RoomMessagesResponse
-
-from bot.matrix import MatrixError, MatrixIO
+from bot.matrix.account import MatrixAccount
+from bot.matrix.types import EventSource
 
 log = logging.getLogger(__name__)
 
@@ -18,22 +17,20 @@ PAGE = 100
 MAX_GAP_EVENTS = 2_000
 
 
-async def fetch_gap(matrix: MatrixIO, room_id: str, prev_batch: str, since: str) -> list[Event]:
+async def fetch_gap(
+    matrix: MatrixAccount, room_id: str, prev_batch: str, since: str
+) -> list[EventSource]:
     """The events between the previous sync (`since`) and the timeline the sync returned
     (which starts at `prev_batch`), oldest first. Raises MatrixError when a page cannot
     be read: the batch is then read again, rather than its gap dropped."""
-    events: list[Event] = []
-    start = prev_batch
+    events: list[EventSource] = []
+    start: str | None = prev_batch
     while len(events) < MAX_GAP_EVENTS:
-        response = await matrix.client.room_messages(
-            room_id, start=start, end=since, direction=MessageDirection.back, limit=PAGE
-        )
-        if not isinstance(response, RoomMessagesResponse):
-            raise MatrixError(f"reading the messages missed in {room_id} failed: {response}")
-        events.extend(response.chunk)
-        if not response.chunk or not response.end or response.end == start:
+        page = await matrix.fetch_messages(room_id, start, since, PAGE)
+        events.extend(page.events)
+        if page.end is None:
             return events[::-1]
-        start = response.end
+        start = page.end
     log.warning("%s: more than %d events while away; older ones were not read", room_id,
                 MAX_GAP_EVENTS)  # fmt: skip
     return events[::-1]

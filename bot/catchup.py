@@ -10,12 +10,11 @@ import time
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from nio import RoomGetEventResponse, RoomPreset
-
 from bot.audience import Audiences
 from bot.digests import Digest, DigestStore
 from bot.history import fetch_lines
-from bot.matrix import MatrixError, MatrixIO
+from bot.matrix.account import MatrixAccount
+from bot.matrix.types import MatrixError
 from bot.receipts import ReceiptStore
 from bot.render import build_room_notice
 from bot.reply import ReplyWriter
@@ -37,7 +36,7 @@ ROOM_WAIT_STEPS = 20
 class CatchupDesk:
     def __init__(
         self,
-        matrix: MatrixIO,
+        matrix: MatrixAccount,
         receipts: ReceiptStore,
         digests: DigestStore,
         summarizer: Summarizer,
@@ -79,7 +78,7 @@ class CatchupDesk:
             await reply.finish(text)
             return
         direct = await self._direct_room(message.sender, sealed)
-        await self.matrix.send(direct, build_room_notice(text))
+        await self.matrix.send(direct, build_room_notice(text), sealed=sealed)
         await reply.finish(strings.CATCHUP_SENT_ENCRYPTED if sealed else strings.CATCHUP_SENT)
 
     async def _schedule(self, user: UserID, args: str, timezone: str, prefix: str) -> str:
@@ -104,8 +103,10 @@ class CatchupDesk:
             return
         when = datetime.fromtimestamp(digest.next_run, ZoneInfo(digest.timezone))
         heading = strings.DIGEST_HEADING.format(when=f"{when:%a %d %b %H:%M:%S}")
-        direct = await self._direct_room(UserID(digest.user_id), self._covers_encrypted(rooms))
-        await self.matrix.send(direct, build_room_notice(build_catchup_markdown(heading, rooms)))
+        sealed = self._covers_encrypted(rooms)
+        direct = await self._direct_room(UserID(digest.user_id), sealed)
+        text = build_catchup_markdown(heading, rooms)
+        await self.matrix.send(direct, build_room_notice(text), sealed=sealed)
 
     async def build(
         self, user: UserID, since: float | None, *, not_before: float = 0.0
@@ -116,9 +117,8 @@ class CatchupDesk:
         now = time.time()
         default_start = now - self.settings.current.summaries.default_hours * 3600
         rooms: list[RoomCatchup] = []
-        for room_id, room in list(self.matrix.client.rooms.items()):
-            member = room.users.get(user)
-            if member is None or member.invited:
+        for room_id, room in list(self.matrix.rooms().items()):
+            if room.members.get(user) != "join":
                 continue
             readable = decide_knowledge_since(
                 self.audiences.members(room_id), frozenset({user}), own_room=True
@@ -127,7 +127,9 @@ class CatchupDesk:
                 continue
             start = since if since is not None else await self._last_read(room_id, user)
             start = max(start if start is not None else default_start, readable, not_before)
-            rooms.append(await self._room(room_id, room.display_name, user, start, now))
+            rooms.append(
+                await self._room(room_id, self.matrix.room_name(room_id), user, start, now)
+            )
         return rooms
 
     async def _room(
@@ -138,8 +140,8 @@ class CatchupDesk:
             self.matrix, room_id, start, end, command_prefix=settings.bot.command_prefix,
             max_messages=settings.summaries.max_messages,
         )  # fmt: skip
-        room = self.matrix.client.rooms.get(room_id)
-        own_name = room.user_name(user) if room else None
+        room = self.matrix.room(room_id)
+        own_name = self.matrix.member_name(room_id, user)
         reader = Reader(
             user,
             names=tuple(n for n in (own_name, user.split(":")[0].lstrip("@")) if n),
@@ -165,10 +167,9 @@ class CatchupDesk:
         receipt = await self.receipts.last_read(room_id, user)
         if receipt is None:
             return None
-        response = await self.matrix.client.room_get_event(room_id, receipt.event_id)
-        if isinstance(response, RoomGetEventResponse):
-            return (response.event.server_timestamp + 1) / 1000
-        return receipt.ts_ms / 1000
+        event = await self.matrix.fetch_event(room_id, receipt.event_id)
+        sent = event.get("origin_server_ts") if event else None
+        return (sent + 1) / 1000 if isinstance(sent, int) else receipt.ts_ms / 1000
 
     def _covers_encrypted(self, rooms: list[RoomCatchup]) -> bool:
         """Whether the catch-up holds text of an encrypted room (it goes only to an
@@ -190,24 +191,22 @@ class CatchupDesk:
         private room of just the two of them, or a new one, encrypted whenever the bot
         has encryption on."""
         kept = await self.receipts.direct_room(user)
-        rooms = self.matrix.client.rooms
+        rooms = self.matrix.rooms()
         if kept is not None and kept in rooms and self._private_with(kept, user, sealed):
             return kept
-        for room_id, room in rooms.items():
-            if user in room.users and self._private_with(room_id, user, sealed):
+        for room_id, room in list(rooms.items()):
+            if user in room.members and self._private_with(room_id, user, sealed):
                 await self.receipts.set_direct_room(user, room_id)
                 return room_id
-        if sealed and not self.matrix.client.config.encryption_enabled:
+        if sealed and not self.matrix.encryption_on:
             raise MatrixError("a catch-up of encrypted rooms needs matrix.encryption on")
-        response = await self.matrix.create_room(
-            is_direct=True, invite=[user], preset=RoomPreset.trusted_private_chat
-        )
+        response = await self.matrix.create_room(invite=[user], direct=True)
         await self.receipts.set_direct_room(user, response)
         # Sending needs the room's state with the invite in it: in an encrypted room the
         # message's key is shared with the members known then, and the invitee must be one.
         for _ in range(ROOM_WAIT_STEPS):
-            made = self.matrix.client.rooms.get(response)
-            if made is not None and user in made.users:
+            made = self.matrix.room(response)
+            if made is not None and user in made.members:
                 break
             await asyncio.sleep(0.5)
         log.info("made a direct chat for a catch-up")

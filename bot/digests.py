@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from bot.matrix import SEND_ERRORS
+from bot.matrix.account import SEND_ERRORS
 from core.storage.database import StorageError
 from core.storage.store import SqlStore
 from core.storage.upgrades import Upgrade, UpgradeTable

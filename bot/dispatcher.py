@@ -10,8 +10,6 @@ from collections.abc import Collection, Coroutine
 from dataclasses import replace
 from typing import Any
 
-from nio import SyncResponse
-
 from bot.audience import AudienceChanged, Audiences
 from bot.desks import Desks
 from bot.events import IncomingMessage, parse_message
@@ -19,9 +17,9 @@ from bot.feed import Feed, FeedLine
 from bot.following import MessageFollower
 from bot.links import build_permalink
 from bot.logs import ANSWER_ID
-from bot.matrix import SEND_ERRORS, MatrixIO
+from bot.matrix.account import SEND_ERRORS, MatrixAccount, typing_while
+from bot.matrix.types import ReadReceipt, WriteRefused
 from bot.mentions import BotIdentity, strip_reply_fallback
-from bot.receipts import parse_receipts
 from bot.render import build_answer_markdown
 from bot.reply import ReplyWriter
 from bot.routing import (
@@ -56,7 +54,7 @@ AUDIENCE_ATTEMPTS = 3
 class Dispatcher:
     def __init__(
         self,
-        matrix: MatrixIO,
+        matrix: MatrixAccount,
         state: StateStore,
         answerer: Answerer,
         settings: SettingsHolder,
@@ -137,7 +135,8 @@ class Dispatcher:
 
     def _still_direct(self, room_id: str, invited_as_direct: bool) -> bool:
         """A chat the bot was invited to as direct, still with only one other person."""
-        return invited_as_direct and self.matrix.member_count(room_id) <= 2
+        room = self.matrix.room(room_id)
+        return invited_as_direct and room is not None and room.member_count <= 2
 
     async def observe(self, message: IncomingMessage, addressed: bool = False) -> None:
         """Keep a room's messages as context, leaving out the bot's own messages, commands
@@ -162,11 +161,10 @@ class Dispatcher:
             if message.timestamp_ms >= await self._not_before_ms(message.room_id):
                 self._spawn(self._remember_line(message))
 
-    async def note_receipts(self, response: SyncResponse) -> None:
+    async def note_receipts(self, receipts: list[ReadReceipt]) -> None:
         """Where people last read each room, for their catch-ups (a help: a store that
         fails loses these receipts, not the sync)."""
         if self.desks.catchup is not None:
-            receipts = parse_receipts(response, self.bot.user_id)
             try:
                 await self.desks.catchup.receipts.store_receipts(receipts)
             except StorageError as exc:
@@ -255,11 +253,19 @@ class Dispatcher:
             log.warning("the documents could not be searched for %s: %s", message.event_id, exc)
             self._count_failure("knowledge_unavailable")
             await self._tell_failure(reply, strings.SEARCH_UNAVAILABLE)
-        except Exception:
+        except Exception as exc:
+            if isinstance(exc, WriteRefused) and not self.matrix.may_send():
+                log.warning("message %s stays pending: %s", message.event_id, exc)
+                return
             reference = uuid.uuid4().hex[:8]
             log.exception("answering %s failed (reference %s)", message.event_id, reference)
             self._count_failure("error")
             await self._tell_failure(reply, strings.ANSWER_FAILED.format(reference=reference))
+        if not self.matrix.may_send():
+            # Whatever was or was not written, the process that holds the lease now
+            # finishes the reply (it resumes the message kept with the question).
+            log.warning("message %s stays pending: the lease was lost", message.event_id)
+            return
         await self.state.mark_done(message.event_id)
 
     def _reply(
@@ -313,10 +319,13 @@ class Dispatcher:
             self.metrics.failures.labels(cause).inc()
 
     async def _feedback_event(self, event: PendingEvent) -> None:
-        """A vote or its removal; the catch-all of this entry point."""
+        """A vote or its removal; the catch-all of this entry point. A store that
+        fails leaves the vote pending, taken again shortly (see AnswerWorkers)."""
         assert self.feedback is not None
         try:
             await self.feedback.handle(event.room_id, event.source)
+        except StorageError:
+            raise
         except Exception:
             log.exception("feedback event %s was not recorded", event.source.get("event_id"))
 
@@ -379,7 +388,7 @@ class Dispatcher:
         if self.feedback is not None:
             feedback, answer_id = self.feedback, ANSWER_ID.get()
             reply.on_sent = lambda event_id: feedback.store.note_answer_event(event_id, answer_id)
-        async with self.matrix.typing_while(message.room_id):
+        async with typing_while(self.matrix, message.room_id):
             work = asyncio.ensure_future(self.answerer.answer(request, reply.progress))
             try:
                 await self._placeholder_unless_quick(work, reply)

@@ -16,7 +16,7 @@ from bot.feedback_commands import (
     build_feedback_reply,
     decide_feedback_request,
 )
-from bot.matrix import MatrixIO
+from bot.matrix.account import MatrixAccount
 from bot.render import build_notice
 from bot.reply import ReplyWriter
 from bot.routing import KeepFeedback, RunCommand
@@ -36,7 +36,7 @@ DAY = 86_400
 class FeedbackDesk:
     def __init__(
         self,
-        matrix: MatrixIO,
+        matrix: MatrixAccount,
         state: StateStore,
         store: FeedbackStore,
         settings: SettingsHolder,
@@ -103,7 +103,7 @@ class FeedbackDesk:
         await reply.finish(strings.FEEDBACK_THANKS)
 
     async def record(self, request: Request, answer: Answer, event_id: str, text: str) -> None:
-        room = self.matrix.client.rooms.get(request.room)
+        room = self.matrix.room(request.room)
         encrypted = room is None or room.encrypted
         record = build_answer_record(request, answer, event_id, text, encrypted=encrypted)
         await self.store.store_answer(record)
@@ -125,7 +125,7 @@ class FeedbackDesk:
             return
         since = time.time() - wanted.days * DAY
         readers = reply.audience.readers if reply.audience else frozenset()
-        here = self.matrix.client.rooms.get(message.room_id)
+        here = self.matrix.room(message.room_id)
         encrypted = bool(here and here.encrypted)
         if wanted.kind == "export":
             lines = [

@@ -16,11 +16,9 @@ import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
-from nio import RoomGetEventResponse
-
 from bot.events import IncomingMessage
 from bot.feed import Feed
-from bot.matrix import MatrixIO
+from bot.matrix.account import MatrixAccount
 from bot.mentions import strip_reply_fallback
 from bot.state import StateStore
 from bot.summaries import SummaryDesk
@@ -44,7 +42,7 @@ async def _step(what: str, work: Awaitable[object]) -> None:
 class MessageFollower:
     def __init__(
         self,
-        matrix: MatrixIO,
+        matrix: MatrixAccount,
         state: StateStore,
         feed: Feed,
         memory: ConversationMemory | None,
@@ -122,23 +120,14 @@ class MessageFollower:
 
     async def _said_at(self, room_id: str, event_id: str) -> float | None:
         """When a (redacted) message was sent: the homeserver keeps that much of it."""
-        try:
-            response = await self.matrix.client.room_get_event(room_id, event_id)
-        except (OSError, TimeoutError) as exc:
-            log.warning("a redacted message's time could not be read: %s", exc)
-            return None
-        if isinstance(response, RoomGetEventResponse):
-            return response.event.server_timestamp / 1000
-        return None
+        event = await self.matrix.fetch_event(room_id, event_id)
+        ts = event.get("origin_server_ts") if event else None
+        return ts / 1000 if isinstance(ts, int) else None
 
     async def _sent_by(self, edit: IncomingMessage) -> bool:
         """Whether an edit is by the sender of the message it edits (others' are void)."""
-        try:
-            response = await self.matrix.client.room_get_event(edit.room_id, edit.replaces or "")
-        except (OSError, TimeoutError) as exc:
-            log.warning("an edit's message could not be read: %s", exc)
-            return False
-        return isinstance(response, RoomGetEventResponse) and response.event.sender == edit.sender
+        original = await self.matrix.fetch_event(edit.room_id, edit.replaces or "")
+        return original is not None and original.get("sender") == edit.sender
 
     async def _rebuild(self, room_id: str, doc_ids: list[str]) -> None:
         assert self.summaries is not None

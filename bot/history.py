@@ -3,11 +3,9 @@
 
 from __future__ import annotations
 
-from nio import MessageDirection, RoomMessagesResponse
-
 from bot.events import IncomingMessage, parse_latest_edit, parse_message
 from bot.links import build_permalink
-from bot.matrix import MatrixError, MatrixIO
+from bot.matrix.account import MatrixAccount
 from bot.mentions import strip_reply_fallback
 from core.ids import RoomID
 from core.summaries.draft import SummaryLine
@@ -17,7 +15,7 @@ TEXT = ("m.text", "m.emote")
 
 
 async def fetch_lines(
-    matrix: MatrixIO,
+    matrix: MatrixAccount,
     room_id: str,
     start: float,
     end: float,
@@ -29,24 +27,21 @@ async def fetch_lines(
     """People's messages between `start` and `end` (timestamps), oldest first, edited
     ones as they read now: not the bot's (its answers and earlier summaries), not
     notices, edits or commands, not redacted ones."""
-    token = matrix.client.next_batch
+    token: str | None = None  # from the last sync back
     found: list[tuple[IncomingMessage, str]] = []
-    while token and len(found) < max_messages:
-        response = await matrix.client.room_messages(
-            room_id, start=token, direction=MessageDirection.back, limit=PAGE
-        )
-        if not isinstance(response, RoomMessagesResponse):
-            raise MatrixError(f"reading the history of {room_id} failed: {response}")
-        for event in response.chunk:
-            message = parse_message(event.source, RoomID(room_id))
+    reached_start = False
+    while not reached_start and len(found) < max_messages:
+        page = await matrix.fetch_messages(room_id, token, None, PAGE)
+        for source in page.events:
+            message = parse_message(source, RoomID(room_id))
             if message is None or message.timestamp_ms / 1000 > end:
                 continue
             if message.timestamp_ms / 1000 < start:
-                token = None
+                reached_start = True
                 break
             in_thread = thread_root in (message.thread_root, message.event_id)
             # An edited message in its latest form; a redacted one has no body left.
-            body = parse_latest_edit(event.source) or message.body
+            body = parse_latest_edit(source) or message.body
             text = strip_reply_fallback(body).strip()
             if (
                 message.sender == matrix.user_id
@@ -58,8 +53,8 @@ async def fetch_lines(
             ):
                 continue
             found.append((message, text))
-        else:
-            token = response.end if response.chunk and response.end != token else None
+        reached_start = reached_start or page.end is None
+        token = page.end
     found.reverse()
     return [
         SummaryLine(number, message.sender, text, message.timestamp_ms / 1000,

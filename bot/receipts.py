@@ -4,11 +4,9 @@ brings them), for `!catchup`. Kept beside the state store, in the same database.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Protocol
 
-from nio import ReceiptEvent, SyncResponse
-
+from bot.matrix.types import ReadReceipt
 from core.storage.store import SqlStore
 from core.storage.upgrades import Upgrade, UpgradeTable
 
@@ -28,30 +26,6 @@ UPGRADES = UpgradeTable(
         Upgrade("the direct chat the bot made with each person", V2, V2),
     ],
 )
-
-
-@dataclass(frozen=True)
-class ReadReceipt:
-    room: str
-    user_id: str
-    event_id: str
-    ts_ms: int  # when it was sent
-
-
-def parse_receipts(response: SyncResponse, bot_user: str) -> list[ReadReceipt]:
-    """The main-timeline read receipts of a sync (not the bot's own, not of threads)."""
-    found = []
-    for room_id, info in response.rooms.join.items():
-        for event in info.ephemeral:
-            if not isinstance(event, ReceiptEvent):
-                continue
-            for receipt in event.receipts:
-                main = receipt.thread_id in (None, "main")
-                if receipt.receipt_type == "m.read" and main and receipt.user_id != bot_user:
-                    found.append(
-                        ReadReceipt(room_id, receipt.user_id, receipt.event_id, receipt.timestamp)
-                    )
-    return found
 
 
 class ReceiptStore(Protocol):

@@ -22,7 +22,8 @@ from collections.abc import Awaitable, Callable
 from bot.audience import AudienceChanged, RoomAudience
 from bot.events import IncomingMessage
 from bot.links import build_permalink
-from bot.matrix import SEND_ERRORS, MatrixError, MatrixIO
+from bot.matrix.account import SEND_ERRORS, MatrixAccount
+from bot.matrix.types import MatrixError
 from bot.render import build_edit, build_notice
 from bot.state import StateStore
 from core import strings
@@ -35,7 +36,7 @@ STREAMING_MARK = " …"
 class ReplyWriter:
     def __init__(
         self,
-        matrix: MatrixIO,
+        matrix: MatrixAccount,
         state: StateStore,
         message: IncomingMessage,
         thread_root: str,

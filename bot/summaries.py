@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 from bot.audience import Audiences
 from bot.history import fetch_lines
-from bot.matrix import MatrixIO
+from bot.matrix.account import MatrixAccount
 from bot.render import build_room_notice
 from bot.reply import ReplyWriter
 from bot.routing import RunCommand
@@ -56,7 +56,7 @@ def _due_ts(entry: LedgerEntry, zone: ZoneInfo) -> float | None:
 class SummaryDesk:
     def __init__(
         self,
-        matrix: MatrixIO,
+        matrix: MatrixAccount,
         summarizer: Summarizer,
         marks: SummaryMarks,
         settings: SettingsHolder,
@@ -195,8 +195,7 @@ class SummaryDesk:
             entries = await self.ledger.entries(
                 message.room_id, kind, since=since, due_after=due_after
             )
-        room = self.matrix.client.rooms.get(message.room_id)
-        names = (message.sender, room.user_name(message.sender) if room else None,
+        names = (message.sender, self.matrix.member_name(message.room_id, message.sender),
                  message.sender.split(":")[0].lstrip("@"))  # fmt: skip
         listed = decide_listed(
             entries,
@@ -271,16 +270,15 @@ class SummaryDesk:
         """The summary as knowledge of its room, dated from its first message (not from
         the start of the period asked for, which may be before anyone now in the room
         joined: they could not get it)."""
-        room = self.matrix.client.rooms.get(room_id)
         return build_summary_document(
-            collection, room_id, room.display_name if room else room_id,
+            collection, room_id, self.matrix.room_name(room_id),
             SummaryRange(max(covered.start, lines[0].ts), covered.end), result.markdown,
             first_link=lines[0].link, encrypted=self._encrypted(room_id),
         )  # fmt: skip
 
     def _encrypted(self, room_id: str) -> bool:
         """Whether the room is encrypted; a room the bot no longer sees counts as one."""
-        room = self.matrix.client.rooms.get(room_id)
+        room = self.matrix.room(room_id)
         return room is None or room.encrypted
 
     def _collection_for(self, room_id: str) -> str | None:

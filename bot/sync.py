@@ -7,28 +7,25 @@ import logging
 import time
 from dataclasses import replace
 
-from nio import Event, InviteMemberEvent, MegolmEvent, RoomMemberEvent, SyncError, SyncResponse
-
 from bot.backfill import fetch_gap
-from bot.client import retry_wait
 from bot.dispatcher import Dispatcher
 from bot.events import parse_redaction
 from bot.invites import decide_invite
-from bot.matrix import SEND_ERRORS, MatrixIO
+from bot.matrix.account import SEND_ERRORS, MatrixAccount
+from bot.matrix.client import retry_wait
+from bot.matrix.types import EventSource, SyncBatch
 from bot.routing import Ignore, encode_action
 from bot.settings_holder import SettingsHolder
 from bot.state import Lease, PendingEvent, StateStore, now_ms
 from bot.workers import AnswerWorkers
 from core import strings
 from core.health import Check
-from core.ids import UserID
 
 log = logging.getLogger(__name__)
 
 SYNC_TIMEOUT_MS = 30_000
 # A sync returns within its 30 s long-poll; longer silence means it is stuck.
 SYNC_STALE_SECONDS = 90
-MAX_REPORTED_SESSIONS = 10_000
 # A batch whose left-out messages cannot be read is read again this many times.
 GAP_ATTEMPTS = 3
 
@@ -36,7 +33,7 @@ GAP_ATTEMPTS = 3
 class SyncLoop:
     def __init__(
         self,
-        matrix: MatrixIO,
+        matrix: MatrixAccount,
         state: StateStore,
         dispatcher: Dispatcher,
         settings: SettingsHolder,
@@ -54,16 +51,14 @@ class SyncLoop:
         self.last_sync: float | None = None  # time.monotonic() of the last good sync
         # The last sync failed, or the homeserver could not be reached since the last good one.
         self.failing = False
-        self._undecryptable_sessions: set[str] = set()
         self._gap_failures = 0
-        self._key_requests: set[asyncio.Task] = set()
 
     def check(self) -> Check:
         """For /health: failing when the last sync failed, when a request had to wait for
         the homeserver since it (an outage shows within seconds), or when none came for
         longer than a long-poll takes (a stuck loop)."""
         last = self.last_sync
-        retried = getattr(self.matrix.client, "last_retry", None)
+        retried = self.matrix.last_retry
         stuck = last is None or time.monotonic() - last > SYNC_STALE_SECONDS
         waiting = retried is not None and last is not None and retried > last
         return "failing" if self.failing or stuck or waiting else "ok"
@@ -74,59 +69,61 @@ class SyncLoop:
         while True:
             # The first sync asks for full state: nio keeps room state (members,
             # encryption) in memory only, and sending into a room needs it.
-            response = await self.matrix.client.sync(
-                timeout=0 if not self.ready.is_set() else SYNC_TIMEOUT_MS,
-                since=token,
-                full_state=not self.ready.is_set(),
-            )
-            if isinstance(response, SyncError) or not isinstance(response, SyncResponse):
+            try:
+                batch = await self.matrix.sync(
+                    token,
+                    timeout_ms=0 if not self.ready.is_set() else SYNC_TIMEOUT_MS,
+                    full_state=not self.ready.is_set(),
+                )
+            except SEND_ERRORS as exc:
                 failures += 1
                 self.failing = True
                 delay = retry_wait(failures)
-                log.warning("sync failed (%s); retrying in %.1f s", response, delay)
+                log.warning("sync failed (%s); retrying in %.1f s", exc, delay)
                 await asyncio.sleep(delay)
                 continue
             failures = 0
             self.failing = False
             self.last_sync = time.monotonic()
-            self.dispatcher.audiences.observe(response)
-            await self.dispatcher.note_receipts(response)
-            await self._handle_invites(response)
+            self.dispatcher.audiences.observe(batch)
+            await self.dispatcher.note_receipts(batch.receipts)
+            await self._handle_invites(batch)
             fresh = await self.state.store_batch(
-                response.next_batch, await self._addressed(response, token), self.lease
+                batch.next_batch, await self._addressed(batch, token), self.lease
             )
-            token = response.next_batch
+            token = batch.next_batch
             # Answered messages' ids serve the edit window only.
             window_ms = int(self.settings.current.bot.edit_window_seconds * 1000)
             await self.state.purge_done(now_ms() - window_ms)
             if not self.ready.is_set():
                 self.ready.set()
-                log.info("ready: synced with %s", self.matrix.client.homeserver)
+                log.info("ready: synced with %s", self.matrix.homeserver)
             if fresh:
                 self.workers.wake()
-            await self._maintain_keys()
+            try:
+                await self.matrix.maintain_keys()
+            except SEND_ERRORS as exc:
+                log.warning("encryption keys were not kept up to date: %s", exc)
 
-    async def _addressed(self, response: SyncResponse, since: str | None) -> list[PendingEvent]:
+    async def _addressed(self, batch: SyncBatch, since: str | None) -> list[PendingEvent]:
         """The messages of the batch that the bot must act on, with what to do (decided
         once, here: the workers and any process taking over carry it out)."""
         pending: list[PendingEvent] = []
         addressed: set[str] = set()
-        for room_id, info in response.rooms.join.items():
-            await self._note_invite(room_id, [*info.state, *info.timeline.events])
-            events = info.timeline.events
-            if info.timeline.limited and since and info.timeline.prev_batch:
-                gap = await self._gap(room_id, info.timeline.prev_batch, since)
+        for room in batch.joined:
+            room_id = room.room_id
+            await self._note_invite(room_id, [*room.state, *room.timeline])
+            events = room.timeline
+            if room.limited and since and room.prev_batch:
+                gap = await self._gap(room_id, room.prev_batch, since)
                 events = [*gap, *events]
             for event in events:
-                if isinstance(event, MegolmEvent):
-                    self._report_undecryptable(room_id, event)
-                    continue
-                candidate = PendingEvent(room_id, event.source)
+                candidate = PendingEvent(room_id, event)
                 feedback = self.dispatcher.feedback
-                if feedback is not None and await feedback.wants(event.source):
+                if feedback is not None and await feedback.wants(event):
                     pending.append(candidate)
                     continue
-                if (redaction := parse_redaction(event.source)) is not None:
+                if (redaction := parse_redaction(event)) is not None:
                     await self.dispatcher.follow_redaction(room_id, redaction.redacts)
                     continue
                 message, action = await self.dispatcher.route(candidate, addressed)
@@ -140,7 +137,7 @@ class SyncLoop:
                     log.debug("ignoring %s: %s", message.event_id, action.reason)
         return pending
 
-    async def _gap(self, room_id: str, prev_batch: str, since: str) -> list[Event]:
+    async def _gap(self, room_id: str, prev_batch: str, since: str) -> list[EventSource]:
         """The room's messages the sync left out. A failure fails the batch (it is read
         again), but not for ever: one room the homeserver keeps refusing must not stop
         the bot in every room."""
@@ -156,65 +153,27 @@ class SyncLoop:
         self._gap_failures = 0
         return gap
 
-    async def _note_invite(self, room_id: str, events: list) -> None:
+    async def _note_invite(self, room_id: str, events: list[EventSource]) -> None:
         """The bot's own invite, as the first sync after joining shows it (the invite
         itself, stripped state, has no time)."""
         for event in events:
+            content = event.get("content")
             if (
-                isinstance(event, RoomMemberEvent)
-                and event.state_key == self.matrix.user_id
-                and event.membership == "invite"
+                event.get("type") == "m.room.member"
+                and event.get("state_key") == self.matrix.user_id
+                and isinstance(content, dict)
+                and content.get("membership") == "invite"
             ):
-                await self.state.note_invited(room_id, event.server_timestamp)
+                await self.state.note_invited(room_id, int(event.get("origin_server_ts", 0)))
 
-    def _report_undecryptable(self, room_id: str, event: MegolmEvent) -> None:
-        if event.session_id in self._undecryptable_sessions:
-            return
-        if len(self._undecryptable_sessions) >= MAX_REPORTED_SESSIONS:
-            self._undecryptable_sessions.clear()  # reported again at worst, never unbounded
-        self._undecryptable_sessions.add(event.session_id)
-        log.warning(
-            "cannot decrypt messages in %s from %s (session %s); asking for the key",
-            room_id,
-            event.sender,
-            event.session_id,
-        )
-        if self.matrix.client.olm:
-            task = asyncio.create_task(self.matrix.client.request_room_key(event))
-            self._key_requests.add(task)
-            task.add_done_callback(self._key_requests.discard)
-
-    async def _handle_invites(self, response: SyncResponse) -> None:
+    async def _handle_invites(self, batch: SyncBatch) -> None:
         allowed = self.settings.current.invites
-        for room_id, info in response.rooms.invite.items():
-            invite = next(
-                (
-                    event
-                    for event in info.invite_state
-                    if isinstance(event, InviteMemberEvent)
-                    and event.state_key == self.matrix.user_id
-                    and event.membership == "invite"
-                ),
-                None,
-            )
-            inviter = UserID(invite.sender) if invite else None
+        for invite in batch.invites:
+            room_id, inviter = invite.room_id, invite.inviter
             if decide_invite(inviter, allowed):
                 if await self.matrix.join(room_id):
-                    direct = bool(invite and invite.content.get("is_direct"))
-                    await self.state.record_join(room_id, now_ms(), direct)
+                    await self.state.record_join(room_id, now_ms(), invite.is_direct)
                     log.info("joined %s, invited by %s", room_id, inviter)
             else:
                 await self.matrix.reject_invite(room_id, strings.INVITE_REFUSED)
                 log.info("refused the invite to %s from %s", room_id, inviter)
-
-    async def _maintain_keys(self) -> None:
-        client = self.matrix.client
-        if not client.olm:
-            return
-        if client.should_upload_keys:
-            await client.keys_upload()
-        if client.should_query_keys:
-            await client.keys_query()
-        if client.should_claim_keys:
-            await client.keys_claim(client.get_users_for_key_claiming())
-        await client.send_to_device_messages()

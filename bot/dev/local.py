@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import IO
 
 from aiohttp import web
-from nio import AsyncClient, LoginResponse, RoomCreateResponse
 
 from bot.app import BotApp, run_until_signalled
 from bot.dev.synapse import Homeserver, ensure_synapse_venv, free_port, start_homeserver
 from bot.logs import setup_logging
+from bot.matrix.provision import ensure_rooms_as
 from core.config import load_config
 from core.knowledge.base import KnowledgeBase
 from core.knowledge.documents import Document
@@ -164,23 +164,15 @@ def _update_line(path: Path, key: str, value: str) -> None:
 async def _ensure_rooms(state: dict, server: Homeserver, bot_user: str) -> None:
     """The demo room (with a stable alias, for clients that cannot address a room id of
     version 12) and an admin room where config errors show, both with the bot."""
-    client = AsyncClient(server.url, state["demo_user"])
-    try:
-        login = await client.login(state["demo_password"], device_name="local-setup")
-        assert isinstance(login, LoginResponse), login
-        for key, name, alias in (
-            ("room_id", "Knowledge bot demo", DEMO_ALIAS),
-            ("admin_room_id", "Knowledge bot admin", None),
-        ):
-            if not state.get(key):
-                room = await client.room_create(name=name, invite=[bot_user], alias=alias)
-                assert isinstance(room, RoomCreateResponse), room
-                state[key] = room.room_id
-        # A demo room from before aliases: given its alias now (refused if it has one).
-        await client.room_put_alias(f"#{DEMO_ALIAS}:{server_name(state)}", state["room_id"])
-        await client.logout()
-    finally:
-        await client.close()
+    wanted = [
+        ("room_id", "Knowledge bot demo", DEMO_ALIAS),
+        ("admin_room_id", "Knowledge bot admin", None),
+    ]
+    have = {key: state[key] for key, _, _ in wanted if state.get(key)}
+    rooms = await ensure_rooms_as(
+        server.url, state["demo_user"], state["demo_password"], wanted, have, [bot_user]
+    )
+    state.update(rooms)
 
 
 def server_name(state: dict) -> str:

@@ -16,7 +16,7 @@ import time
 from nio import AsyncClient, MatrixRoom
 
 from bot.audience import Audiences
-from bot.matrix import MatrixIO
+from bot.matrix.nio_account import NioAccount
 
 BOT = "@bot:example.org"
 
@@ -37,7 +37,7 @@ def build_client(rooms: int, members: int) -> AsyncClient:
 
 
 def measure(rooms: int, members: int, runs: int = 200) -> tuple[list[float], list[float]]:
-    audiences = Audiences(MatrixIO(build_client(rooms, members)))
+    audiences = Audiences(NioAccount(build_client(rooms, members)))
     decide, check = [], []
     for _ in range(runs):
         started = time.perf_counter()

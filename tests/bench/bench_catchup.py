@@ -26,7 +26,7 @@ from bot.audience import Audiences
 from bot.catchup import CatchupDesk
 from bot.dev.synapse import ensure_synapse_venv, start_homeserver
 from bot.digests import SqlDigestStore
-from bot.matrix import MatrixIO
+from bot.matrix.nio_account import NioAccount
 from bot.receipts import SqlReceiptStore
 from core.config import parse_config
 from core.config.knowledge import DEFAULT_EMBEDDING_MODEL
@@ -95,7 +95,7 @@ async def main(room_count: int, messages: int) -> None:
                 await fill(poster, made.room_id, ids[1], messages)
             print(f"seeded {room_count} rooms of {messages} messages in "
                   f"{time.perf_counter() - started:.0f} s")  # fmt: skip
-            matrix = MatrixIO(bot)
+            matrix = NioAccount(bot)
             audiences = Audiences(matrix)
             audiences.observe(await bot.sync(timeout=0, full_state=True))
             settings = parse_config(

@@ -25,7 +25,7 @@ from nio import AsyncClient, RoomCreateResponse
 
 from bot.dev.synapse import ensure_synapse_venv, start_homeserver
 from bot.history import fetch_lines
-from bot.matrix import MatrixIO
+from bot.matrix.nio_account import NioAccount
 from core.config.knowledge import DEFAULT_EMBEDDING_MODEL
 from core.config.llm import LlmSettings
 from core.config.summaries import SummarySettings
@@ -68,7 +68,7 @@ async def post(client: AsyncClient, room: str, start: int, count: int) -> None:
         await asyncio.gather(*(one(n) for n in range(batch, min(batch + 50, start + count))))
 
 
-async def summarize(summarizer: Summarizer, matrix: MatrixIO, room: str, since: float) -> dict:
+async def summarize(summarizer: Summarizer, matrix: NioAccount, room: str, since: float) -> dict:
     await matrix.client.sync(timeout=0)
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.perf_counter()
@@ -111,10 +111,12 @@ async def main(messages: int, new: int) -> None:
             await post(poster, room, 0, messages)
             print(f"seeded {messages} messages in {time.perf_counter() - started:.0f} s")
             summarizer = Summarizer(client, load_prompts, None, lambda: DEFAULT_EMBEDDING_MODEL)
-            full = await summarize(summarizer, MatrixIO(bot), room, 0.0)
+            full = await summarize(summarizer, NioAccount(bot), room, 0.0)
             show("full summary", full)
             await post(poster, room, messages, new)
-            incremental = await summarize(summarizer, MatrixIO(bot), room, full["last_ts"] + 0.001)
+            incremental = await summarize(
+                summarizer, NioAccount(bot), room, full["last_ts"] + 0.001
+            )
             show("incremental run", incremental)
             for person in (poster, bot):
                 await person.close()

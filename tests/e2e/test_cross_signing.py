@@ -11,7 +11,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from bot.cross_signing import KEY_FILE
+from bot.matrix.cross_signing import KEY_FILE
 from tests.e2e.people import Person, replies_to
 from tests.e2e.test_conversation import room_with_bot
 from tests.support.signatures import is_cross_signed, verify

@@ -17,7 +17,7 @@ from nio.crypto import OlmAccount
 from vodozemac import LibolmPickleException
 
 from bot.dev.synapse import free_port
-from bot.store_key import KEY_FILE, NIO_DEFAULT_KEY
+from bot.matrix.store_key import KEY_FILE, NIO_DEFAULT_KEY
 from tests.e2e.conftest import PASSWORD
 from tests.e2e.people import replies_to
 from tests.e2e.scripted import ask, llm_config, reading_model

@@ -3,6 +3,8 @@ or matrix-nio, and the decision modules import no I/O library, not even indirect
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,3 +19,26 @@ def test_the_import_contracts_hold():
         [str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+
+
+def test_the_contracts_fail_when_broken(tmp_path):
+    """A copy of the code with a raw nio import outside bot.matrix, and bot.matrix
+    reaching up into the bot: both contracts break."""
+    for folder in ("bot", "core"):
+        shutil.copytree(
+            ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    sync = tmp_path / "bot" / "sync.py"
+    sync.write_text("import nio  # noqa\n" + sync.read_text())
+    types = tmp_path / "bot" / "matrix" / "types.py"
+    types.write_text(types.read_text() + "\nimport bot.state  # noqa\n")
+    lint = Path(sys.executable).parent / "lint-imports"
+    result = subprocess.run(
+        [str(lint), "--no-cache"], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+    )  # fmt: skip
+    assert result.returncode != 0
+    assert "only bot.matrix talks to matrix-nio BROKEN" in result.stdout
+    assert "the Matrix account knows nothing of what the bot does with it BROKEN" in result.stdout
+    assert "core knows nothing of Matrix KEPT" in result.stdout

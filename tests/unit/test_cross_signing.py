@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from bot.cross_signing import (
+from bot.matrix.cross_signing import (
     CrossSigningError,
     CrossSigningKeys,
     build_public_keys,

@@ -12,7 +12,7 @@ from nio.crypto import InboundGroupSession, OlmAccount, OutboundGroupSession, Ou
 from nio.store import DefaultStore
 from vodozemac import LibolmPickleException
 
-from bot.store_key import KEY_FILE, NIO_DEFAULT_KEY, StoreKeys, store_keys, unlock_store
+from bot.matrix.store_key import KEY_FILE, NIO_DEFAULT_KEY, StoreKeys, store_keys, unlock_store
 
 USER, DEVICE, ROOM = "@bot:example.org", "BOTDEVICE", "!room"
 CONFIGURED = "a configured passphrase, long enough"

@@ -1,0 +1,119 @@
+"""The bot's Matrix account as the rest of the bot sees it: typed reads, fenced writes.
+
+Two implementations: `NioAccount` (bot/matrix/nio_account.py) on the homeserver, and
+`FakeAccount` (bot/matrix/fake.py) in memory, for tests of the bot's logic. Every write
+of either goes through `decide_write` (bot/matrix/fence.py) first and raises
+WriteRefused when it may not go.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any, Protocol
+
+from bot.matrix.types import EventSource, MatrixError, MessagesPage, RoomState, SyncBatch
+from core.ids import RoomID, UserID
+
+# A typing notice lasts 30 s; it is renewed before it runs out.
+TYPING_REFRESH_SECONDS = 20
+
+
+class MatrixAccount(Protocol):
+    user_id: UserID
+    homeserver: str
+    # Whether this process may still write (it holds the account's lease).
+    may_send: Callable[[], bool]
+
+    @property
+    def encryption_on(self) -> bool:
+        """Whether the account encrypts (and rooms it creates are encrypted)."""
+        ...
+
+    @property
+    def last_retry(self) -> float | None:
+        """time.monotonic() of the last request that had to be tried again."""
+        ...
+
+    # Reads: the rooms as the last sync left them, and the homeserver's events.
+    def rooms(self) -> Mapping[RoomID, RoomState]:
+        """Every room the bot is in (joined or invited to)."""
+        ...
+
+    def room(self, room_id: str) -> RoomState | None: ...
+    def room_name(self, room_id: str) -> str:
+        """The room's name as clients show it (its id when the bot does not know it)."""
+        ...
+
+    def member_name(self, room_id: str, user_id: str) -> str | None:
+        """The member's display name in the room, as clients show it; None: unknown."""
+        ...
+
+    async def sync(self, since: str | None, timeout_ms: int, full_state: bool) -> SyncBatch:
+        """The next batch; raises MatrixError when the homeserver fails."""
+        ...
+
+    async def fetch_event(self, room_id: str, event_id: str) -> EventSource | None:
+        """The event as the homeserver has it now (decrypted); None when it cannot say."""
+        ...
+
+    async def is_gone(self, room_id: str, event_id: str) -> bool:
+        """Whether one of the bot's messages can no longer be edited into view."""
+        ...
+
+    async def fetch_messages(
+        self, room_id: str, start: str | None, end: str | None, limit: int
+    ) -> MessagesPage:
+        """A page of the room's events going back from `start` (None: from the last
+        sync) to `end` at most; raises MatrixError."""
+        ...
+
+    async def display_name(self) -> str | None: ...
+
+    # Writes: each one fenced (lease, room known, encryption).
+    async def send(self, room_id: str, content: dict[str, Any], *, sealed: bool = False) -> str:
+        """Post a message event; returns its event id."""
+        ...
+
+    async def send_file(
+        self, room_id: str, name: str, data: bytes, mimetype: str, *, sealed: bool = False
+    ) -> str: ...
+    async def redact(self, room_id: str, event_id: str, reason: str) -> None: ...
+    async def typing(self, room_id: str, active: bool) -> None: ...
+    async def create_room(self, *, invite: list[str], direct: bool) -> RoomID:
+        """A private room, encrypted whenever the account encrypts."""
+        ...
+
+    async def join(self, room_id: str) -> bool: ...
+    async def reject_invite(self, room_id: str, reason: str) -> None: ...
+    async def maintain_keys(self) -> None:
+        """Upload, query and claim encryption keys as the last sync asked."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+# What a call to the homeserver raises (implementations wrap their transport's errors).
+SEND_ERRORS = (MatrixError,)
+
+
+@contextlib.asynccontextmanager
+async def typing_while(account: MatrixAccount, room_id: str) -> AsyncIterator[None]:
+    """Show the bot typing in the room for as long as the block runs."""
+
+    async def keep_typing() -> None:
+        while True:
+            # A notice that fails (the lease lost, the homeserver away) is no reason to
+            # stop the answer it decorates.
+            with contextlib.suppress(MatrixError):
+                await account.typing(room_id, True)
+            await asyncio.sleep(TYPING_REFRESH_SECONDS)
+
+    typing = asyncio.create_task(keep_typing())
+    try:
+        yield
+    finally:
+        typing.cancel()
+        with contextlib.suppress(MatrixError):
+            await account.typing(room_id, False)

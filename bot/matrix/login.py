@@ -1,0 +1,135 @@
+"""Logging the bot's account in, so that the login survives restarts: the device (and its
+encryption keys) saved in the data folder is reused for as long as the homeserver knows it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+from pathlib import Path
+
+from aiohttp import ClientError
+from nio import AsyncClient, AsyncClientConfig, LoginResponse, WhoamiResponse
+
+from bot.matrix.client import BotClient, decide_session_check, retry_wait
+from bot.matrix.nio_account import NioAccount
+from bot.matrix.store_key import NIO_DEFAULT_KEY, StoreKeys, store_keys, unlock_store
+from bot.matrix.types import MatrixError
+from core.config.model import MatrixSettings
+
+log = logging.getLogger(__name__)
+
+
+def _read_session(path: Path, settings: MatrixSettings) -> dict[str, str] | None:
+    try:
+        session = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    same_account = (
+        session.get("homeserver") == settings.homeserver
+        and session.get("user_id") == settings.user_id
+    )
+    return session if same_account else None
+
+
+def _write_session(path: Path, client: AsyncClient, homeserver: str) -> None:
+    session = {
+        "homeserver": homeserver,
+        "user_id": client.user_id,
+        "device_id": client.device_id,
+        "access_token": client.access_token,
+    }
+    path.write_text(json.dumps(session))
+    os.chmod(path, 0o600)
+
+
+async def connect(settings: MatrixSettings, data_dir: Path) -> NioAccount:
+    """Log in, reusing the device (and its encryption keys) saved in the data folder."""
+    store = data_dir / "matrix-store"
+    store.mkdir(parents=True, exist_ok=True)
+    keys = store_keys(settings.store_pickle_key(), data_dir) if settings.encryption else None
+    config = AsyncClientConfig(
+        encryption_enabled=settings.encryption,
+        store_sync_tokens=False,
+        pickle_key=keys.current if keys else NIO_DEFAULT_KEY,
+    )
+    client = BotClient(settings.homeserver, settings.user_id, store_path=str(store), config=config)
+    session_file = data_dir / "session.json"
+
+    session = _read_session(session_file, settings)
+    # A saved device whose keys no known pickle key opens is given up for a new one.
+    if session and _store_opens(keys, store, session["user_id"], session["device_id"]):
+        client.restore_login(session["user_id"], session["device_id"], session["access_token"])
+        if await _confirmed(client) is not None:
+            log.info("logged in as %s with saved device %s", client.user_id, client.device_id)
+            return await _finish(client, settings)
+        log.warning("the homeserver no longer knows the saved session; logging in again")
+
+    if settings.login_password():
+        response = await client.login(settings.login_password(), device_name=settings.device_name)
+        if not isinstance(response, LoginResponse):
+            await client.close()
+            raise MatrixError(f"login as {settings.user_id} failed: {response.message}")
+    else:
+        client.access_token = settings.login_token() or ""
+        whoami = await _confirmed(client)
+        if whoami is None or whoami.user_id != settings.user_id:
+            await client.close()
+            raise MatrixError(f"the access token for {settings.user_id} was not accepted")
+        if not _store_opens(keys, store, whoami.user_id, whoami.device_id or ""):
+            await client.close()
+            raise MatrixError(
+                f"the encryption keys of device {whoami.device_id} do not open with the "
+                "pickle key, and an access token cannot start a new device: configure the "
+                "key they were locked with, or log in with a password"
+            )
+        client.restore_login(whoami.user_id, whoami.device_id or "", client.access_token)
+    _write_session(session_file, client, settings.homeserver)
+    log.info("logged in as %s with new device %s", client.user_id, client.device_id)
+    return await _finish(client, settings)
+
+
+async def _confirmed(client: AsyncClient) -> WhoamiResponse | None:
+    """The session as the homeserver confirms it; None once it says the token is unknown.
+    A transient failure (5xx, 429, no answer) is tried again with the sync's capped
+    backoff for as long as it lasts, keeping the device and its keys; /health shows the
+    sync failing meanwhile."""
+    failures = 0
+    while True:
+        try:
+            response = await client.whoami()
+        except (ClientError, TimeoutError, OSError) as exc:
+            status, errcode, what = None, None, type(exc).__name__
+        else:
+            if isinstance(response, WhoamiResponse):
+                return response
+            transport = getattr(response, "transport_response", None)
+            status = getattr(transport, "status", None)
+            errcode = getattr(response, "status_code", None)
+            what = f"HTTP {status} {errcode or ''}".strip()
+        check = decide_session_check(status, errcode)
+        if check == "gone":
+            return None
+        if check == "refused":
+            await client.close()
+            raise MatrixError(f"the homeserver refused the bot's session: {what}")
+        failures += 1
+        wait = retry_wait(failures)
+        log.warning(
+            "the homeserver did not confirm the session (%s); trying again in %.1f s, "
+            "keeping the device",
+            what, wait,
+        )  # fmt: skip
+        await asyncio.sleep(wait)
+
+
+def _store_opens(keys: StoreKeys | None, store: Path, user_id: str, device_id: str) -> bool:
+    """Whether nio can open the device's store (always, without encryption: no store)."""
+    return keys is None or unlock_store(store, user_id, device_id, keys)
+
+
+async def _finish(client: AsyncClient, settings: MatrixSettings) -> NioAccount:
+    if settings.display_name:
+        await client.set_displayname(settings.display_name)
+    return NioAccount(client)

@@ -1,0 +1,341 @@
+"""The account on the homeserver, through matrix-nio: the one place nio's client is used.
+
+Every write is fenced (bot/matrix/fence.py); every transport failure comes out as
+MatrixError, so that callers catch one error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator, Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+from urllib.parse import quote
+
+from aiohttp import ClientError
+from nio import (
+    AsyncClient,
+    LocalProtocolError,
+    MegolmEvent,
+    MessageDirection,
+    ProfileGetDisplayNameResponse,
+    RoomCreateResponse,
+    RoomGetEventError,
+    RoomGetEventResponse,
+    RoomMessagesResponse,
+    RoomPreset,
+    RoomRedactResponse,
+    RoomSendResponse,
+    SyncResponse,
+    UploadResponse,
+)
+from nio.rooms import MatrixRoom
+
+from bot.matrix.account import MatrixAccount
+from bot.matrix.cross_signing import ensure_cross_signed
+from bot.matrix.fence import WriteKind, decide_write
+from bot.matrix.sync_batch import build_sync_batch
+from bot.matrix.types import (
+    EventSource,
+    MatrixError,
+    Membership,
+    MessagesPage,
+    RoomState,
+    SyncBatch,
+    WriteRefused,
+)
+from core.ids import RoomID, UserID
+
+log = logging.getLogger(__name__)
+
+# What nio and its transport raise besides returning an error response.
+TRANSPORT_ERRORS = (LocalProtocolError, ClientError, TimeoutError, OSError)
+# Megolm, as every client enables it: what rooms the bot creates are encrypted with.
+ENCRYPTION_STATE = {
+    "type": "m.room.encryption",
+    "state_key": "",
+    "content": {"algorithm": "m.megolm.v1.aes-sha2"},
+}
+MAX_REPORTED_SESSIONS = 10_000
+
+
+@contextlib.asynccontextmanager
+async def _as_matrix_error(what: str) -> AsyncIterator[None]:
+    try:
+        yield
+    except TRANSPORT_ERRORS as exc:
+        raise MatrixError(f"{what}: {type(exc).__name__}: {exc}") from exc
+
+
+def build_room_state(room: MatrixRoom) -> RoomState:
+    members: dict[UserID, Membership] = {
+        UserID(user_id): "invite" if user.invited else "join"
+        for user_id, user in room.users.items()
+    }
+    return RoomState(
+        RoomID(room.room_id), members, room.history_visibility, room.join_rule, room.encrypted
+    )
+
+
+class NioAccount:
+    def __init__(self, client: AsyncClient) -> None:
+        self.client = client
+        self.user_id = UserID(client.user_id)
+        self.homeserver = str(client.homeserver)
+        self.may_send: Callable[[], bool] = lambda: True
+        self._undecryptable_sessions: set[str] = set()
+        self._key_requests: set[asyncio.Task[Any]] = set()
+        # The rooms as plain data, each made again only after nio changed it: in a sync
+        # that has the room, or when it reads an encrypted room's members before
+        # sending there. An answer reads every room the bot is in.
+        self._rooms: dict[str, RoomState] = {}
+        self._all_rooms = False  # whether _rooms has every room nio knows
+
+    @property
+    def encryption_on(self) -> bool:
+        return bool(self.client.config.encryption_enabled)
+
+    @property
+    def last_retry(self) -> float | None:
+        return getattr(self.client, "last_retry", None)
+
+    def _fence(self, kind: WriteKind, room_id: str, sealed: bool = False) -> None:
+        refused = decide_write(
+            kind=kind, holds_lease=self.may_send(), room=self.room(room_id), sealed=sealed,
+            encryption_on=self.encryption_on, room_id=room_id,
+        )  # fmt: skip
+        if refused:
+            raise WriteRefused(refused)
+
+    # Reads.
+
+    def rooms(self) -> Mapping[RoomID, RoomState]:
+        current = self.client.rooms
+        if self._all_rooms and len(self._rooms) == len(current):
+            return cast(Mapping[RoomID, RoomState], self._rooms)
+        for room_id in [known for known in self._rooms if known not in current]:
+            del self._rooms[room_id]
+        for room_id, room in current.items():
+            if room_id not in self._rooms:
+                self._rooms[room_id] = build_room_state(room)
+        self._all_rooms = True
+        return cast(Mapping[RoomID, RoomState], self._rooms)
+
+    def room(self, room_id: str) -> RoomState | None:
+        known = self._rooms.get(room_id)
+        if known is None:
+            room = self.client.rooms.get(room_id)
+            if room is None:
+                return None
+            known = self._rooms[room_id] = build_room_state(room)
+        return known
+
+    def room_name(self, room_id: str) -> str:
+        room = self.client.rooms.get(room_id)
+        return room.display_name if room is not None else room_id
+
+    def member_name(self, room_id: str, user_id: str) -> str | None:
+        room = self.client.rooms.get(room_id)
+        return room.user_name(user_id) if room is not None else None
+
+    async def sync(self, since: str | None, timeout_ms: int, full_state: bool) -> SyncBatch:
+        async with _as_matrix_error("sync"):
+            response = await self.client.sync(
+                timeout=timeout_ms, since=since, full_state=full_state
+            )
+        if not isinstance(response, SyncResponse):
+            raise MatrixError(f"sync failed: {response}")
+        rooms = response.rooms
+        for room_id in (*rooms.join, *rooms.invite, *rooms.leave):
+            self._rooms.pop(room_id, None)
+            self._all_rooms = False
+        for room_id, info in response.rooms.join.items():
+            for event in info.timeline.events:
+                if isinstance(event, MegolmEvent):
+                    self._report_undecryptable(room_id, event)
+        return build_sync_batch(response, self.user_id)
+
+    async def fetch_event(self, room_id: str, event_id: str) -> EventSource | None:
+        try:
+            response = await self.client.room_get_event(room_id, event_id)
+        except TRANSPORT_ERRORS as exc:
+            log.warning("an event of %s could not be read: %s", room_id, type(exc).__name__)
+            return None
+        if not isinstance(response, RoomGetEventResponse):
+            return None
+        if isinstance(response.event, MegolmEvent):
+            return None
+        return dict(response.event.source)
+
+    async def is_gone(self, room_id: str, event_id: str) -> bool:
+        """A homeserver accepts an edit of a redacted message, but no client shows it;
+        gone also when the homeserver does not know the event or it is not the bot's.
+        Any other answer is no proof: the edit itself will tell."""
+        async with _as_matrix_error("reading an event"):
+            response = await self.client.room_get_event(room_id, event_id)
+        if isinstance(response, RoomGetEventError):
+            return response.status_code == "M_NOT_FOUND"
+        if not isinstance(response, RoomGetEventResponse):
+            return False
+        source = response.event.source
+        redacted = bool(source.get("unsigned", {}).get("redacted_because"))
+        return redacted or source.get("sender") != self.user_id
+
+    async def fetch_messages(
+        self, room_id: str, start: str | None, end: str | None, limit: int
+    ) -> MessagesPage:
+        start = start or self.client.next_batch
+        async with _as_matrix_error(f"reading the messages of {room_id}"):
+            response = await self.client.room_messages(
+                room_id, start=start, end=end, direction=MessageDirection.back, limit=limit
+            )
+        if not isinstance(response, RoomMessagesResponse):
+            raise MatrixError(f"reading the messages of {room_id} failed: {response}")
+        events = []
+        for event in response.chunk:
+            if isinstance(event, MegolmEvent):
+                self._report_undecryptable(room_id, event)
+            else:
+                events.append(dict(event.source))
+        more = bool(response.chunk) and bool(response.end) and response.end != start
+        return MessagesPage(events, response.end if more else None)
+
+    async def display_name(self) -> str | None:
+        async with _as_matrix_error("reading the display name"):
+            response = await self.client.get_displayname(self.client.user_id)
+        return response.displayname if isinstance(response, ProfileGetDisplayNameResponse) else None
+
+    # Writes.
+
+    async def send(self, room_id: str, content: dict[str, Any], *, sealed: bool = False) -> str:
+        self._fence("message", room_id, sealed)
+        async with _as_matrix_error(f"sending to {room_id}"):
+            response = await self.client.room_send(
+                room_id, "m.room.message", content, ignore_unverified_devices=True
+            )
+        # nio reads an encrypted room's members anew before its first message there.
+        self._rooms.pop(room_id, None)
+        self._all_rooms = False
+        if not isinstance(response, RoomSendResponse):
+            raise MatrixError(f"sending to {room_id} failed: {response}")
+        return response.event_id
+
+    async def send_file(
+        self, room_id: str, name: str, data: bytes, mimetype: str, *, sealed: bool = False
+    ) -> str:
+        """Upload a file (encrypted in encrypted rooms) and post it."""
+        self._fence("message", room_id, sealed)
+        room = self.room(room_id)
+        encrypted = bool(room and room.encrypted)
+        async with _as_matrix_error(f"uploading {name}"):
+            response, keys = await self.client.upload(
+                lambda *_: data, content_type=mimetype, filename=name, encrypt=encrypted,
+                filesize=len(data),
+            )  # fmt: skip
+        if not isinstance(response, UploadResponse):
+            raise MatrixError(f"uploading {name} failed: {response}")
+        content: dict[str, Any] = {"msgtype": "m.file", "body": name,
+                                   "info": {"mimetype": mimetype, "size": len(data)}}  # fmt: skip
+        if encrypted and keys:
+            content["file"] = {**keys, "url": response.content_uri}
+        else:
+            content["url"] = response.content_uri
+        return await self.send(room_id, content, sealed=sealed)
+
+    async def redact(self, room_id: str, event_id: str, reason: str) -> None:
+        self._fence("message", room_id)
+        async with _as_matrix_error(f"redacting in {room_id}"):
+            response = await self.client.room_redact(room_id, event_id, reason=reason)
+        if not isinstance(response, RoomRedactResponse):
+            raise MatrixError(f"redacting in {room_id} failed: {response}")
+
+    async def typing(self, room_id: str, active: bool) -> None:
+        self._fence("message", room_id)
+        async with _as_matrix_error(f"typing in {room_id}"):
+            await self.client.room_typing(room_id, typing_state=active, timeout=30_000)
+
+    async def create_room(self, *, invite: list[str], direct: bool) -> RoomID:
+        """So that what the bot posts there later never depends on remembering to turn
+        encryption on, the room is encrypted from its first state event."""
+        self._fence("room", "")
+        state = [ENCRYPTION_STATE] if self.encryption_on else []
+        async with _as_matrix_error("creating a room"):
+            response = await self.client.room_create(
+                is_direct=direct, invite=invite, preset=RoomPreset.trusted_private_chat,
+                initial_state=state,
+            )  # fmt: skip
+        if not isinstance(response, RoomCreateResponse):
+            raise MatrixError(f"a room could not be made: {response}")
+        return RoomID(response.room_id)
+
+    async def join(self, room_id: str) -> bool:
+        self._fence("room", room_id)
+        async with _as_matrix_error(f"joining {room_id}"):
+            response = await self.client.join(room_id)
+        if getattr(response, "room_id", None) is None:
+            log.warning("joining %s failed: %s", room_id, response)
+            return False
+        return True
+
+    async def reject_invite(self, room_id: str, reason: str) -> None:
+        self._fence("room", room_id)
+        # nio's room_leave sends no reason; the reason is what the inviter reads.
+        path = f"/_matrix/client/v3/rooms/{quote(room_id, safe='')}/leave"
+        headers = {"Authorization": f"Bearer {self.client.access_token}"}
+        async with _as_matrix_error(f"leaving {room_id}"):
+            response = await self.client.send("POST", path, json.dumps({"reason": reason}), headers)
+        if response.status != 200:
+            log.warning("rejecting the invite to %s failed: HTTP %s", room_id, response.status)
+
+    async def maintain_keys(self) -> None:
+        client = self.client
+        if not client.olm:
+            return
+        self._fence("room", "")
+        async with _as_matrix_error("maintaining encryption keys"):
+            if client.should_upload_keys:
+                await client.keys_upload()
+            if client.should_query_keys:
+                await client.keys_query()
+            if client.should_claim_keys:
+                await client.keys_claim(client.get_users_for_key_claiming())
+            await client.send_to_device_messages()
+
+    async def cross_sign(self, data_dir: Path, password: str | None) -> None:
+        """Sign the device with the account's cross-signing keys (see cross_signing.py);
+        raises CrossSigningError when the homeserver refuses."""
+        self._fence("room", "")
+        async with _as_matrix_error("cross-signing the device"):
+            await ensure_cross_signed(self.client, data_dir, password)
+
+    async def close(self) -> None:
+        await self.client.close()
+
+    def _report_undecryptable(self, room_id: str, event: MegolmEvent) -> None:
+        """Logged once per session, and its key asked for from the sender's devices."""
+        if event.session_id in self._undecryptable_sessions:
+            return
+        if len(self._undecryptable_sessions) >= MAX_REPORTED_SESSIONS:
+            self._undecryptable_sessions.clear()  # reported again at worst, never unbounded
+        self._undecryptable_sessions.add(event.session_id)
+        log.warning(
+            "cannot decrypt messages in %s from %s (session %s); asking for the key",
+            room_id, event.sender, event.session_id,
+        )  # fmt: skip
+        if self.client.olm and self.may_send():
+            task = asyncio.create_task(self._request_key(event))
+            self._key_requests.add(task)
+            task.add_done_callback(self._key_requests.discard)
+
+    async def _request_key(self, event: MegolmEvent) -> None:
+        try:
+            await self.client.request_room_key(event)
+        except (*TRANSPORT_ERRORS, LocalProtocolError) as exc:
+            log.warning("the key request for session %s failed: %s", event.session_id, exc)
+
+
+if TYPE_CHECKING:  # mypy's proof that the real account is one
+    _real_is_an_account: MatrixAccount = NioAccount(AsyncClient(""))

@@ -1,0 +1,149 @@
+"""The bot's logic on a FakeAccount: the real sync loop, inbox, workers and dispatcher,
+with SQLite stores in the test's folder and a scripted answerer. No homeserver: a test
+says something in a room and waits for what the bot writes back, in milliseconds."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+from bot.audience import Audiences
+from bot.desks import Desks
+from bot.dispatcher import Dispatcher
+from bot.feedback import FeedbackDesk
+from bot.matrix.fake import FakeAccount, Written
+from bot.mentions import BotIdentity
+from bot.settings_holder import SettingsHolder
+from bot.state import SqlStateStore
+from bot.sync import SyncLoop
+from bot.workers import AnswerWorkers
+from core.config import parse_config
+from core.feedback.store import SqlFeedbackStore
+from core.requests import Answer, Progress, Request
+from core.storage.sqlite import SqliteDatabase
+
+BOT = "@bot:fake.test"
+T = TypeVar("T")
+CONFIG = """
+[matrix]
+homeserver = "http://127.0.0.1:1"
+user_id = "@bot:fake.test"
+password_env = "BOT_PASSWORD"
+"""
+
+
+@dataclass
+class ScriptedAnswerer:
+    """Answers "Answer to: <question>" unless `reply` says otherwise; keeps the requests."""
+
+    requests: list[Request] = field(default_factory=list)
+    reply: Callable[[Request], Answer] = lambda request: Answer(f"Answer to: {request.text}")
+    # Set to hold answers until the test lets them go.
+    gate: asyncio.Event | None = None
+
+    async def answer(self, request: Request, progress: Progress | None = None) -> Answer:
+        self.requests.append(request)
+        if self.gate is not None:
+            await self.gate.wait()
+        return self.reply(request)
+
+
+@dataclass
+class Bot:
+    account: FakeAccount
+    state: SqlStateStore
+    dispatcher: Dispatcher
+    answerer: ScriptedAnswerer
+    settings: SettingsHolder
+    feedback: SqlFeedbackStore | None = None
+
+    def ask(self, room_id: str, sender: str, question: str, **content: object) -> str:
+        """A question that mentions the bot; returns its event id."""
+        event = self.account.say(
+            room_id, sender, f"Knowledge Bot: {question}", **{"m.mentions": {"user_ids": [BOT]}},
+            **content,
+        )  # fmt: skip
+        return str(event["event_id"])
+
+    async def reply_to(self, event_id: str, timeout: float = 10.0) -> Written:
+        """The bot's final message in reply to `event_id` (placeholders and streamed
+        edits aside): the first one, or the edit that finished it."""
+
+        def finished() -> Written | None:
+            for written in self.account.messages():
+                content = written.content
+                relates = content.get("m.relates_to", {})
+                new = content.get("m.new_content")
+                body = (new or content).get("body", "")
+                if _answers(relates, event_id, self.account) and not body.endswith(" …"):
+                    return written
+            return None
+
+        return await self.account.wait_for(finished, timeout)
+
+
+def _answers(relates: dict, event_id: str, account: FakeAccount) -> bool:
+    """Whether a message (or an edit of one) is in reply to `event_id`."""
+    if relates.get("rel_type") == "m.replace":
+        original = account.events.get(relates.get("event_id", ""), {})
+        relates = original.get("content", {}).get("m.relates_to", {})
+    reply = relates.get("m.in_reply_to", {}).get("event_id")
+    return event_id in (relates.get("event_id"), reply)
+
+
+async def eventually(check: Callable[[], Awaitable[T | None]], timeout: float = 10.0) -> T:
+    """What `check` returns once it returns something: for what shows in a store, not
+    in the room."""
+    async with asyncio.timeout(timeout):
+        # A store has no event to wait on: it is read again until the row is there.
+        while (result := await check()) is None:  # noqa: ASYNC110
+            await asyncio.sleep(0.02)
+    return result
+
+
+@contextlib.asynccontextmanager
+async def running_bot(
+    tmp_path: Path, config: str = "", account: FakeAccount | None = None, *, feedback: bool = False
+) -> AsyncIterator[Bot]:
+    """The bot's sync loop and workers running over a fake account until the block ends;
+    with `feedback`, votes are taken (in a SQLite store of their own)."""
+    account = account or FakeAccount(BOT)
+    settings = SettingsHolder(
+        parse_config(
+            CONFIG + config, origin="bot.toml", env={"BOT_PASSWORD": "x"}, base_dir=tmp_path
+        )
+    )
+    db = await SqliteDatabase.open(tmp_path / "state.sqlite3")
+    state = await SqlStateStore.open(db)
+    answerer = ScriptedAnswerer()
+    votes = (
+        await SqlFeedbackStore.open(await SqliteDatabase.open(tmp_path / "feedback.sqlite3"))
+        if feedback
+        else None
+    )
+    desks = Desks(feedback=FeedbackDesk(account, state, votes, settings) if votes else None)
+    dispatcher = Dispatcher(
+        account, state, answerer, settings, BotIdentity(account.user_id, "Knowledge Bot"),
+        desks, Audiences(account), first_start_ms=0,
+    )  # fmt: skip
+    workers = AnswerWorkers(state, dispatcher.run, 2)
+    sync = SyncLoop(account, state, dispatcher, settings, workers)
+    try:
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(sync.run())]
+            await sync.ready.wait()
+            tasks.append(group.create_task(workers.run()))
+            try:
+                yield Bot(account, state, dispatcher, answerer, settings, votes)
+            finally:
+                for task in tasks:
+                    task.cancel()
+                await dispatcher.drain()
+    finally:
+        await db.close()
+        if votes is not None:
+            await votes.db.close()

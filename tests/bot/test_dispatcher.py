@@ -1,0 +1,82 @@
+"""The dispatcher and the sync loop on a fake account: what people in a room see the bot
+do, without a homeserver."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.matrix.types import WriteRefused
+from core import strings
+from tests.bot.harness import BOT, running_bot
+
+ANN, BEN = "@ann:fake.test", "@ben:fake.test"
+
+
+async def test_a_question_is_answered_in_its_thread(tmp_path):
+    async with running_bot(tmp_path) as bot:
+        bot.account.add_room("!r", [ANN, BEN])
+        asked = bot.ask("!r", ANN, "what is our travel policy?")
+        reply = await bot.reply_to(asked)
+        assert reply.content["body"].startswith("Answer to: what is our travel policy?")
+        assert reply.content["m.relates_to"]["event_id"] == asked, "in the question's thread"
+        request = bot.answerer.requests[0]
+        assert set(request.readers) == {ANN, BEN}, "the answer is for everyone in the room"
+
+
+async def test_a_message_not_for_the_bot_gets_nothing(tmp_path):
+    async with running_bot(tmp_path) as bot:
+        bot.account.add_room("!r", [ANN, BEN])
+        chat = bot.account.say("!r", ANN, "lunch at noon?")
+        sentinel = bot.ask("!r", BEN, "and the expense limit?")
+        await bot.reply_to(sentinel)
+        assert [r.text for r in bot.answerer.requests] == ["and the expense limit?"]
+        assert not [m for m in bot.account.messages() if chat["event_id"] in str(m.content)]
+
+
+async def test_a_command_turned_off_in_the_room_is_explained_not_run(tmp_path):
+    config = '[rooms."!quiet"]\ncommands_enabled = false\n'
+    async with running_bot(tmp_path, config) as bot:
+        bot.account.add_room("!quiet", [ANN])
+        asked = bot.ask("!quiet", ANN, "!summarize last 365 days")
+        reply = await bot.reply_to(asked)
+        assert reply.content["body"].startswith(strings.COMMANDS_OFF.split("{")[0].strip())
+        assert bot.answerer.requests == []
+
+
+async def test_the_bot_does_not_answer_itself(tmp_path):
+    async with running_bot(tmp_path) as bot:
+        bot.account.add_room("!r", [ANN])
+        bot.account.say("!r", BOT, "Knowledge Bot: a loop?", **{"m.mentions": {"user_ids": [BOT]}})
+        sentinel = bot.ask("!r", ANN, "a real question")
+        await bot.reply_to(sentinel)
+        assert [r.text for r in bot.answerer.requests] == ["a real question"]
+
+
+async def test_a_lost_lease_leaves_the_question_for_the_next_holder(tmp_path):
+    """The process that lost the lease writes nothing more, and does not mark the
+    question answered: the process that took over answers it."""
+    async with running_bot(tmp_path) as bot:
+        bot.answerer.gate = asyncio.Event()
+        bot.account.add_room("!r", [ANN])
+        asked = bot.ask("!r", ANN, "who approves travel?")
+        await bot.account.wait_for(lambda: bot.answerer.requests or None)
+        bot.account.may_send = lambda: False
+        bot.answerer.gate.set()
+        await bot.dispatcher.drain(grace_seconds=5)  # the answer in flight ends
+        pending = [event.source["event_id"] for event in await bot.state.pending_events()]
+        assert asked in pending, "still to be answered"
+        assert not bot.account.messages(), "nothing written once the lease was lost"
+
+
+async def test_the_fence_refuses_sealed_text_to_a_room_that_is_not_encrypted(tmp_path):
+    async with running_bot(tmp_path) as bot:
+        bot.account.add_room("!plain", [ANN])
+        bot.account.add_room("!sealed", [ANN], encrypted=True)
+        await bot.account.send("!sealed", {"msgtype": "m.notice", "body": "ok"}, sealed=True)
+        try:
+            await bot.account.send("!plain", {"msgtype": "m.notice", "body": "x"}, sealed=True)
+        except WriteRefused:
+            pass
+        else:
+            raise AssertionError("sealed text went to a room the homeserver can read")
+        assert [m.room_id for m in bot.account.messages()] == ["!sealed"]

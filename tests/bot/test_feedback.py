@@ -1,0 +1,22 @@
+"""Votes on the bot's answers, on a fake account."""
+
+from __future__ import annotations
+
+from tests.bot.harness import eventually, running_bot
+
+ANN = "@ann:fake.test"
+
+
+async def test_a_vote_the_store_could_not_keep_is_kept_once_it_can(tmp_path):
+    async with running_bot(tmp_path, feedback=True) as bot:
+        assert bot.feedback is not None
+        bot.account.add_room("!r", [ANN])
+        answer = await bot.reply_to(bot.ask("!r", ANN, "who approves travel?"))
+        answer_id = await eventually(lambda: bot.feedback.answer_of_event(answer.event_id))
+        await bot.feedback.db.execute("PRAGMA query_only = 1")  # the database refuses writes
+        bot.account.add_event("!r", ANN, "m.reaction", {"m.relates_to": {
+            "rel_type": "m.annotation", "event_id": answer.event_id, "key": "👍"}})  # fmt: skip
+        await bot.reply_to(bot.ask("!r", ANN, "!help"))  # the vote was taken meanwhile
+        await bot.feedback.db.execute("PRAGMA query_only = 0")
+        vote = await eventually(lambda: bot.feedback.vote_of(answer_id, ANN))
+        assert vote == "up"
