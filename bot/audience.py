@@ -76,7 +76,10 @@ class Audiences:
                 if membership not in MEMBER:
                     known.pop(user, None)
                 elif known.get(user, ("", 0.0))[0] != membership:
-                    known[user] = (str(membership), int(event.get("origin_server_ts", 0)) / 1000)
+                    # A start the event does not give counts from now (hides more).
+                    sent = event.get("origin_server_ts")
+                    since = sent / 1000 if isinstance(sent, int) else self.clock()
+                    known[user] = (str(membership), since)
         for room_id in batch.left:
             self._since.pop(room_id, None)
             self.retention.pop(room_id, None)

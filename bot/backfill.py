@@ -26,7 +26,7 @@ async def fetch_gap(
     events: list[EventSource] = []
     start: str | None = prev_batch
     while len(events) < MAX_GAP_EVENTS:
-        page = await matrix.fetch_messages(room_id, start, since, PAGE)
+        page = await matrix.fetch_messages(room_id, start, since, PAGE, ask_keys=True)
         events.extend(page.events)
         if page.end is None:
             return events[::-1]

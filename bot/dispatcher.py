@@ -6,13 +6,13 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import Collection, Coroutine
+from collections.abc import Collection, Coroutine, Mapping
 from dataclasses import replace
 from typing import Any
 
 from bot.audience import AudienceChanged, Audiences
 from bot.desks import Desks
-from bot.events import IncomingMessage, parse_message
+from bot.events import IncomingMessage, parse_message, parse_reaction, parse_redaction
 from bot.feed import Feed, FeedLine
 from bot.following import MessageFollower
 from bot.links import build_permalink
@@ -27,11 +27,13 @@ from bot.routing import (
     Actionable,
     AnswerQuestion,
     ExplainCommand,
-    Ignore,
+    FollowEdit,
+    FollowRedaction,
     KeepFeedback,
+    KeepVote,
     RoutingFacts,
     RunCommand,
-    decide_action,
+    decide_event,
     decode_action,
 )
 from bot.settings_holder import SettingsHolder
@@ -90,12 +92,28 @@ class Dispatcher:
     ) -> tuple[IncomingMessage | None, Action]:
         """What to do with the event; `received`: messages of the same sync batch already
         addressed to the bot (not stored yet, so the store cannot tell)."""
-        message = parse_message(event.source, RoomID(event.room_id))
-        if message is None:
-            return None, Ignore("not a message")
-        room = self.settings.current.room(message.room_id)
-        facts = await self._facts(message, received)
-        return message, decide_action(message, self.bot, room, facts)
+        room_id = RoomID(event.room_id)
+        message = parse_message(event.source, room_id)
+        facts = (
+            await self._facts(message, received)
+            if message is not None
+            else await self._vote_facts(event.source)
+        )
+        room = self.settings.current.room(room_id)
+        return message, decide_event(event.source, room_id, self.bot, room, facts)
+
+    async def _vote_facts(self, source: Mapping[str, Any]) -> RoutingFacts:
+        """What a reaction or a redaction is to the feedback: a vote, or a vote taken back."""
+        feedback = self.feedback
+        if feedback is None:
+            return RoutingFacts()
+        reaction, redaction = parse_reaction(source), parse_redaction(source)
+        return RoutingFacts(
+            reacts_to_answer=reaction is not None
+            and await feedback.store.answer_of_event(reaction.target) is not None,
+            redacts_vote=redaction is not None
+            and await feedback.store.is_reaction(redaction.redacts),
+        )
 
     async def _facts(
         self, message: IncomingMessage, received: Collection[str] = ()
@@ -144,11 +162,8 @@ class Dispatcher:
         would otherwise come back in every later prompt and history search). Messages
         `addressed` to the bot are context for the conversation, not the room's history:
         a history search must not quote an asker's questions back as discussion."""
-        if message.sender == self.bot.user_id:
-            return
-        if message.is_edit:
-            await self.follower.follow_edit(message)
-            return
+        if message.sender == self.bot.user_id or message.is_edit:
+            return  # an edit is followed as the inbox's work (FollowEdit)
         if message.msgtype in ("m.text", "m.emote"):
             message = replace(message, body=strip_reply_fallback(message.body).strip())
             if message.body.startswith(self.settings.current.bot.command_prefix):
@@ -169,9 +184,6 @@ class Dispatcher:
                 await self.desks.catchup.receipts.store_receipts(receipts)
             except StorageError as exc:
                 log.warning("read receipts were not kept: %s", exc)
-
-    async def follow_redaction(self, room_id: str, event_id: str) -> None:
-        await self.follower.follow_redaction(room_id, event_id)
 
     async def _remember_line(self, message: IncomingMessage) -> None:
         assert self.memory is not None
@@ -225,13 +237,26 @@ class Dispatcher:
         await asyncio.gather(*self._bookkeeping, return_exceptions=True)
 
     async def handle(self, event: PendingEvent) -> None:
-        """Answer one stored message; the single catch-all for message handling."""
+        """Carry out one stored event's decision. A store that fails leaves it pending
+        (StorageError, see `run`); it is marked done otherwise."""
         message, action = await self._stored_action(event)
-        if message is None and self.feedback is not None:
+        if isinstance(action, KeepVote):
             await self._feedback_event(event)
-        if message is None or isinstance(action, Ignore):
-            await self.state.mark_done(event.source.get("event_id", ""))
+        elif isinstance(action, FollowRedaction):
+            await self.follower.follow_redaction(event.room_id, action.redacts)
+        elif isinstance(action, FollowEdit) and message is not None:
+            await self.follower.follow_edit(message)
+        elif message is not None and isinstance(action, Actionable):
+            await self._reply_to(event, message, action)
             return
+        await self.state.mark_done(event.source.get("event_id", ""))
+
+    async def _reply_to(
+        self, event: PendingEvent, message: IncomingMessage, action: Actionable
+    ) -> None:
+        """Answer a question or a command; the single catch-all for replies."""
+        if message.is_edit:
+            await self.follower.follow_edit(message)  # an edit asked anew: its text changed
         # The reply kept with the message in the inbox; after a restart, in the same message.
         reply = self._reply(message, action.thread_root, resume_from=event.reply_event_id)
         ANSWER_ID.set(uuid.uuid4().hex)
@@ -321,7 +346,8 @@ class Dispatcher:
     async def _feedback_event(self, event: PendingEvent) -> None:
         """A vote or its removal; the catch-all of this entry point. A store that
         fails leaves the vote pending, taken again shortly (see AnswerWorkers)."""
-        assert self.feedback is not None
+        if self.feedback is None:
+            return  # feedback was turned off since the vote came
         try:
             await self.feedback.handle(event.room_id, event.source)
         except StorageError:

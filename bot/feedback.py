@@ -28,6 +28,7 @@ from core.feedback.store import FeedbackStore
 from core.feedback.votes import parse_vote
 from core.metrics import Metrics
 from core.requests import Answer, Request
+from core.storage.database import StorageError
 
 log = logging.getLogger(__name__)
 DAY = 86_400
@@ -47,19 +48,6 @@ class FeedbackDesk:
         self.store = store
         self.settings = settings
         self.metrics = metrics
-
-    async def wants(self, source: Mapping[str, Any]) -> bool:
-        """A vote on one of the bot's answers, or the removal of a vote: kept in the inbox
-        with the sync position, so that a crash loses none."""
-        reaction = parse_reaction(source)
-        if reaction is not None:
-            return (
-                reaction.sender != self.matrix.user_id
-                and parse_vote(reaction.key) is not None
-                and await self.store.answer_of_event(reaction.target) is not None
-            )
-        redaction = parse_redaction(source)
-        return redaction is not None and await self.store.is_reaction(redaction.redacts)
 
     async def handle(self, room_id: str, source: Mapping[str, Any]) -> None:
         redaction = parse_redaction(source)
@@ -87,8 +75,13 @@ class FeedbackDesk:
             strings.FEEDBACK_ASK, thread_root=thread, reply_to=answer_event, notify=user
         )
         event_id = await self.matrix.send(room_id, content)
-        await self.state.record_bot_message(event_id, room_id, thread)
-        await self.store.ask(room_id, thread, user, answer_id)
+        try:
+            await self.state.record_bot_message(event_id, room_id, thread)
+            await self.store.ask(room_id, thread, user, answer_id)
+        except StorageError as exc:
+            # The question went out: the vote is not taken again for this (it would ask
+            # twice); the reply to it is then answered as a question.
+            log.warning("the question after a 👎 was not recorded: %s", exc)
 
     async def asked(self, room_id: str, thread_root: str | None, user: str) -> bool:
         if not thread_root:

@@ -3,10 +3,11 @@ text of them: an edit by its sender, or a redaction, reaches the conversation fe
 room's history and memories, the ledger and the summaries that quote it; a redaction
 also the inbox, the conversation turns and the feedback records (question, comments).
 
-Runs in the sync, before the batch's messages are answered, so that nothing redacted is
-reused after its redaction arrived. A store that fails stops the batch (it is synced
-again); anything else is logged and the rest still follows: a dependency must not stop
-the bot's sync.
+Runs as the inbox's work (FollowEdit, FollowRedaction in bot/routing.py); nothing that
+came after a redaction is started before it was followed (bot/workers.py), so that
+nothing redacted is reused after its redaction arrived. A store that fails leaves the
+event pending, to be followed again; anything else is logged and the rest still
+follows: one dependency must not keep the others from forgetting.
 """
 
 from __future__ import annotations

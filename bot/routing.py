@@ -1,8 +1,11 @@
-"""What should the bot do with a message? One pure decision, tested by tables of cases.
+"""What should the bot do with an event? One pure decision, tested by tables of cases.
 
-The dispatcher gathers what the event alone cannot tell (was the replied-to message the
-bot's, has the bot answered in this thread, is the room a direct chat) into RoutingFacts
-and carries out the returned action.
+Every timeline event is decided once, when the sync stores it in the inbox: a question,
+a command (run, or explained), the comment after a 👎, a vote or its withdrawal, an edit
+or a redaction to follow, or nothing. The dispatcher gathers what the event alone cannot
+tell (was the replied-to message the bot's, has the bot answered in this thread, is the
+room a direct chat, is the reaction on one of the bot's answers) into RoutingFacts, and
+later carries out the stored action (see bot/dispatcher.py's handlers).
 """
 
 from __future__ import annotations
@@ -13,10 +16,11 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from bot.commands import COMMANDS
-from bot.events import IncomingMessage
+from bot.events import IncomingMessage, parse_message, parse_reaction, parse_redaction
 from bot.mentions import BotIdentity, is_mentioned, strip_mention, strip_reply_fallback
 from core.config import RoomSettings
-from core.ids import EventID
+from core.feedback.votes import parse_vote
+from core.ids import EventID, RoomID
 
 TEXT_MSGTYPES = frozenset({"m.text", "m.emote"})
 
@@ -33,6 +37,10 @@ class RoutingFacts:
     feedback_asked: bool = False
     # For an edit: the message it replaces was already addressed to the bot.
     edited_was_addressed: bool = False
+    # For a reaction: it is on one of the bot's answers (and votes are kept).
+    reacts_to_answer: bool = False
+    # For a redaction: it takes back a vote.
+    redacts_vote: bool = False
 
 
 @dataclass(frozen=True)
@@ -71,9 +79,29 @@ class KeepFeedback:
     thread_root: EventID
 
 
-# What the bot acts on (everything but Ignore).
+@dataclass(frozen=True)
+class KeepVote:
+    """A 👍 or 👎 on one of the bot's answers, or (`withdrawn`) its redaction."""
+
+    withdrawn: bool = False
+
+
+@dataclass(frozen=True)
+class FollowEdit:
+    """An edit of a message by its sender: the new text wherever the bot keeps the old."""
+
+
+@dataclass(frozen=True)
+class FollowRedaction:
+    """A redacted message leaves every store. Later events wait for it (see workers)."""
+
+    redacts: EventID
+
+
+# What the bot answers in the room (a reply), and what it only keeps or follows.
 Actionable = RunCommand | ExplainCommand | AnswerQuestion | KeepFeedback
-Action = Ignore | Actionable
+Bookkeeping = KeepVote | FollowEdit | FollowRedaction
+Action = Ignore | Actionable | Bookkeeping
 
 
 def _parse_command(text: str, prefix: str) -> tuple[str, str] | None:
@@ -148,10 +176,51 @@ def decide_action(
     return AnswerQuestion(text, thread_root)
 
 
+def decide_event(
+    source: Mapping[str, Any],
+    room_id: RoomID,
+    bot: BotIdentity,
+    room: RoomSettings,
+    facts: RoutingFacts,
+) -> Action:
+    """Decide what to do with any timeline event of a room."""
+    reaction = parse_reaction(source)
+    if reaction is not None:
+        if reaction.sender == bot.user_id or parse_vote(reaction.key) is None:
+            return Ignore("a reaction that is no vote")
+        return KeepVote() if facts.reacts_to_answer else Ignore("not on an answer")
+    redaction = parse_redaction(source)
+    if redaction is not None:
+        if facts.redacts_vote:
+            return KeepVote(withdrawn=True)
+        return FollowRedaction(redaction.redacts)
+    message = parse_message(source, room_id)
+    if message is None:
+        return Ignore("not a message")
+    action = decide_action(message, bot, room, facts)
+    if isinstance(action, Ignore) and _followed_edit(message, bot):
+        return FollowEdit()
+    return action
+
+
+def _followed_edit(message: IncomingMessage, bot: BotIdentity) -> bool:
+    """An edit of someone's text message (an edit that addresses the bot is answered,
+    and followed as it is answered)."""
+    return (
+        message.is_edit
+        and bool(message.replaces)
+        and message.sender != bot.user_id
+        and message.msgtype in TEXT_MSGTYPES
+    )
+
+
 ACTION_KINDS: dict[str, type[Action]] = {
     kind.__name__: kind
-    for kind in (Ignore, RunCommand, ExplainCommand, AnswerQuestion, KeepFeedback)
-}
+    for kind in (
+        Ignore, RunCommand, ExplainCommand, AnswerQuestion, KeepFeedback, KeepVote, FollowEdit,
+        FollowRedaction,
+    )
+}  # fmt: skip
 
 
 def encode_action(action: Action) -> dict[str, str]:

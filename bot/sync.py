@@ -9,12 +9,11 @@ from dataclasses import replace
 
 from bot.backfill import fetch_gap
 from bot.dispatcher import Dispatcher
-from bot.events import parse_redaction
 from bot.invites import decide_invite
 from bot.matrix.account import SEND_ERRORS, MatrixAccount
 from bot.matrix.client import retry_wait
 from bot.matrix.types import EventSource, SyncBatch
-from bot.routing import Ignore, encode_action
+from bot.routing import Actionable, Ignore, encode_action
 from bot.settings_holder import SettingsHolder
 from bot.state import Lease, PendingEvent, StateStore, now_ms
 from bot.workers import AnswerWorkers
@@ -106,8 +105,9 @@ class SyncLoop:
                 log.warning("encryption keys were not kept up to date: %s", exc)
 
     async def _addressed(self, batch: SyncBatch, since: str | None) -> list[PendingEvent]:
-        """The messages of the batch that the bot must act on, with what to do (decided
-        once, here: the workers and any process taking over carry it out)."""
+        """The events of the batch that the bot must act on, with what to do (decided
+        once, here: the workers and any process taking over carry it out). Messages are
+        also kept as the conversation's context as they come."""
         pending: list[PendingEvent] = []
         addressed: set[str] = set()
         for room in batch.joined:
@@ -119,22 +119,16 @@ class SyncLoop:
                 events = [*gap, *events]
             for event in events:
                 candidate = PendingEvent(room_id, event)
-                feedback = self.dispatcher.feedback
-                if feedback is not None and await feedback.wants(event):
-                    pending.append(candidate)
-                    continue
-                if (redaction := parse_redaction(event)) is not None:
-                    await self.dispatcher.follow_redaction(room_id, redaction.redacts)
-                    continue
                 message, action = await self.dispatcher.route(candidate, addressed)
-                if message is None:
+                replied = isinstance(action, Actionable)
+                if message is not None:
+                    await self.dispatcher.observe(message, addressed=replied)
+                if isinstance(action, Ignore):
+                    log.debug("ignoring %s: %s", event.get("event_id"), action.reason)
                     continue
-                await self.dispatcher.observe(message, addressed=not isinstance(action, Ignore))
-                if not isinstance(action, Ignore):
-                    pending.append(replace(candidate, decision=encode_action(action)))
+                pending.append(replace(candidate, decision=encode_action(action)))
+                if message is not None and replied:
                     addressed.add(message.event_id)
-                else:
-                    log.debug("ignoring %s: %s", message.event_id, action.reason)
         return pending
 
     async def _gap(self, room_id: str, prev_batch: str, since: str) -> list[EventSource]:

@@ -4,6 +4,10 @@ The sync loop stores messages (bot/state.py) and wakes the feeder; the feeder re
 from the store a few at a time, so a backlog of thousands after a reconnect costs a row
 each in the database, not a task each in memory. Each message runs as the dispatcher's
 task: a worker stopped at shutdown leaves it to finish within the grace period.
+
+A redaction goes first: nothing after it is started before it was followed everywhere
+(and, when a store failed, before it was followed on a later try), so that no answer
+started after a redaction arrived can reuse the redacted text.
 """
 
 from __future__ import annotations
@@ -17,6 +21,13 @@ from core.storage.database import StorageError
 
 log = logging.getLogger(__name__)
 RETRY_SECONDS = 2
+# The stored decisions that later events wait for (see bot/routing.py).
+BARRIERS = frozenset({"FollowRedaction"})
+
+
+def decide_waits_for(event: PendingEvent) -> bool:
+    """Whether later events must wait until this one is done."""
+    return bool(event.decision) and (event.decision or {}).get("kind") in BARRIERS
 
 
 class AnswerWorkers:
@@ -34,6 +45,10 @@ class AnswerWorkers:
         self._again: set[int] = set()
         # Messages queued or being handled, by arrival.
         self._taken: set[int] = set()
+        # Set each time a worker finishes one.
+        self._finished = asyncio.Event()
+        # Of `_again`, those later events wait for.
+        self._blocking: set[int] = set()
 
     def wake(self) -> None:
         """New messages are in the inbox."""
@@ -56,6 +71,8 @@ class AnswerWorkers:
             if self._again:
                 await asyncio.sleep(RETRY_SECONDS)  # the store failed a moment ago
                 await self._feed_again(queue)
+                if self._blocking:
+                    continue  # nothing after a redaction not followed yet
             # Cleared before reading, so that a wake-up during the read is not lost.
             self._wake.clear()
             try:
@@ -69,10 +86,13 @@ class AnswerWorkers:
                 await self._wake.wait()
                 continue
             for event in batch:
-                if event.arrival not in self._taken:
-                    self._taken.add(event.arrival)
-                    await queue.put(event)
-            after = batch[-1].arrival
+                after = event.arrival
+                if event.arrival in self._taken:
+                    continue
+                self._taken.add(event.arrival)
+                await queue.put(event)
+                if decide_waits_for(event) and not await self._done(event.arrival):
+                    break
 
     async def _work(self, queue: asyncio.Queue[PendingEvent]) -> None:
         while True:
@@ -81,14 +101,25 @@ class AnswerWorkers:
                 handled = await self.start(event)
             finally:
                 self._taken.discard(event.arrival)
+                self._finished.set()
             if not handled:
                 self._again.add(event.arrival)
+                if decide_waits_for(event):
+                    self._blocking.add(event.arrival)
                 self._wake.set()
+
+    async def _done(self, arrival: int) -> bool:
+        """Wait until the event is handled; False when it was given back (to try again)."""
+        while arrival in self._taken:
+            self._finished.clear()
+            await self._finished.wait()
+        return arrival not in self._again
 
     async def _feed_again(self, queue: asyncio.Queue[PendingEvent]) -> None:
         """The given-back messages, each read again from the store (its reply may have
         been recorded meanwhile), if still pending."""
         again, self._again = sorted(self._again), set()
+        self._blocking = set()
         for arrival in again:
             try:
                 rows = await self.state.pending_events(after=arrival - 1, limit=1)
@@ -98,3 +129,7 @@ class AnswerWorkers:
             if rows and rows[0].arrival == arrival and arrival not in self._taken:
                 self._taken.add(arrival)
                 await queue.put(rows[0])
+                if decide_waits_for(rows[0]) and not await self._done(arrival):
+                    self._blocking.add(arrival)
+                    self._again.update(later for later in again if later > arrival)
+                    return

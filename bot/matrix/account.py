@@ -63,10 +63,18 @@ class MatrixAccount(Protocol):
         ...
 
     async def fetch_messages(
-        self, room_id: str, start: str | None, end: str | None, limit: int
+        self,
+        room_id: str,
+        start: str | None,
+        end: str | None,
+        limit: int,
+        *,
+        ask_keys: bool = False,
     ) -> MessagesPage:
         """A page of the room's events going back from `start` (None: from the last
-        sync) to `end` at most; raises MatrixError."""
+        sync) to `end` at most, without those it cannot decrypt (whose keys it asks the
+        senders' devices for when `ask_keys`: messages the bot must answer); raises
+        MatrixError."""
         ...
 
     async def display_name(self) -> str | None: ...

@@ -219,7 +219,13 @@ class FakeAccount:
         return redacted or source.get("sender") != self.user_id
 
     async def fetch_messages(
-        self, room_id: str, start: str | None, end: str | None, limit: int
+        self,
+        room_id: str,
+        start: str | None,
+        end: str | None,
+        limit: int,
+        *,
+        ask_keys: bool = False,
     ) -> MessagesPage:
         """Tokens are positions in the timeline: "t<n>" is before the n-th event."""
         self._check("fetch_messages")
@@ -254,7 +260,7 @@ class FakeAccount:
 
     async def redact(self, room_id: str, event_id: str, reason: str) -> None:
         self._check("redact")
-        self._fence("message", room_id)
+        self._fence("signal", room_id)
         if event_id in self.events:
             because = {"redacted_because": {"reason": reason}}
             self.events[event_id] = {**self.events[event_id], "content": {}, "unsigned": because}
@@ -262,7 +268,7 @@ class FakeAccount:
 
     async def typing(self, room_id: str, active: bool) -> None:
         self._check("typing")
-        self._fence("message", room_id)
+        self._fence("signal", room_id)
         self._note(Written("typing", room_id, {"active": active}))
 
     async def create_room(self, *, invite: list[str], direct: bool) -> RoomID:

@@ -13,7 +13,7 @@ from typing import Literal
 
 from bot.matrix.types import RoomState
 
-WriteKind = Literal["message", "room"]
+WriteKind = Literal["message", "signal", "room"]
 
 
 def decide_write(
@@ -26,14 +26,16 @@ def decide_write(
     room_id: str = "",
 ) -> str | None:
     """Why the write is refused, for the logs; None: it may go. `kind` "message" is
-    anything posted into a room (a message, an edit, a redaction, a file, typing);
-    "room" changes which rooms the bot is in (create, join, leave)."""
+    text posted into a room (a message, an edit, a file); "signal" carries no text (a
+    redaction, typing); "room" changes which rooms the bot is in (create, join, leave)."""
     if not holds_lease:
         return "this process no longer holds the account's lease"
     if kind == "room":
         return None
     if room is None:
         return f"the bot does not know {room_id} (not joined, or not synced since)"
+    if kind == "signal":
+        return None
     if room.encrypted and not encryption_on:
         return f"{room_id} is encrypted and the bot's encryption is off"
     if sealed and not room.encrypted:

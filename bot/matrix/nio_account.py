@@ -93,6 +93,8 @@ class NioAccount:
         # sending there. An answer reads every room the bot is in.
         self._rooms: dict[str, RoomState] = {}
         self._all_rooms = False  # whether _rooms has every room nio knows
+        # Rooms the bot left or was removed from: nio keeps them, with their members.
+        self._left: set[str] = set()
 
     @property
     def encryption_on(self) -> bool:
@@ -114,12 +116,12 @@ class NioAccount:
 
     def rooms(self) -> Mapping[RoomID, RoomState]:
         current = self.client.rooms
-        if self._all_rooms and len(self._rooms) == len(current):
+        if self._all_rooms and len(self._rooms) == len(current) - len(self._left):
             return cast(Mapping[RoomID, RoomState], self._rooms)
         for room_id in [known for known in self._rooms if known not in current]:
             del self._rooms[room_id]
         for room_id, room in current.items():
-            if room_id not in self._rooms:
+            if room_id not in self._rooms and room_id not in self._left:
                 self._rooms[room_id] = build_room_state(room)
         self._all_rooms = True
         return cast(Mapping[RoomID, RoomState], self._rooms)
@@ -128,7 +130,7 @@ class NioAccount:
         known = self._rooms.get(room_id)
         if known is None:
             room = self.client.rooms.get(room_id)
-            if room is None:
+            if room is None or room_id in self._left:
                 return None
             known = self._rooms[room_id] = build_room_state(room)
         return known
@@ -149,6 +151,8 @@ class NioAccount:
         if not isinstance(response, SyncResponse):
             raise MatrixError(f"sync failed: {response}")
         rooms = response.rooms
+        self._left.update(rooms.leave)
+        self._left.difference_update((*rooms.join, *rooms.invite))
         for room_id in (*rooms.join, *rooms.invite, *rooms.leave):
             self._rooms.pop(room_id, None)
             self._all_rooms = False
@@ -166,8 +170,7 @@ class NioAccount:
             return None
         if not isinstance(response, RoomGetEventResponse):
             return None
-        if isinstance(response.event, MegolmEvent):
-            return None
+        # An event the bot cannot decrypt still tells who sent it and when.
         return dict(response.event.source)
 
     async def is_gone(self, room_id: str, event_id: str) -> bool:
@@ -185,7 +188,13 @@ class NioAccount:
         return redacted or source.get("sender") != self.user_id
 
     async def fetch_messages(
-        self, room_id: str, start: str | None, end: str | None, limit: int
+        self,
+        room_id: str,
+        start: str | None,
+        end: str | None,
+        limit: int,
+        *,
+        ask_keys: bool = False,
     ) -> MessagesPage:
         start = start or self.client.next_batch
         async with _as_matrix_error(f"reading the messages of {room_id}"):
@@ -196,10 +205,10 @@ class NioAccount:
             raise MatrixError(f"reading the messages of {room_id} failed: {response}")
         events = []
         for event in response.chunk:
-            if isinstance(event, MegolmEvent):
-                self._report_undecryptable(room_id, event)
-            else:
+            if not isinstance(event, MegolmEvent):
                 events.append(dict(event.source))
+            elif ask_keys:
+                self._report_undecryptable(room_id, event)
         more = bool(response.chunk) and bool(response.end) and response.end != start
         return MessagesPage(events, response.end if more else None)
 
@@ -213,12 +222,14 @@ class NioAccount:
     async def send(self, room_id: str, content: dict[str, Any], *, sealed: bool = False) -> str:
         self._fence("message", room_id, sealed)
         async with _as_matrix_error(f"sending to {room_id}"):
-            response = await self.client.room_send(
-                room_id, "m.room.message", content, ignore_unverified_devices=True
-            )
-        # nio reads an encrypted room's members anew before its first message there.
-        self._rooms.pop(room_id, None)
-        self._all_rooms = False
+            try:
+                response = await self.client.room_send(
+                    room_id, "m.room.message", content, ignore_unverified_devices=True
+                )
+            finally:
+                # nio reads an encrypted room's members anew before its first message there.
+                self._rooms.pop(room_id, None)
+                self._all_rooms = False
         if not isinstance(response, RoomSendResponse):
             raise MatrixError(f"sending to {room_id} failed: {response}")
         return response.event_id
@@ -246,14 +257,14 @@ class NioAccount:
         return await self.send(room_id, content, sealed=sealed)
 
     async def redact(self, room_id: str, event_id: str, reason: str) -> None:
-        self._fence("message", room_id)
+        self._fence("signal", room_id)
         async with _as_matrix_error(f"redacting in {room_id}"):
             response = await self.client.room_redact(room_id, event_id, reason=reason)
         if not isinstance(response, RoomRedactResponse):
             raise MatrixError(f"redacting in {room_id} failed: {response}")
 
     async def typing(self, room_id: str, active: bool) -> None:
-        self._fence("message", room_id)
+        self._fence("signal", room_id)
         async with _as_matrix_error(f"typing in {room_id}"):
             await self.client.room_typing(room_id, typing_state=active, timeout=30_000)
 

@@ -44,9 +44,13 @@ class ScriptedAnswerer:
     reply: Callable[[Request], Answer] = lambda request: Answer(f"Answer to: {request.text}")
     # Set to hold answers until the test lets them go.
     gate: asyncio.Event | None = None
+    # Called with each question as it comes, before it is answered.
+    on_question: Callable[[Request], Awaitable[None]] | None = None
 
     async def answer(self, request: Request, progress: Progress | None = None) -> Answer:
         self.requests.append(request)
+        if self.on_question is not None:
+            await self.on_question(request)
         if self.gate is not None:
             await self.gate.wait()
         return self.reply(request)

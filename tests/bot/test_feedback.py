@@ -20,3 +20,20 @@ async def test_a_vote_the_store_could_not_keep_is_kept_once_it_can(tmp_path):
         await bot.feedback.db.execute("PRAGMA query_only = 0")
         vote = await eventually(lambda: bot.feedback.vote_of(answer_id, ANN))
         assert vote == "up"
+
+
+async def test_a_vote_taken_back_is_gone(tmp_path):
+    async with running_bot(tmp_path, feedback=True) as bot:
+        assert bot.feedback is not None
+        bot.account.add_room("!r", [ANN])
+        answer = await bot.reply_to(bot.ask("!r", ANN, "who approves travel?"))
+        answer_id = await eventually(lambda: bot.feedback.answer_of_event(answer.event_id))
+        reaction = bot.account.add_event("!r", ANN, "m.reaction", {"m.relates_to": {
+            "rel_type": "m.annotation", "event_id": answer.event_id, "key": "👎"}})  # fmt: skip
+        assert await eventually(lambda: bot.feedback.vote_of(answer_id, ANN)) == "down"
+        bot.account.add_event("!r", ANN, "m.room.redaction", {}, redacts=reaction["event_id"])
+
+        async def withdrawn() -> bool | None:
+            return True if await bot.feedback.vote_of(answer_id, ANN) is None else None
+
+        await eventually(withdrawn)

@@ -34,6 +34,16 @@ CASES = {
         "encryption is off",
     ),
     "sealed text into an encrypted room": ("message", True, SEALED, True, True, None),
+    "a redaction in an encrypted room, encryption off": (
+        "signal",
+        True,
+        SEALED,
+        False,
+        False,
+        None,
+    ),
+    "typing once the lease is lost": ("signal", False, PLAIN, False, True, "lease"),
+    "typing in a room the bot does not know": ("signal", True, None, False, True, "does not know"),
     "sealed text into a room that is not encrypted": (
         "message",
         True,

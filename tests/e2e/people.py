@@ -205,3 +205,14 @@ async def bring_in(room: str, inviter: Person, newcomer: Person) -> None:
     await newcomer.wait_until(lambda: room in newcomer.client.invited_rooms)
     await newcomer.join(room)
     await inviter.wait_for(room, membership_of(newcomer.user_id, "join"))
+
+
+async def settle(person: Person, room: str, rounds: int = 2) -> None:
+    """Wait for the bot to reply to `rounds` later `!help`s, one after another: by then
+    it has taken everything said before them (in order of arrival, each worker one at a
+    time), so what it did not do by now it did not do. A test waits for these instead
+    of sleeping before it asserts that something did not happen. `!help` asks the model
+    nothing and its reply is no answer (no answer id, no vote)."""
+    for _ in range(rounds):
+        sentinel = await person.say(room, "!help")
+        await person.wait_for(room, replies_to(sentinel), timeout=60)

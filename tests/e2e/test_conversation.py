@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
-from tests.e2e.people import from_user, membership_of, replies_to
+from tests.e2e.people import from_user, membership_of, replies_to, settle
 
 pytestmark = pytest.mark.e2e
 
@@ -37,10 +35,12 @@ async def test_mention_gets_threaded_notice_and_plain_message_gets_none(people, 
     assert relation["rel_type"] == "m.thread" and relation["event_id"] == question
     assert "what is our travel policy?" in answer["content"]["body"]
     assert "<blockquote>" in answer["content"]["formatted_body"]
-    await asyncio.sleep(1)
+    await settle(alice, room)
     assert alice.seen(room, replies_to(ignored)) == []
-    # The bot does not answer itself: one notice in the thread, no chain of replies.
-    assert len(alice.seen(room, from_user(bot.user_id))) == 1
+    # The bot does not answer itself: one notice per question, no chain of replies.
+    assert len(alice.seen(room, from_user(bot.user_id))) == 1 + 2, (
+        "the answer and two sentinels' help"
+    )
 
 
 async def test_follow_ups_in_the_bots_thread_and_replies_to_it_are_answered(people, bot):

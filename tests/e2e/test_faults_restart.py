@@ -28,7 +28,7 @@ from core import strings
 from core.config import load_config
 from core.storage.opening import Storage
 from tests.e2e.conftest import ROOT, BotHarness
-from tests.e2e.people import Person, membership_of, replies_to
+from tests.e2e.people import Person, membership_of, replies_to, settle
 from tests.e2e.scripted import llm_config, reading_model
 from tests.e2e.test_knowledge import knowledge_config, put
 from tests.e2e.test_pipeline import edits_of
@@ -155,7 +155,7 @@ async def assert_answered_once_in(alice: Person, room: str, question: str, reply
     final = await alice.wait_for(room, is_answer, timeout=START_SECONDS)
     assert edits_of(reply)(final), "the answer went into a new message, not the earlier reply"
     assert ANSWER in body(final) and not body(final).endswith(STREAMING_MARK)
-    await asyncio.sleep(2)  # time for a second answer to show, if one were coming
+    await settle(alice, room)  # a second answer, were one coming, would show by then
     assert [e["event_id"] for e in alice.seen(room, replies_to(question))] == [reply]
     assert len(alice.seen(room, is_answer)) == 1
 

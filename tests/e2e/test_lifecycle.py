@@ -13,7 +13,7 @@ import urllib.request
 import pytest
 
 from tests.e2e.conftest import ROOT
-from tests.e2e.people import from_user, membership_of, replies_to
+from tests.e2e.people import from_user, membership_of, replies_to, settle
 from tests.e2e.test_conversation import room_with_bot
 
 pytestmark = pytest.mark.e2e
@@ -50,7 +50,7 @@ async def test_messages_from_before_the_first_start_are_never_answered(people, b
     await alice.wait_for(room, membership_of(bot.user_id, "join"))
     new = await alice.say(room, "and now?", mentions=[bot.user_id])
     await alice.wait_for(room, replies_to(new))
-    await asyncio.sleep(1)
+    await settle(alice, room)
     assert alice.seen(room, replies_to(old)) == []
 
 
@@ -80,7 +80,7 @@ async def test_a_restart_answers_what_came_in_while_down_and_nothing_twice(peopl
     await alice.wait_for(room, replies_to(while_down))
     after = await alice.say(room, "after the restart", mentions=[bot.user_id])
     await alice.wait_for(room, replies_to(after))
-    await asyncio.sleep(1)
+    await settle(alice, room)
     for question in (before, while_down, after):
         assert len(alice.seen(room, replies_to(question))) == 1
     assert bot_devices(bot) == devices_before, "the restart created a new device"

@@ -12,15 +12,20 @@ from bot.mentions import BotIdentity
 from bot.routing import (
     AnswerQuestion,
     ExplainCommand,
+    FollowEdit,
+    FollowRedaction,
     Ignore,
     KeepFeedback,
+    KeepVote,
     RoutingFacts,
     RunCommand,
     decide_action,
+    decide_event,
     decode_action,
     encode_action,
 )
 from core.config import RoomSettings
+from core.ids import EventID, RoomID
 
 BOT = BotIdentity("@bot:example.org", "Knowledge Bot")
 ALICE = "@alice:example.org"
@@ -206,3 +211,52 @@ def test_every_decision_is_stored_and_read_back_as_it_was(message, room, facts, 
 )
 def test_a_decision_this_release_does_not_know_is_decided_again(stored):
     assert decode_action(stored) is None
+
+
+def reaction(key: str, sender: str = ALICE) -> dict:
+    return {"type": "m.reaction", "sender": sender, "event_id": "$r",
+            "content": {"m.relates_to": {"rel_type": "m.annotation", "event_id": "$a", "key": key}}}  # fmt: skip
+
+
+REDACTION = {"type": "m.room.redaction", "sender": ALICE, "event_id": "$x", "redacts": "$q"}
+EDIT = {"type": "m.room.message", "sender": ALICE, "event_id": "$e", "origin_server_ts": 2_000,
+        "content": {"msgtype": "m.text", "body": "* new", "m.new_content": {"msgtype": "m.text", "body": "new"},
+                    "m.relates_to": {"rel_type": "m.replace", "event_id": "$q"}}}  # fmt: skip
+ON_ANSWER = replace(FACTS, reacts_to_answer=True)
+
+EVENTS = {
+    # name: (event, facts, expected)
+    "a 👍 on an answer is a vote": (reaction("👍"), ON_ANSWER, KeepVote()),
+    "a 👎 with a skin tone is a vote": (reaction("👎🏽"), ON_ANSWER, KeepVote()),
+    "a 👍 on anything else is nothing": (reaction("👍"), FACTS, Ignore("not on an answer")),
+    "a 🎉 on an answer is no vote": (
+        reaction("🎉"),
+        ON_ANSWER,
+        Ignore("a reaction that is no vote"),
+    ),
+    "the bot's own reaction is no vote": (
+        reaction("👍", BOT.user_id),
+        ON_ANSWER,
+        Ignore("a reaction that is no vote"),
+    ),
+    "a vote's redaction takes it back": (
+        REDACTION,
+        replace(FACTS, redacts_vote=True),
+        KeepVote(withdrawn=True),
+    ),
+    "a message's redaction is followed": (REDACTION, FACTS, FollowRedaction(EventID("$q"))),
+    "an edit is followed": (EDIT, FACTS, FollowEdit()),
+    "the bot's own edit is not": ({**EDIT, "sender": BOT.user_id}, FACTS, Ignore("own message")),
+    "a state event is nothing": (
+        {"type": "m.room.topic", "sender": ALICE, "content": {}},
+        FACTS,
+        Ignore("not a message"),
+    ),
+}
+
+
+@pytest.mark.parametrize(("event", "facts", "expected"), EVENTS.values(), ids=EVENTS.keys())
+def test_decide_event(event, facts, expected):
+    decided = decide_event(event, RoomID("!room"), BOT, RoomSettings(), facts)
+    assert decided == expected
+    assert decode_action(json.loads(json.dumps(encode_action(decided)))) == decided
