@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import aiohttp
 
 from core.config import Settings
+from core.config.rights import RightsSettings
 from core.knowledge.documents import Hit
 from core.rights.cache import DecisionCache, DocumentKey
 from core.rights.readers import Audience, map_reader
@@ -78,16 +79,26 @@ class RightsChecker:
         self.cache = cache
         self.http = http
         self._signer: TokenSigner | None = None
-        try:
-            self._signer = TokenSigner(settings().rights)
-        except KeyProblem as exc:
-            if any(not c.public for c in settings().collections.values()):
-                log.warning(
-                    "reader tokens cannot be signed (%s): only public documents are shown", exc
-                )
+        self._signed_with: RightsSettings | None = None
+        self.signer  # noqa: B018 (the keys are read, and their problems logged, at start)
 
     @property
     def signer(self) -> TokenSigner | None:
+        """The signer of the [rights] section in force: a live edit of it (a new key, a
+        rotation, another issuer) applies to the next token. A section whose keys cannot
+        be read leaves no signer: only public documents are shown (fails closed)."""
+        rights = self.settings().rights
+        if rights != self._signed_with:
+            self._signed_with = rights
+            try:
+                self._signer = TokenSigner(rights)
+            except KeyProblem as exc:
+                self._signer = None
+                if any(not c.public for c in self.settings().collections.values()):
+                    log.warning(
+                        "reader tokens cannot be signed (%s): only public documents are shown",
+                        exc,
+                    )
         return self._signer
 
     async def filter(self, hits: list[Hit], audience: Audience) -> RightsOutcome:
@@ -120,7 +131,8 @@ class RightsChecker:
         subjects = [subject for subject in mapped if subject is not None]
         if source is None or len(subjects) < len(mapped):
             return {}, False  # someone has no identity there: public documents only
-        if source.rights_url is None or self._signer is None:
+        signer = self.signer
+        if source.rights_url is None or signer is None:
             return {}, True
         ttl = self.settings().rights.cache_seconds
         revisions = {_key(hit): hit.revision for hit in hits}
@@ -151,9 +163,11 @@ class RightsChecker:
     async def _ask(
         self, name: str, url: str, subjects: list[str], documents: list[DocumentKey]
     ) -> list[set[DocumentKey]] | None:
-        assert self._signer is not None
+        signer = self.signer
+        if signer is None:
+            return None  # the keys went in a live edit meanwhile: unchecked
         body = {
-            "tokens": [self._signer.sign(name, subject) for subject in subjects],
+            "tokens": [signer.sign(name, subject) for subject in subjects],
             "documents": [{"collection": c, "id": d} for c, d in documents],
         }
         timeout = aiohttp.ClientTimeout(total=self.settings().rights.check_timeout_seconds)

@@ -7,10 +7,13 @@ import time
 import jwt
 import pytest
 
+from core.config import parse_config
 from core.config.rights import RightsSettings, SigningKey
+from core.rights.cache import DecisionCache
+from core.rights.checker import RightsChecker
 from core.rights.tokens import KeyProblem, TokenSigner
 from core.rights.verify import TokenRejected, verify_reader_token
-from tests.rights.conftest import write_key
+from tests.rights.conftest import keys_toml, write_key
 
 
 def signer(tmp_path, *keys: tuple[str, str], lifetime: int = 60) -> TokenSigner:
@@ -120,3 +123,28 @@ def test_unusable_keys_are_named(tmp_path):
                 )
             )
         )
+
+
+def test_a_live_edit_of_the_rights_section_signs_with_what_it_says(tmp_path):
+    """The checker signs with the config in force: a new key or issuer applies at once."""
+    one, two = write_key(tmp_path / "one.pem"), write_key(tmp_path / "two.pem")
+
+    def config(kid: str, key, issuer: str):
+        text = (
+            '[matrix]\nhomeserver = "http://127.0.0.1:1"\nuser_id = "@bot:x"\npassword_env = "P"\n'
+            f'[rights]\nissuer = "{issuer}"\n' + keys_toml((kid, "EdDSA", key))
+        )
+        return parse_config(text, origin="bot.toml", env={"P": "x"}, base_dir=tmp_path)
+
+    current = [config("one", one, "bot-a")]
+    checker = RightsChecker(lambda: current[0], DecisionCache(), lambda: None)
+    assert checker.signer is not None
+    first = checker.signer.sign("wiki", "alice")
+    assert jwt.get_unverified_header(first)["kid"] == "one"
+
+    current[0] = config("two", two, "bot-b")
+    assert checker.signer is not None
+    second = checker.signer.sign("wiki", "alice")
+    assert jwt.get_unverified_header(second)["kid"] == "two"
+    assert jwt.decode(second, options={"verify_signature": False})["iss"] == "bot-b"
+    assert [key["kid"] for key in checker.signer.jwks()["keys"]] == ["two"]
