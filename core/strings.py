@@ -273,3 +273,9 @@ DIGEST_UNREADABLE = (
     "I could not read {args!r} as a schedule. Try `{prefix}catchup every weekday 9:00`, "
     "`{prefix}catchup every monday 8am` or `{prefix}catchup every 4h`."
 )
+
+# The status of an ingestion job that failed for a reason inside the bot (its log has it).
+INGEST_JOB_FAILED = (
+    "the document could not be indexed because of a problem in the bot (reference "
+    "{reference}: its administrator finds the details in the bot's log)"
+)

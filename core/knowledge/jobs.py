@@ -80,7 +80,9 @@ class JobStore(Protocol):
     ) -> list[Job]: ...
     async def renew_leases(self, worker: str, until: float) -> None: ...
     async def release_claims(self, worker: str) -> None: ...
-    async def finish_job(self, job_id: int, error: str | None = None) -> None: ...
+    async def finish_job(
+        self, job_id: int, error: str | None = None, worker: str | None = None
+    ) -> bool: ...
     async def job(self, job_id: int) -> Job | None: ...
     async def latest_job(self, collection: str, doc_id: str) -> Job | None: ...
     async def queue_depth(self) -> int: ...
@@ -154,15 +156,24 @@ class SqlJobStore(SqlStore):
             worker,
         )
 
-    async def finish_job(self, job_id: int, error: str | None = None) -> None:
+    async def finish_job(
+        self, job_id: int, error: str | None = None, worker: str | None = None
+    ) -> bool:
+        """End the job, done or failed with `error`. With `worker`, only while that
+        worker holds it: False when its lease ran out and another worker took it over."""
+        lock = " FOR UPDATE" if self.db.dialect == "postgres" else ""
         async with self.db.transaction() as tx:
-            job = await tx.fetchrow("SELECT collection, doc_id FROM jobs WHERE id = ?", job_id)
+            job = await tx.fetchrow(
+                f"SELECT collection, doc_id, claimed_by FROM jobs WHERE id = ?{lock}", job_id
+            )
+            if job and worker is not None and job[2] != worker:
+                return False
             if job:
                 # Older failures of the same document are history once a newer job ends.
                 await tx.execute(
                     "DELETE FROM jobs WHERE collection = ? AND doc_id = ? AND id < ?"
                     " AND state = 'failed'",
-                    *job, job_id,
+                    job[0], job[1], job_id,
                 )  # fmt: skip
             if error is None:
                 await tx.execute("DELETE FROM jobs WHERE id = ?", job_id)
@@ -171,6 +182,7 @@ class SqlJobStore(SqlStore):
                     "UPDATE jobs SET state = 'failed', error = ?, payload = NULL WHERE id = ?",
                     error, job_id,
                 )  # fmt: skip
+        return True
 
     async def job(self, job_id: int) -> Job | None:
         row = await self.db.fetchrow(f"SELECT {COLUMNS} FROM jobs WHERE id = ?", job_id)

@@ -18,10 +18,13 @@ import uuid
 from collections.abc import AsyncIterator
 from dataclasses import asdict
 
+from core import strings
 from core.knowledge.documents import Document
-from core.knowledge.indexer import Indexer, Outcome
+from core.knowledge.embedding import EmbeddingModelError
+from core.knowledge.indexer import Indexer, Outcome, UnknownCollection
 from core.knowledge.jobs import Job, JobStore
-from core.knowledge.vectors import KnowledgeUnavailable
+from core.knowledge.vectors import KnowledgeUnavailable, ModelMismatch
+from core.storage.database import StorageError
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +53,21 @@ def _runs(jobs: list[Job]) -> list[list[Job]]:
         else:
             runs.append([job])
     return runs
+
+
+# Errors whose text is written for whoever runs the source application.
+EXPLAINED = (UnknownCollection, EmbeddingModelError, ModelMismatch)
+
+
+def _describe_failure(job: Job, exc: Exception) -> str:
+    """What the job's status says: an explained error's own sentence; for anything else
+    a reference to the log line, never the internals (they are the bot's admin's)."""
+    if isinstance(exc, EXPLAINED):
+        log.warning("ingestion job %s failed: %s", job.id, exc)
+        return str(exc)
+    reference = uuid.uuid4().hex[:8]
+    log.exception("ingestion job %s failed (reference %s)", job.id, reference)
+    return strings.INGEST_JOB_FAILED.format(reference=reference)
 
 
 class IngestQueue:
@@ -104,10 +122,11 @@ class IngestQueue:
                     for run in _runs(jobs):
                         await self._process(run)
                 outages = 0
-            except KnowledgeUnavailable as exc:
+            except (KnowledgeUnavailable, StorageError) as exc:
                 delay = OUTAGE_RETRY_SECONDS[min(outages, len(OUTAGE_RETRY_SECONDS) - 1)]
                 outages += 1
-                log.warning("ingestion waits for Chroma (%s); trying again in %s s", exc, delay)
+                what = "Chroma" if isinstance(exc, KnowledgeUnavailable) else "the database"
+                log.warning("ingestion waits for %s (%s); trying again in %s s", what, exc, delay)
                 await asyncio.sleep(delay)
 
     @contextlib.asynccontextmanager
@@ -118,14 +137,22 @@ class IngestQueue:
         async def renew() -> None:
             while True:
                 await asyncio.sleep(LEASE_SECONDS / 3)
-                await self.jobs.renew_leases(self.worker, time.time() + LEASE_SECONDS)
+                try:
+                    await self.jobs.renew_leases(self.worker, time.time() + LEASE_SECONDS)
+                except StorageError as exc:
+                    # Tried again at the next turn; a lease that runs out meanwhile lets
+                    # another worker take the jobs, and then its outcome counts.
+                    log.warning("the ingestion jobs' leases were not renewed: %s", exc)
 
         renewing = asyncio.create_task(renew())
         try:
             yield
         finally:
             renewing.cancel()
-            await asyncio.shield(self.jobs.release_claims(self.worker))
+            try:
+                await asyncio.shield(self.jobs.release_claims(self.worker))
+            except StorageError as exc:
+                log.warning("claims kept until their leases end: %s", exc)
 
     async def _process(self, run: list[Job]) -> None:
         try:
@@ -133,21 +160,22 @@ class IngestQueue:
                 outcomes = [await self.indexer.delete(run[0].collection, run[0].doc_id)]
             else:
                 outcomes = await self.indexer.put_many([Document(**j.payload or {}) for j in run])
-        except KnowledgeUnavailable:
+        except (KnowledgeUnavailable, StorageError):
             raise  # not the document's fault: it stays queued
         except Exception as exc:  # a bad document must not stop the queue
             if len(run) > 1:
                 for job in run:
                     await self._process([job])
                 return
-            log.exception("ingestion job %s failed", run[0].id)
-            await self._finish(run[0], None, f"{type(exc).__name__}: {exc}")
+            await self._finish(run[0], None, _describe_failure(run[0], exc))
             return
         for job, outcome in zip(run, outcomes, strict=True):
             await self._finish(job, outcome, None)
 
     async def _finish(self, job: Job, outcome: Outcome | None, error: str | None) -> None:
-        await self.jobs.finish_job(job.id, error)
+        if not await self.jobs.finish_job(job.id, error, worker=self.worker):
+            log.info("job %d was taken over by another worker; its outcome counts", job.id)
+            return
         status = outcome.status if outcome else "failed"
         log.info("job %d (%s %s/%s): %s", job.id, job.op, job.collection, job.doc_id, status)
         future = self._finished.get(job.id)

@@ -160,3 +160,16 @@ async def test_a_documents_encryption_is_kept_and_unknown_for_earlier_ones(open_
     )
     hits = {chunk_id: build_hit(row, False).encrypted for chunk_id, row in rows.items()}
     assert hits == {"sealed#0": True, "plain#0": False, "earlier#0": None}
+
+
+async def test_a_job_taken_over_is_finished_only_by_the_worker_that_holds_it(open_database):
+    """A worker whose lease ran out (it stalled) may not finish the job another worker
+    took over: that one's outcome counts."""
+    jobs = await SqlJobStore.open(await open_database())
+    job = await jobs.add_job("handbook", "a", "put", {"id": "a"})
+    await jobs.claim_jobs("stalled", 10, now=100.0, lease_seconds=60)
+    assert [j.id for j in await jobs.claim_jobs("fresh", 10, now=171.0, lease_seconds=60)] == [job]
+    assert not await jobs.finish_job(job, "late failure", worker="stalled")
+    assert (await jobs.job(job)).state == "queued", "still the fresh worker's"
+    assert await jobs.finish_job(job, worker="fresh")
+    assert await jobs.job(job) is None
