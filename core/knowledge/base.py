@@ -38,6 +38,8 @@ class KnowledgeBase:
         self._own_storage: Storage | None = None
         self.vectors = VectorStore(start.knowledge.chroma_url, data_dir)
         self.embedders = embedders or Embedders(start.knowledge.embedding_batch_size)
+        # Models given by the caller are the caller's to close (tests share them).
+        self._own_embedders = embedders is None
         self.decisions = DecisionCache()
         self.indexer = Indexer(
             self.catalog,
@@ -84,5 +86,7 @@ class KnowledgeBase:
 
     async def close(self) -> None:
         await self.close_http()
+        if self._own_embedders:
+            self.embedders.close()
         if self._own_storage is not None:
             await self._own_storage.close()

@@ -94,6 +94,10 @@ class Embedder:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._thread, self.encode, texts)
 
+    def close(self) -> None:
+        """End the model's thread once it is idle (an encode under way finishes)."""
+        self._thread.shutdown(wait=False, cancel_futures=True)
+
 
 class Embedders:
     """The models in use, each loaded on first need and then shared."""
@@ -108,3 +112,9 @@ class Embedders:
             if name not in self._models:
                 self._models[name] = Embedder(name, self.batch_size)
             return self._models[name]
+
+    def close(self) -> None:
+        with self._lock:
+            for model in self._models.values():
+                model.close()
+            self._models.clear()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 
 from core.knowledge.base import KnowledgeBase
 from core.knowledge.documents import Document
@@ -28,3 +29,17 @@ async def test_a_failed_job_says_why_in_words_for_the_application(tmp_path, embe
         assert found.error == "there is no collection 'handbook' in the config"
     finally:
         await kb.close()
+
+
+async def test_closing_the_knowledge_base_ends_its_embedding_thread(tmp_path):
+    """A knowledge base with models of its own leaves no thread behind when it closes
+    (a process that stops, or a test that opens many, would collect them)."""
+    settings = knowledge_settings(tmp_path)
+    kb = await KnowledgeBase.open(lambda: settings)
+    await kb.embedders.get(settings.knowledge.embedding_model).embed(["warm-up"])
+    threads = [t for t in threading.enumerate() if t.name.startswith("embed")]
+    assert threads, "the model encodes on a thread of its own"
+    await kb.close()
+    for thread in threads:
+        thread.join(timeout=10)
+    assert not any(thread.is_alive() for thread in threads)
