@@ -247,13 +247,13 @@ class BotApp:
                 scheduler = SummaryScheduler(
                     self._job_store_url(), str(data_dir.resolve()), summaries.run_scheduled
                 )
-                scheduler.start()
+                await scheduler.start()
                 keep("summary schedules", lambda: self._keep_summary_jobs(scheduler, matrix))
                 self.ready.set()
         finally:
             self._sync = self._matrix = None
             if scheduler:
-                scheduler.stop()
+                await scheduler.stop()
             if dispatcher:
                 # Answers in flight finish only while the lease surely holds.
                 grace = self.settings.current.bot.shutdown_grace_seconds
@@ -323,7 +323,7 @@ class BotApp:
                 schedule = parse_schedule(settings.room(room).summary_schedule)
                 if schedule and settings.summaries.collection:
                     wanted[room] = schedule
-            scheduler.apply(wanted)
+            await scheduler.apply(wanted)
             await asyncio.sleep(SCHEDULE_CHECK_SECONDS)
 
     def _prompts(self) -> Prompts:

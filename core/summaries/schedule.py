@@ -1,6 +1,11 @@
 """The summary jobs: one APScheduler job per room, kept in a SQLAlchemy job store so
 that they survive restarts; missed runs are coalesced into one.
 
+APScheduler's job stores are synchronous: a slow database would stall the bot's event
+loop (its sync, answers and lease renewal) if the scheduler ran there. So the scheduler
+runs on threads of its own (BackgroundScheduler), every call the bot makes to it goes
+through `asyncio.to_thread`, and a due job hands the summary to the bot's loop.
+
 APScheduler stores a job's function by its import path, so the job calls the module
 function `fire`, which finds the running scheduler by its key (the data folder): the
 one place this process keeps a registry.
@@ -8,13 +13,14 @@ one place this process keeps a registry.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import ClassVar
 
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
-from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 from sqlalchemy.engine import URL, make_url
@@ -51,23 +57,29 @@ class SummaryScheduler:
     def __init__(self, url: URL | str, key: str, run: Callable[[str], Awaitable[None]]) -> None:
         self.key = key
         self.run = run
-        self.scheduler = AsyncIOScheduler(
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.scheduler = BackgroundScheduler(
             jobstores={"default": SQLAlchemyJobStore(url=url, tablename="summary_jobs")},
             job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None},
         )
 
-    def start(self) -> None:
+    async def start(self) -> None:
+        """Start on this loop: due summaries run here."""
+        self.loop = asyncio.get_running_loop()
         SummaryScheduler.running[self.key] = self
-        self.scheduler.start()
+        await asyncio.to_thread(self.scheduler.start)
 
-    def stop(self) -> None:
+    async def stop(self) -> None:
         SummaryScheduler.running.pop(self.key, None)
         if self.scheduler.running:
-            self.scheduler.shutdown(wait=False)
+            await asyncio.to_thread(self.scheduler.shutdown, wait=False)
 
-    def apply(self, wanted: Mapping[str, Schedule]) -> None:
+    async def apply(self, wanted: Mapping[str, Schedule]) -> None:
         """Make the jobs match the config: one per scheduled room. A job whose schedule
         did not change keeps its next run time."""
+        await asyncio.to_thread(self._apply, wanted)
+
+    def _apply(self, wanted: Mapping[str, Schedule]) -> None:
         jobs = {job.id: job for job in self.scheduler.get_jobs()}
         for room, schedule in wanted.items():
             trigger = build_trigger(schedule)
@@ -93,10 +105,11 @@ def build_trigger(schedule: Schedule) -> IntervalTrigger | CronTrigger:
     return IntervalTrigger(seconds=schedule.seconds or 86_400)
 
 
-async def fire(key: str, room: str) -> None:
-    """The job's function: run the room's summary in the scheduler of this process."""
+def fire(key: str, room: str) -> None:
+    """The job's function, on a scheduler thread: run the room's summary on the bot's
+    loop, and wait for it (one run of a room at a time)."""
     scheduler = SummaryScheduler.running.get(key)
-    if scheduler is None:
+    if scheduler is None or scheduler.loop is None or scheduler.loop.is_closed():
         log.warning("a summary job for %s fired with no scheduler running", room)
         return
-    await scheduler.run(room)
+    asyncio.run_coroutine_threadsafe(scheduler.run(room), scheduler.loop).result()

@@ -3,6 +3,8 @@ shared PostgreSQL by default when there is one, and jobs that outlive the proces
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -85,15 +87,59 @@ async def test_jobs_kept_in_postgresql_outlive_the_scheduler(postgres, tmp_path)
     settings = settings_of(f'[storage]\nurl = "{url}"\n')
     store = build_job_store_url(settings.summaries, settings.storage, tmp_path)
     first = SummaryScheduler(store, str(tmp_path), fire_nothing)
-    first.start()
-    first.apply({"!room:example.org": Schedule(crontab="0 9 * * 1-5")})
+    await first.start()
+    await first.apply({"!room:example.org": Schedule(crontab="0 9 * * 1-5")})
     planned = first.scheduler.get_job(JOB_PREFIX + "!room:example.org").next_run_time
-    first.stop()
+    await first.stop()
 
     again = SummaryScheduler(store, str(tmp_path), fire_nothing)
-    again.start()
+    await again.start()
     try:
         job = again.scheduler.get_job(JOB_PREFIX + "!room:example.org")
         assert job is not None and job.next_run_time == planned
     finally:
-        again.stop()
+        await again.stop()
+
+
+async def test_a_job_store_that_waits_never_stalls_the_event_loop(tmp_path):
+    """APScheduler's job store is synchronous: while its database is locked (a slow
+    PostgreSQL, a busy SQLite file), the bot's loop goes on syncing and answering."""
+    path = tmp_path / "scheduler.sqlite3"
+    scheduler = SummaryScheduler(f"sqlite:///{path}", str(tmp_path), fire_nothing)
+    await scheduler.start()
+    try:
+        holder = sqlite3.connect(path, isolation_level=None)
+        holder.execute("BEGIN EXCLUSIVE")
+        applying = asyncio.create_task(
+            scheduler.apply({"!room:example.org": Schedule(crontab="0 9 * * 1-5")})
+        )
+        ticks = 0
+        while ticks < 20 and not applying.done():
+            await asyncio.sleep(0.02)
+            ticks += 1
+        assert ticks == 20, "the loop ran on while the store waited for its database"
+        holder.execute("ROLLBACK")
+        holder.close()
+        await applying
+        assert scheduler.scheduler.get_job(JOB_PREFIX + "!room:example.org") is not None
+    finally:
+        await scheduler.stop()
+
+
+async def test_a_due_job_runs_the_summary_on_the_bots_loop(tmp_path):
+    ran = asyncio.Event()
+    loops = []
+
+    async def run(room: str) -> None:
+        loops.append((room, asyncio.get_running_loop()))
+        ran.set()
+
+    scheduler = SummaryScheduler(f"sqlite:///{tmp_path / 's.sqlite3'}", str(tmp_path), run)
+    await scheduler.start()
+    try:
+        await scheduler.apply({"!room:example.org": Schedule(seconds=1)})
+        async with asyncio.timeout(10):
+            await ran.wait()
+        assert loops == [("!room:example.org", asyncio.get_running_loop())]
+    finally:
+        await scheduler.stop()
