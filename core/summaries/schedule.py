@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.background import BackgroundScheduler
@@ -54,7 +54,9 @@ def build_job_store_url(
 class SummaryScheduler:
     running: ClassVar[dict[str, SummaryScheduler]] = {}
 
-    def __init__(self, url: URL | str, key: str, run: Callable[[str], Awaitable[None]]) -> None:
+    def __init__(
+        self, url: URL | str, key: str, run: Callable[[str], Coroutine[Any, Any, None]]
+    ) -> None:
         self.key = key
         self.run = run
         self.loop: asyncio.AbstractEventLoop | None = None
