@@ -45,6 +45,7 @@ class DigestStore(Protocol):
     async def remove_digest(self, user_id: str) -> bool: ...
     async def due_digests(self, now: float) -> list[Digest]: ...
     async def claim_digest(self, user_id: str, due: float, following: float) -> bool: ...
+    async def mark_delivered(self, user_id: str, due: float) -> None: ...
 
 
 class SqlDigestStore(SqlStore):
@@ -70,12 +71,20 @@ class SqlDigestStore(SqlStore):
 
     async def claim_digest(self, user_id: str, due: float, following: float) -> bool:
         """Take the run due at `due` (the next one becomes `following`); False when
-        another process or an earlier run took it."""
+        another process or an earlier run took it. What it covers moves on only once it
+        is delivered (`mark_delivered`)."""
         moved = await self.db.execute(
-            "UPDATE digests SET next_run = ?, last_run = ? WHERE user_id = ? AND next_run = ?",
-            following, due, user_id, due,
+            "UPDATE digests SET next_run = ? WHERE user_id = ? AND next_run = ?",
+            following, user_id, due,
         )  # fmt: skip
         return moved == 1
+
+    async def mark_delivered(self, user_id: str, due: float) -> None:
+        """The run due at `due` was delivered: the next one starts from there."""
+        await self.db.execute(
+            "UPDATE digests SET last_run = ? WHERE user_id = ? AND last_run < ?",
+            due, user_id, due,
+        )  # fmt: skip
 
 
 def _digest(row: Sequence[Any]) -> Digest:
@@ -90,7 +99,8 @@ class Deliver(Protocol):
 
 async def run_digests(store: DigestStore, deliver: Deliver) -> None:
     """Deliver the digests that are due, every few seconds, until cancelled. A failed
-    delivery is logged; its run is not repeated (the next one covers its messages)."""
+    delivery is logged; its run is not repeated, and the next one covers its messages
+    (as after a crash between the claim and the delivery)."""
     while True:
         now = time.time()
         try:
@@ -106,8 +116,14 @@ async def run_digests(store: DigestStore, deliver: Deliver) -> None:
                 await deliver(digest)
             except SEND_ERRORS as exc:
                 log.warning("a digest could not be delivered: %s", exc)
+                continue
             except Exception:
                 # One person's digest must not stop the others'; the next run covers
                 # its messages.
                 log.exception("a digest failed")
+                continue
+            try:
+                await store.mark_delivered(digest.user_id, digest.next_run)
+            except StorageError as exc:
+                log.warning("a digest was delivered, not marked so (the next repeats it): %s", exc)
         await asyncio.sleep(CHECK_EVERY_SECONDS)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.digests import Digest, SqlDigestStore
+from bot.digests import Digest, SqlDigestStore, run_digests
+from bot.matrix.types import MatrixError
 from core.summaries.digest_schedule import (
     DigestSchedule,
     decide_next_run,
@@ -55,5 +58,33 @@ async def test_a_run_is_claimed_once(open_database):
     assert await store.claim_digest("@bob:x", 100.0, 200.0)
     assert not await store.claim_digest("@bob:x", 100.0, 200.0), "the other process"
     assert await store.due_digests(now=150.0) == []
+    assert (await store.due_digests(now=200.0))[0].last_run == 50.0, "not delivered yet"
+    await store.mark_delivered("@bob:x", 100.0)
     assert (await store.due_digests(now=200.0))[0].last_run == 100.0
     assert await store.remove_digest("@bob:x") and not await store.remove_digest("@bob:x")
+
+
+async def test_a_digest_that_could_not_be_delivered_is_covered_by_the_next(
+    open_database, monkeypatch
+):
+    """The homeserver refused a digest: the next one covers its messages too."""
+    monkeypatch.setattr("bot.digests.CHECK_EVERY_SECONDS", 0.01)
+    store = await SqlDigestStore.open(await open_database())
+    now = time.time()
+    await store.set_digest(Digest("@bob:x", DigestSchedule(seconds=1), "UTC", now - 1, now - 100))
+    covered: list[float] = []
+    twice = asyncio.Event()
+
+    async def deliver(digest: Digest) -> None:
+        covered.append(digest.last_run)
+        if len(covered) == 1:
+            raise MatrixError("the homeserver is away")
+        twice.set()
+
+    running = asyncio.create_task(run_digests(store, deliver))
+    try:
+        async with asyncio.timeout(10):
+            await twice.wait()
+    finally:
+        running.cancel()
+    assert covered == [now - 100, now - 100], "from where the undelivered one began"
