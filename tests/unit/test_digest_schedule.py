@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.digests import Digest, SqlDigestStore
+from bot.features.catchup.digests import Digest, SqlDigestStore
 from core.summaries.digest_schedule import (
     DigestSchedule,
     decide_next_run,
