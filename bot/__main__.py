@@ -8,9 +8,9 @@ import os
 import sys
 from pathlib import Path
 
-from bot.app import BotApp, run_until_signalled
 from bot.logs import setup_logging
 from bot.matrix.types import MatrixError
+from bot.runtime.app import BotApp, run_until_signalled
 from core.config import ConfigError
 from core.storage.database import StorageError
 

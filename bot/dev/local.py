@@ -25,10 +25,10 @@ from typing import IO
 
 from aiohttp import web
 
-from bot.app import BotApp, run_until_signalled
 from bot.dev.synapse import Homeserver, ensure_synapse_venv, free_port, start_homeserver
 from bot.logs import setup_logging
 from bot.matrix.provision import ensure_rooms_as
+from bot.runtime.app import BotApp, run_until_signalled
 from core.config import load_config
 from core.knowledge.base import KnowledgeBase
 from core.knowledge.documents import Document

@@ -1,7 +1,7 @@
 """What the bot reads from Matrix, as plain data: no matrix-nio type leaves `bot.matrix`.
 
 Events stay their JSON (`source`): the inbox keeps them so, and the parsers in
-bot/events.py read them so. Events of encrypted rooms arrive decrypted; those the account
+bot/inbox/events.py read them so. Events of encrypted rooms arrive decrypted; those the account
 cannot decrypt are left out (it asks for their keys itself).
 """
 

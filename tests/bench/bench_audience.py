@@ -15,7 +15,7 @@ import time
 
 from nio import AsyncClient, MatrixRoom
 
-from bot.audience import Audiences
+from bot.inbox.audience import Audiences
 from bot.matrix.nio_account import NioAccount
 
 BOT = "@bot:example.org"

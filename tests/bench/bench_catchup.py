@@ -22,12 +22,12 @@ from types import SimpleNamespace
 
 from nio import RoomCreateResponse
 
-from bot.audience import Audiences
-from bot.catchup import CatchupDesk
 from bot.dev.synapse import ensure_synapse_venv, start_homeserver
-from bot.digests import SqlDigestStore
+from bot.features.catchup.desk import CatchupDesk
+from bot.features.catchup.digests import SqlDigestStore
+from bot.features.catchup.receipts import SqlReceiptStore
+from bot.inbox.audience import Audiences
 from bot.matrix.nio_account import NioAccount
-from bot.receipts import SqlReceiptStore
 from core.config import parse_config
 from core.config.knowledge import DEFAULT_EMBEDDING_MODEL
 from core.config.llm import LlmSettings

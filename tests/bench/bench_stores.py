@@ -4,7 +4,7 @@
 
 Stores opened as the bot opens them: a SQLite file each in a temporary folder, or one
 database of a throw-away PostgreSQL server (tests/support/postgres.py). One message at a
-time: per event, the store calls of bot/sync.py and bot/dispatcher.py for an addressed
+time: per event, the store calls of bot/inbox/sync.py and bot/inbox/dispatcher.py for an addressed
 message asking every routing fact, up to `mark_done`; per answer, those made while
 answering (see one_event, one_answer). Round trips: calls on the Database interface,
 counted by a proxy, a transaction as two more (BEGIN, COMMIT). Then a burst of 500 events
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.state import PendingEvent, SqlStateStore
+from bot.inbox.state import PendingEvent, SqlStateStore
 from core.config.storage import StorageSettings
 from core.feedback.store import AnswerRecord, SourceRecord, SqlFeedbackStore
 from core.memory.store import SqlMemoryStore, Turn

@@ -24,7 +24,7 @@ from pathlib import Path
 from nio import AsyncClient, RoomCreateResponse
 
 from bot.dev.synapse import ensure_synapse_venv, start_homeserver
-from bot.history import fetch_lines
+from bot.features.summaries.history import fetch_lines
 from bot.matrix.nio_account import NioAccount
 from core.config.knowledge import DEFAULT_EMBEDDING_MODEL
 from core.config.llm import LlmSettings

@@ -11,16 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from bot.audience import Audiences
-from bot.desks import Desks
-from bot.dispatcher import Dispatcher
-from bot.feedback import FeedbackDesk
+from bot.features.feedback.desk import FeedbackDesk
+from bot.inbox.audience import Audiences
+from bot.inbox.dispatcher import Dispatcher
+from bot.inbox.mentions import BotIdentity
+from bot.inbox.state import SqlStateStore
 from bot.matrix.fake import FakeAccount, Written
-from bot.mentions import BotIdentity
+from bot.runtime.wiring import FeatureParts, wire_account
 from bot.settings_holder import SettingsHolder
-from bot.state import SqlStateStore
-from bot.sync import SyncLoop
-from bot.workers import AnswerWorkers
 from core.config import parse_config
 from core.feedback.store import SqlFeedbackStore
 from core.requests import Answer, Progress, Request
@@ -129,13 +127,12 @@ async def running_bot(
         if feedback
         else None
     )
-    desks = Desks(feedback=FeedbackDesk(account, state, votes, settings) if votes else None)
-    dispatcher = Dispatcher(
-        account, state, answerer, settings, BotIdentity(account.user_id, "Knowledge Bot"),
-        desks, Audiences(account), first_start_ms=0,
+    parts = FeatureParts(feedback=FeedbackDesk(account, state, votes, settings) if votes else None)
+    wired = wire_account(
+        account, state, settings, BotIdentity(account.user_id, "Knowledge Bot"), answerer,
+        Audiences(account), 0, parts,
     )  # fmt: skip
-    workers = AnswerWorkers(state, dispatcher.run, 2)
-    sync = SyncLoop(account, state, dispatcher, settings, workers)
+    dispatcher, workers, sync = wired.dispatcher, wired.workers, wired.sync
     try:
         async with asyncio.TaskGroup() as group:
             tasks = [group.create_task(sync.run())]

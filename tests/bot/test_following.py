@@ -27,7 +27,7 @@ async def test_a_question_after_a_redaction_waits_until_it_is_followed(tmp_path,
             followed_first.append(redaction["event_id"] not in pending)
 
         bot.answerer.on_question = check
-        with caplog.at_level(logging.WARNING, "bot.dispatcher"):
+        with caplog.at_level(logging.WARNING, "bot.inbox.dispatcher"):
             asked = bot.ask("!r", BEN, "what is the door code?")
 
             async def refused() -> bool | None:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.app import BotApp
 from bot.dev.synapse import Homeserver, ensure_synapse_venv, start_homeserver
+from bot.runtime.app import BotApp
 from tests.e2e.people import Person
 from tests.rights.conftest import SourceApp, serve
 

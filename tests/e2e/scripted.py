@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from bot.dev.synapse import free_port
-from bot.reply import STREAMING_MARK
+from bot.inbox.reply import STREAMING_MARK
 from core.strings import PLACEHOLDER
 from tests.e2e.people import replies_to
 from tests.e2e.test_knowledge import knowledge_config

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from bot.dev.synapse import free_port
-from bot.render import ANSWER_ID_KEY
+from bot.inbox.render import ANSWER_ID_KEY
 from core import strings
 from tests.e2e.people import from_user, replies_to
 from tests.e2e.scripted import ask, llm_config, reading_model

@@ -21,9 +21,9 @@ import aiohttp
 import pytest
 
 from bot.dev.synapse import free_port
-from bot.render import ANSWER_ID_KEY
-from bot.reply import STREAMING_MARK
-from bot.state import SqlStateStore
+from bot.inbox.render import ANSWER_ID_KEY
+from bot.inbox.reply import STREAMING_MARK
+from bot.inbox.state import SqlStateStore
 from core import strings
 from core.config import load_config
 from core.storage.opening import Storage

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from bot.dev.synapse import free_port
-from bot.links import build_room_link
+from bot.inbox.links import build_room_link
 from core import strings
 from tests.e2e.people import bring_in, from_user, replies_to
 from tests.e2e.scripted import ask, llm_config, reading_model, start_alice_and_bot

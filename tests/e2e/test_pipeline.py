@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.dev.synapse import free_port
-from bot.reply import STREAMING_MARK
+from bot.inbox.reply import STREAMING_MARK
 from core import strings
 from tests.e2e.people import replies_to
 from tests.e2e.test_conversation import room_with_bot

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from bot.dev.synapse import free_port
-from bot.links import build_permalink
+from bot.inbox.links import build_permalink
 from core import strings
 from tests.e2e.people import from_user, replies_to
 from tests.e2e.scripted import ask, llm_config, reading_model

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.state import UPGRADES as STATE
-from bot.state import SqlStateStore
+from bot.inbox.state import UPGRADES as STATE
+from bot.inbox.state import SqlStateStore
 from core.evaluation.store import UPGRADES as EVALUATIONS
 from core.evaluation.store import SqlRunStore
 from core.feedback.store import UPGRADES as FEEDBACK

@@ -22,17 +22,19 @@ def test_the_import_contracts_hold():
 
 
 def test_the_contracts_fail_when_broken(tmp_path):
-    """A copy of the code with a raw nio import outside bot.matrix, and bot.matrix
-    reaching up into the bot: both contracts break."""
+    """A copy of the code with a raw nio import outside bot.matrix, the inbox reaching
+    up into a feature, and bot.matrix reaching up into the bot: each contract breaks."""
     for folder in ("bot", "core"):
         shutil.copytree(
             ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__")
         )
     shutil.copy(ROOT / "pyproject.toml", tmp_path)
-    sync = tmp_path / "bot" / "sync.py"
+    sync = tmp_path / "bot" / "inbox" / "sync.py"
     sync.write_text("import nio  # noqa\n" + sync.read_text())
+    workers = tmp_path / "bot" / "inbox" / "workers.py"
+    workers.write_text(workers.read_text() + "\nimport bot.features.answers.feed  # noqa\n")
     types = tmp_path / "bot" / "matrix" / "types.py"
-    types.write_text(types.read_text() + "\nimport bot.state  # noqa\n")
+    types.write_text(types.read_text() + "\nimport bot.inbox.state  # noqa\n")
     lint = Path(sys.executable).parent / "lint-imports"
     result = subprocess.run(
         [str(lint), "--no-cache"], cwd=tmp_path, capture_output=True, text=True, timeout=300,
@@ -41,4 +43,5 @@ def test_the_contracts_fail_when_broken(tmp_path):
     assert result.returncode != 0
     assert "only bot.matrix talks to matrix-nio BROKEN" in result.stdout
     assert "the Matrix account knows nothing of what the bot does with it BROKEN" in result.stdout
+    assert "the bot's layers: runtime, features, inbox, account BROKEN" in result.stdout
     assert "core knows nothing of Matrix KEPT" in result.stdout

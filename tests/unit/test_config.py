@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.config_watch import build_applied
+from bot.runtime.config_watch import build_applied
 from core.config import ConfigError, decide_restart_only_changes, load_config, parse_config
 from core.config.knowledge import CollectionSettings, SourceSettings
 from core.config.llm import LlmSettings

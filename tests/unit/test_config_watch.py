@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from bot.config_watch import ConfigWatcher, build_admin_problems
+from bot.runtime.config_watch import ConfigWatcher, build_admin_problems
 from bot.settings_holder import SettingsHolder
 from core.config import load_config
 

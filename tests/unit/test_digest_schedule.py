@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.digests import Digest, SqlDigestStore, run_digests
+from bot.features.catchup.digests import Digest, SqlDigestStore, run_digests
 from bot.matrix.types import MatrixError
 from core.summaries.digest_schedule import (
     DigestSchedule,
@@ -68,7 +68,7 @@ async def test_a_digest_that_could_not_be_delivered_is_covered_by_the_next(
     open_database, monkeypatch
 ):
     """The homeserver refused a digest: the next one covers its messages too."""
-    monkeypatch.setattr("bot.digests.CHECK_EVERY_SECONDS", 0.01)
+    monkeypatch.setattr("bot.features.catchup.digests.CHECK_EVERY_SECONDS", 0.01)
     store = await SqlDigestStore.open(await open_database())
     now = time.time()
     await store.set_digest(Digest("@bob:x", DigestSchedule(seconds=1), "UTC", now - 1, now - 100))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.feed import Feed, FeedLine
+from bot.features.answers.feed import Feed, FeedLine
 from core.requests import ChatLine
 from core.rights.readers import ALWAYS
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.feedback_commands import (
+from bot.features.feedback.commands import (
     FeedbackRequest,
     build_export_record,
     build_feedback_reply,

@@ -7,8 +7,8 @@ import asyncio
 
 import pytest
 
-from bot.leadership import Leadership
-from bot.state import LeaseLost, SqlStateStore
+from bot.inbox.state import LeaseLost, SqlStateStore
+from bot.runtime.leadership import Leadership
 
 ACCOUNT = "@bot:example.org"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.memory_commands import build_memory_list, decide_forget
+from bot.features.memory.commands import build_memory_list, decide_forget
 from core import strings
 from core.memory.remember import parse_remember
 from core.memory.store import HistoryLine, Memory

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.events import IncomingMessage, Mentions, parse_message
-from bot.mentions import BotIdentity, is_mentioned, strip_mention
+from bot.inbox.events import IncomingMessage, Mentions, parse_message
+from bot.inbox.mentions import BotIdentity, is_mentioned, strip_mention
 
 BOT = BotIdentity("@bot:example.org", "Knowledge Bot")
 

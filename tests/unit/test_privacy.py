@@ -77,7 +77,7 @@ def test_libraries_that_log_secrets_stay_at_warning_at_debug(name, restored_leve
     assert logging.getLogger().level == logging.DEBUG
     assert not logging.getLogger(name).isEnabledFor(logging.INFO)
     assert logging.getLogger(name).isEnabledFor(logging.WARNING)
-    assert logging.getLogger("bot.sync").isEnabledFor(logging.DEBUG)
+    assert logging.getLogger("bot.inbox.sync").isEnabledFor(logging.DEBUG)
 
 
 def test_a_higher_root_level_also_holds_for_the_quiet_libraries(restored_levels):

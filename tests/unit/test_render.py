@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.commands import build_command_reply
-from bot.render import ANSWER_ID_KEY, build_answer_markdown, build_edit, build_notice
+from bot.inbox.commands import build_command_reply
+from bot.inbox.render import ANSWER_ID_KEY, build_answer_markdown, build_edit, build_notice
 from core.config import RoomSettings
 from core.requests import Answer, Source
 

@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-from bot.events import IncomingMessage, Mentions
-from bot.mentions import BotIdentity
-from bot.routing import (
+from bot.inbox.events import IncomingMessage, Mentions
+from bot.inbox.mentions import BotIdentity
+from bot.inbox.routing import (
     AnswerQuestion,
     ExplainCommand,
     FollowEdit,

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from bot.state import Lease, LeaseLost, PendingEvent, SqlStateStore, now_ms
+from bot.inbox.state import Lease, LeaseLost, PendingEvent, SqlStateStore, now_ms
 
 
 def event(event_id: str) -> PendingEvent:

@@ -9,8 +9,8 @@ from pathlib import Path
 from aiohttp import ClientSession
 from aiohttp.test_utils import TestServer
 
-from bot.ops import OpsServer
-from bot.supervise import Supervisor
+from bot.runtime.ops import OpsServer
+from bot.runtime.supervise import Supervisor
 from core.config import parse_config
 from core.metrics import Metrics
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.state import PendingEvent, SqlStateStore
-from bot.workers import AnswerWorkers
+from bot.inbox.state import PendingEvent, SqlStateStore
+from bot.inbox.workers import AnswerWorkers
 
 
 def message(n: int) -> PendingEvent:
@@ -16,7 +16,7 @@ def message(n: int) -> PendingEvent:
 async def test_messages_are_taken_in_order_a_few_at_a_time_and_a_failed_one_again(
     open_database, monkeypatch
 ):
-    monkeypatch.setattr("bot.workers.RETRY_SECONDS", 0.01)
+    monkeypatch.setattr("bot.inbox.workers.RETRY_SECONDS", 0.01)
     store = await SqlStateStore.open(await open_database())
     await store.store_batch("t1", [message(n) for n in range(20)])
     started: list[str] = []

@@ -3,8 +3,8 @@ text of them: an edit by its sender, or a redaction, reaches the conversation fe
 room's history and memories, the ledger and the summaries that quote it; a redaction
 also the inbox, the conversation turns and the feedback records (question, comments).
 
-Runs as the inbox's work (FollowEdit, FollowRedaction in bot/routing.py); nothing that
-came after a redaction is started before it was followed (bot/workers.py), so that
+Runs as the inbox's work (FollowEdit, FollowRedaction in bot/inbox/routing.py); nothing that
+came after a redaction is started before it was followed (bot/inbox/workers.py), so that
 nothing redacted is reused after its redaction arrived. A store that fails leaves the
 event pending, to be followed again; anything else is logged and the rest still
 follows: one dependency must not keep the others from forgetting.
@@ -17,12 +17,13 @@ import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
-from bot.events import IncomingMessage
-from bot.feed import Feed
+from bot.features.answers.feed import Feed
+from bot.features.summaries.desk import SummaryDesk
+from bot.inbox.events import IncomingMessage
+from bot.inbox.mentions import strip_reply_fallback
+from bot.inbox.routing import FollowRedaction
+from bot.inbox.state import PendingEvent, StateStore
 from bot.matrix.account import MatrixAccount
-from bot.mentions import strip_reply_fallback
-from bot.state import StateStore
-from bot.summaries import SummaryDesk
 from core.feedback.store import FeedbackStore
 from core.memory.memory import ConversationMemory
 from core.storage.database import StorageError
@@ -58,6 +59,17 @@ class MessageFollower:
         self.memory = memory
         self.summaries = summaries
         self.spawn = spawn
+
+    async def edited(
+        self, event: PendingEvent, message: IncomingMessage | None, action: object
+    ) -> None:
+        """The inbox's FollowEdit."""
+        if message is not None:
+            await self.follow_edit(message)
+
+    async def redacted(self, event: PendingEvent, message: object, action: FollowRedaction) -> None:
+        """The inbox's FollowRedaction."""
+        await self.follow_redaction(event.room_id, action.redacts)
 
     async def follow_edit(self, message: IncomingMessage) -> None:
         """An edit by the message's sender: its new text everywhere (a summary or an

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from bot.events import IncomingMessage, parse_latest_edit, parse_message
-from bot.links import build_permalink
+from bot.inbox.events import IncomingMessage, parse_latest_edit, parse_message
+from bot.inbox.links import build_permalink
+from bot.inbox.mentions import strip_reply_fallback
 from bot.matrix.account import MatrixAccount
-from bot.mentions import strip_reply_fallback
 from core.ids import RoomID
 from core.summaries.draft import SummaryLine
 

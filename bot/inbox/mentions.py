@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from bot.events import IncomingMessage
+from bot.inbox.events import IncomingMessage
 
 PILL_HREF = re.compile(r"""href\s*=\s*["']https://matrix\.to/#/([^"'?]+)""", re.IGNORECASE)
 REPLY_FALLBACK = re.compile(r"\A(?:>[^\n]*\n)+\n?")

@@ -1,6 +1,6 @@
 """A fixed number of answer workers take the inbox's pending messages in order of arrival.
 
-The sync loop stores messages (bot/state.py) and wakes the feeder; the feeder reads them
+The sync loop stores messages (bot/inbox/state.py) and wakes the feeder; the feeder reads them
 from the store a few at a time, so a backlog of thousands after a reconnect costs a row
 each in the database, not a task each in memory. Each message runs as the dispatcher's
 task: a worker stopped at shutdown leaves it to finish within the grace period.
@@ -16,12 +16,12 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
-from bot.state import PendingEvent, StateStore
+from bot.inbox.state import PendingEvent, StateStore
 from core.storage.database import StorageError
 
 log = logging.getLogger(__name__)
 RETRY_SECONDS = 2
-# The stored decisions that later events wait for (see bot/routing.py).
+# The stored decisions that later events wait for (see bot/inbox/routing.py).
 BARRIERS = frozenset({"FollowRedaction"})
 
 

@@ -1,26 +1,35 @@
-"""The sync loop: reads the homeserver's stream, hands new messages to the dispatcher."""
+"""The sync loop: reads the homeserver's stream, decides each event once (bot/inbox/router.py)
+and stores the batch with the decisions in the inbox for the workers; the observers see
+each batch (who is in the rooms, read receipts) and each message (the conversation)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
-from bot.backfill import fetch_gap
-from bot.dispatcher import Dispatcher
-from bot.invites import decide_invite
+from bot.inbox.backfill import fetch_gap
+from bot.inbox.events import IncomingMessage
+from bot.inbox.invites import decide_invite
+from bot.inbox.router import Router
+from bot.inbox.routing import Actionable, Ignore, encode_action
+from bot.inbox.state import Lease, PendingEvent, StateStore, now_ms
+from bot.inbox.workers import AnswerWorkers
 from bot.matrix.account import SEND_ERRORS, MatrixAccount
 from bot.matrix.client import retry_wait
 from bot.matrix.types import EventSource, SyncBatch
-from bot.routing import Actionable, Ignore, encode_action
 from bot.settings_holder import SettingsHolder
-from bot.state import Lease, PendingEvent, StateStore, now_ms
-from bot.workers import AnswerWorkers
 from core import strings
 from core.health import Check
 
 log = logging.getLogger(__name__)
+
+# Sees each batch before its events are decided (and before the next one is read).
+BatchObserver = Callable[[SyncBatch], Awaitable[None]]
+# Sees each message, and whether the bot replies to it, as the batch is decided.
+MessageObserver = Callable[[IncomingMessage, bool], Awaitable[None]]
 
 SYNC_TIMEOUT_MS = 30_000
 # A sync returns within its 30 s long-poll; longer silence means it is stuck.
@@ -34,14 +43,16 @@ class SyncLoop:
         self,
         matrix: MatrixAccount,
         state: StateStore,
-        dispatcher: Dispatcher,
+        router: Router,
         settings: SettingsHolder,
         workers: AnswerWorkers,
         lease: Lease | None = None,
     ) -> None:
         self.matrix = matrix
         self.state = state
-        self.dispatcher = dispatcher
+        self.router = router
+        self.on_batch: list[BatchObserver] = []
+        self.on_message: list[MessageObserver] = []
         self.settings = settings
         self.workers = workers
         # Batches are stored only while this process holds the account's lease.
@@ -84,8 +95,8 @@ class SyncLoop:
             failures = 0
             self.failing = False
             self.last_sync = time.monotonic()
-            self.dispatcher.audiences.observe(batch)
-            await self.dispatcher.note_receipts(batch.receipts)
+            for observe in self.on_batch:
+                await observe(batch)
             await self._handle_invites(batch)
             fresh = await self.state.store_batch(
                 batch.next_batch, await self._addressed(batch, token), self.lease
@@ -119,10 +130,11 @@ class SyncLoop:
                 events = [*gap, *events]
             for event in events:
                 candidate = PendingEvent(room_id, event)
-                message, action = await self.dispatcher.route(candidate, addressed)
+                message, action = await self.router.route(candidate, addressed)
                 replied = isinstance(action, Actionable)
                 if message is not None:
-                    await self.dispatcher.observe(message, addressed=replied)
+                    for observe in self.on_message:
+                        await observe(message, replied)
                 if isinstance(action, Ignore):
                     log.debug("ignoring %s: %s", event.get("event_id"), action.reason)
                     continue

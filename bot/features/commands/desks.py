@@ -1,16 +1,18 @@
-"""The optional parts the dispatcher hands work to, and the `!commands` they serve."""
+"""The `!commands`: each to the feature that serves it, or the help and its explanations."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from bot.catchup import CatchupDesk
-from bot.commands import build_command_reply
-from bot.feedback import FeedbackDesk
-from bot.memory_commands import build_memory_list, decide_forget
-from bot.reply import ReplyWriter
-from bot.routing import ExplainCommand, RunCommand
-from bot.summaries import SummaryDesk
+from bot.features.catchup.desk import CatchupDesk
+from bot.features.feedback.desk import FeedbackDesk
+from bot.features.memory.commands import build_memory_list, decide_forget
+from bot.features.summaries.desk import SummaryDesk
+from bot.inbox.commands import build_command_reply
+from bot.inbox.reply import ReplyWriter
+from bot.inbox.routing import ExplainCommand, RunCommand
+from bot.settings_holder import SettingsHolder
 from core import strings
 from core.config import Settings
 from core.memory.memory import ConversationMemory
@@ -24,6 +26,17 @@ class Desks:
     summaries: SummaryDesk | None = None
     metrics: Metrics | None = None
     catchup: CatchupDesk | None = None
+
+    def replies(
+        self, settings: SettingsHolder, is_direct: Callable[[str], Awaitable[bool]]
+    ) -> Callable[[ReplyWriter, RunCommand | ExplainCommand], Awaitable[None]]:
+        """The dispatcher's reply handler for commands run or explained."""
+
+        async def reply_to(reply: ReplyWriter, action: RunCommand | ExplainCommand) -> None:
+            direct = await is_direct(reply.message.room_id)
+            await self.run_command(reply, action, settings.current, direct)
+
+        return reply_to
 
     async def run_command(
         self,

@@ -7,7 +7,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from bot.links import build_room_link
+from bot.inbox.links import build_room_link
 from core import strings
 from core.feedback.store import RoomCounts
 

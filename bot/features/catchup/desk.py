@@ -10,20 +10,21 @@ import time
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from bot.audience import Audiences
-from bot.digests import Digest, DigestStore
-from bot.history import fetch_lines
+from bot.features.catchup.digests import Digest, DigestStore
+from bot.features.catchup.receipts import ReceiptStore
+from bot.features.summaries.history import fetch_lines
+from bot.inbox.audience import Audiences
+from bot.inbox.render import build_room_notice
+from bot.inbox.reply import ReplyWriter
+from bot.inbox.routing import RunCommand
 from bot.matrix.account import MatrixAccount
-from bot.matrix.types import MatrixError
-from bot.receipts import ReceiptStore
-from bot.render import build_room_notice
-from bot.reply import ReplyWriter
-from bot.routing import RunCommand
+from bot.matrix.types import MatrixError, SyncBatch
 from bot.settings_holder import SettingsHolder
 from core import strings
 from core.ids import UserID
 from core.llm.client import LlmError
 from core.rights.readers import decide_knowledge_since, decide_open
+from core.storage.database import StorageError
 from core.summaries.catchup import Reader, RoomCatchup, build_catchup_markdown, build_room_catchup
 from core.summaries.digest_schedule import decide_next_run, parse_digest_schedule
 from core.summaries.summarizer import Summarizer
@@ -51,6 +52,14 @@ class CatchupDesk:
         self.settings = settings
         self.audiences = audiences
         self.times = times
+
+    async def keep_receipts(self, batch: SyncBatch) -> None:
+        """Where people last read each room (a help: a store that fails loses these
+        receipts, not the sync)."""
+        try:
+            await self.receipts.store_receipts(batch.receipts)
+        except StorageError as exc:
+            log.warning("read receipts were not kept: %s", exc)
 
     async def command(self, reply: ReplyWriter, action: RunCommand, is_direct: bool) -> None:
         settings = self.settings.current

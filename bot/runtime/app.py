@@ -11,30 +11,29 @@ from pathlib import Path
 
 from sqlalchemy.engine import URL
 
-from bot.audience import Audiences
-from bot.catchup import CatchupDesk
-from bot.config_watch import ConfigWatcher
-from bot.desks import Desks
-from bot.digests import SqlDigestStore, run_digests
-from bot.dispatcher import Dispatcher
-from bot.feedback import FeedbackDesk
-from bot.leadership import Leadership
+from bot.features.catchup.desk import CatchupDesk
+from bot.features.catchup.digests import SqlDigestStore, run_digests
+from bot.features.catchup.receipts import SqlReceiptStore
+from bot.features.feedback.desk import FeedbackDesk
+from bot.features.summaries.desk import SummaryDesk
+from bot.inbox.audience import Audiences
+from bot.inbox.dispatcher import Dispatcher
+from bot.inbox.mentions import BotIdentity
+from bot.inbox.render import build_room_notice
+from bot.inbox.state import LeaseLost, SqlStateStore
+from bot.inbox.sync import SyncLoop
 from bot.logs import apply_log_level
 from bot.matrix.account import SEND_ERRORS, MatrixAccount
 from bot.matrix.cross_signing import CrossSigningError
 from bot.matrix.login import connect
 from bot.matrix.nio_account import NioAccount
-from bot.mentions import BotIdentity
-from bot.ops import OpsServer
-from bot.receipts import SqlReceiptStore
-from bot.render import build_room_notice
-from bot.retention import run_retention
+from bot.runtime.config_watch import ConfigWatcher
+from bot.runtime.leadership import Leadership
+from bot.runtime.ops import OpsServer
+from bot.runtime.retention import run_retention
+from bot.runtime.supervise import Supervisor
+from bot.runtime.wiring import FeatureParts, Wired, wire_account
 from bot.settings_holder import SettingsHolder
-from bot.state import LeaseLost, SqlStateStore
-from bot.summaries import SummaryDesk
-from bot.supervise import Supervisor
-from bot.sync import SyncLoop
-from bot.workers import AnswerWorkers
 from core.answering import Answerer, NoKnowledgeAnswerer, PredeterminedFirst
 from core.config import Settings, load_config
 from core.config.llm import LlmTask
@@ -216,19 +215,16 @@ class BotApp:
                 group.create_task(leadership.keep())
                 self._matrix = matrix = await connect(self.settings.current.matrix, data_dir)
                 matrix.may_send = lambda: leadership.remaining() > 0
-                dispatcher, summaries = await self._account_desks(matrix, parts)
-                workers = AnswerWorkers(
-                    parts.state, dispatcher.run, self.settings.current.bot.answer_workers
-                )
-                sync = SyncLoop(
-                    matrix, parts.state, dispatcher, self.settings, workers, leadership.lease
-                )
+                wired, features = await self._wire(matrix, parts, leadership)
+                dispatcher, sync, summaries = wired.dispatcher, wired.sync, features.summaries
+                assert summaries is not None
                 self._sync = sync
                 keep("sync", sync.run)
                 # The active process's alone: it is the one that sees the rooms' lines.
+                keep("history lines", wired.conversation.keep_history)
                 keep("history flusher", parts.memory.run_flusher)
                 await sync.ready.wait()
-                keep("answer workers", workers.run)
+                keep("answer workers", wired.workers.run)
                 keep(
                     "retention",
                     lambda: run_retention(
@@ -239,7 +235,7 @@ class BotApp:
                         self._current,
                     ),
                 )
-                catchup = dispatcher.desks.catchup
+                catchup = features.catchup
                 if catchup is not None:
                     keep("digests", lambda: run_digests(parts.digests, catchup.deliver))
                 if matrix.encryption_on:
@@ -262,10 +258,10 @@ class BotApp:
                 await matrix.close()
             await leadership.release()
 
-    async def _account_desks(
-        self, matrix: MatrixAccount, parts: Parts
-    ) -> tuple[Dispatcher, SummaryDesk]:
-        """The dispatcher and its desks, on the account's connection."""
+    async def _wire(
+        self, matrix: MatrixAccount, parts: Parts, leadership: Leadership
+    ) -> tuple[Wired, FeatureParts]:
+        """The dispatcher, its features and the sync loop, on the account's connection."""
         bot = BotIdentity(matrix.user_id, await matrix.display_name())
         audiences = Audiences(matrix)
         feedback = FeedbackDesk(matrix, parts.state, parts.feedback, self.settings, parts.metrics)
@@ -278,12 +274,12 @@ class BotApp:
             matrix, parts.receipts, parts.digests, self._summarizer(parts.kb, "catchup"),
             self.settings, audiences, TimeExpressionFinder(),
         )  # fmt: skip
-        desks = Desks(parts.memory, feedback, summaries, parts.metrics, catchup)
-        dispatcher = Dispatcher(
-            matrix, parts.state, parts.answerer, self.settings, bot, desks, audiences,
-            first_start_ms=await parts.state.first_start_ms(),
+        features = FeatureParts(parts.memory, feedback, summaries, catchup, parts.metrics)
+        wired = wire_account(
+            matrix, parts.state, self.settings, bot, parts.answerer, audiences,
+            await parts.state.first_start_ms(), features, leadership.lease,
         )  # fmt: skip
-        return dispatcher, summaries
+        return wired, features
 
     def _sync_check(self) -> Check:
         return self._sync.check() if self._sync else "failing"

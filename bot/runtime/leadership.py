@@ -1,6 +1,6 @@
 """One active process per Matrix account: the others stand by until its lease runs out.
 
-The lease is a row in the shared state store (bot/state.py). The active process renews
+The lease is a row in the shared state store (bot/inbox/state.py). The active process renews
 it every third of its length; if it cannot (the database is unreachable, or another
 process took it), it stops syncing and answering before the lease can have run out, so
 that two processes never answer at once. A standby tries to take the lease a few times
@@ -17,7 +17,7 @@ import time
 import uuid
 from collections.abc import Callable
 
-from bot.state import Lease, LeaseLost, LeaseStore
+from bot.inbox.state import Lease, LeaseLost, LeaseStore
 from core.storage.database import StorageError
 
 log = logging.getLogger(__name__)

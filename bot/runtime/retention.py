@@ -2,7 +2,7 @@
 bot's stores (history lines and windows, summaries, the ledger, conversation turns, the
 text of feedback records) every few minutes; and feedback records older than
 `feedback.keep_days` go altogether. What the bot reuses is bounded at once by the room's
-knowledge-since (see bot/audience.py); this only stops keeping it."""
+knowledge-since (see bot/inbox/audience.py); this only stops keeping it."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import logging
 import time
 from collections.abc import Callable
 
-from bot.audience import Audiences
-from bot.summaries import SummaryDesk
+from bot.features.summaries.desk import SummaryDesk
+from bot.inbox.audience import Audiences
 from core.config import Settings
 from core.feedback.store import FeedbackStore
 from core.knowledge.vectors import KnowledgeUnavailable

@@ -9,11 +9,11 @@ The bot's reply to a pending message is kept with it as soon as it is first sent
 that after a crash the answer goes into that same message (a placeholder, part of the
 answer, or the restart notice) rather than a second one.
 
-What to do with a message is decided once, when it is stored (see bot/routing.py), and
+What to do with a message is decided once, when it is stored (see bot/inbox/routing.py), and
 kept with it: a process that takes over after a crash carries out the same decision.
 Messages are numbered in order of arrival; the answer workers take them in that order.
 
-Only the process holding the account's lease syncs and answers (bot/leadership.py); a
+Only the process holding the account's lease syncs and answers (bot/runtime/leadership.py); a
 batch is stored only while that lease is still this process's.
 """
 
@@ -110,7 +110,7 @@ class PendingEvent:
     source: Mapping[str, Any]
     # The bot's message answering it, sent before a crash or restart; None if none.
     reply_event_id: str | None = None
-    # What to do with it (bot/routing.py's encoded action); None: decide when handled.
+    # What to do with it (bot/inbox/routing.py's encoded action); None: decide when handled.
     decision: Mapping[str, Any] | None = None
     # Its number in order of arrival, once stored.
     arrival: int = 0

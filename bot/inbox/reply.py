@@ -19,13 +19,13 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-from bot.audience import AudienceChanged, RoomAudience
-from bot.events import IncomingMessage
-from bot.links import build_permalink
+from bot.inbox.audience import AudienceChanged, RoomAudience
+from bot.inbox.events import IncomingMessage
+from bot.inbox.links import build_permalink
+from bot.inbox.render import build_edit, build_notice
+from bot.inbox.state import StateStore
 from bot.matrix.account import SEND_ERRORS, MatrixAccount
 from bot.matrix.types import MatrixError
-from bot.render import build_edit, build_notice
-from bot.state import StateStore
 from core import strings
 
 log = logging.getLogger(__name__)

@@ -9,19 +9,19 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from bot.audience import AudienceChanged
-from bot.events import parse_reaction, parse_redaction
-from bot.feedback_commands import (
+from bot.features.feedback.commands import (
     build_export_record,
     build_feedback_reply,
     decide_feedback_request,
 )
+from bot.inbox.audience import AudienceChanged
+from bot.inbox.events import parse_reaction, parse_redaction
+from bot.inbox.render import build_notice
+from bot.inbox.reply import ReplyWriter
+from bot.inbox.routing import KeepFeedback, KeepVote, RunCommand
+from bot.inbox.state import PendingEvent, StateStore
 from bot.matrix.account import MatrixAccount
-from bot.render import build_notice
-from bot.reply import ReplyWriter
-from bot.routing import KeepFeedback, RunCommand
 from bot.settings_holder import SettingsHolder
-from bot.state import StateStore
 from core import strings
 from core.feedback.records import build_answer_record
 from core.feedback.store import FeedbackStore
@@ -48,6 +48,27 @@ class FeedbackDesk:
         self.store = store
         self.settings = settings
         self.metrics = metrics
+
+    async def is_answer(self, event_id: str) -> bool:
+        """Whether the event is one of the bot's answers (a reaction to it is a vote)."""
+        return await self.store.answer_of_event(event_id) is not None
+
+    async def is_vote(self, event_id: str) -> bool:
+        return await self.store.is_reaction(event_id)
+
+    async def take_vote(self, event: PendingEvent, message: object, action: KeepVote) -> None:
+        """A vote or its removal; the catch-all of this entry point. A store that
+        fails leaves the vote pending, taken again shortly (see bot/inbox/workers.py)."""
+        try:
+            await self.handle(event.room_id, event.source)
+        except StorageError:
+            raise
+        except Exception:
+            log.exception("feedback event %s was not recorded", event.source.get("event_id"))
+
+    async def forget_answer_event(self, event_id: str) -> None:
+        """A failure notice took the reply's place: reactions on it are no votes."""
+        await self.store.forget_answer_event(event_id)
 
     async def handle(self, room_id: str, source: Mapping[str, Any]) -> None:
         redaction = parse_redaction(source)

@@ -5,7 +5,7 @@ a command (run, or explained), the comment after a 👎, a vote or its withdrawa
 or a redaction to follow, or nothing. The dispatcher gathers what the event alone cannot
 tell (was the replied-to message the bot's, has the bot answered in this thread, is the
 room a direct chat, is the reaction on one of the bot's answers) into RoutingFacts, and
-later carries out the stored action (see bot/dispatcher.py's handlers).
+later carries out the stored action (see bot/inbox/dispatcher.py's handlers).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from bot.commands import COMMANDS
-from bot.events import IncomingMessage, parse_message, parse_reaction, parse_redaction
-from bot.mentions import BotIdentity, is_mentioned, strip_mention, strip_reply_fallback
+from bot.inbox.commands import COMMANDS
+from bot.inbox.events import IncomingMessage, parse_message, parse_reaction, parse_redaction
+from bot.inbox.mentions import BotIdentity, is_mentioned, strip_mention, strip_reply_fallback
 from core.config import RoomSettings
 from core.feedback.votes import parse_vote
 from core.ids import EventID, RoomID
@@ -224,7 +224,7 @@ ACTION_KINDS: dict[str, type[Action]] = {
 
 
 def encode_action(action: Action) -> dict[str, str]:
-    """The action as stored with its message in the inbox (bot/state.py)."""
+    """The action as stored with its message in the inbox (bot/inbox/state.py)."""
     return {"kind": type(action).__name__, **asdict(action)}
 
 

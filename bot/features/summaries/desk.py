@@ -11,12 +11,12 @@ from datetime import datetime
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
-from bot.audience import Audiences
-from bot.history import fetch_lines
+from bot.features.summaries.history import fetch_lines
+from bot.inbox.audience import Audiences
+from bot.inbox.render import build_room_notice
+from bot.inbox.reply import ReplyWriter
+from bot.inbox.routing import RunCommand
 from bot.matrix.account import MatrixAccount
-from bot.render import build_room_notice
-from bot.reply import ReplyWriter
-from bot.routing import RunCommand
 from bot.settings_holder import SettingsHolder
 from core import strings
 from core.knowledge.documents import Document

@@ -1,0 +1,143 @@
+"""A question to the bot: the request for the core (who reads, what they may get, the
+recent conversation), the answer streamed into the reply, and what is kept of it."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import replace
+
+from bot.features.answers.feed import Feed, FeedLine
+from bot.features.feedback.desk import FeedbackDesk
+from bot.inbox.audience import AudienceChanged
+from bot.inbox.dispatcher import Spawn
+from bot.inbox.events import IncomingMessage
+from bot.inbox.render import build_answer_markdown
+from bot.inbox.reply import ReplyWriter
+from bot.inbox.router import Router
+from bot.inbox.routing import AnswerQuestion
+from bot.inbox.state import StateStore
+from bot.logs import ANSWER_ID
+from bot.matrix.account import SEND_ERRORS, MatrixAccount, typing_while
+from bot.settings_holder import SettingsHolder
+from core.answering import Answerer
+from core.ids import AnswerID, EventID, RoomID, UserID
+from core.llm.client import LlmError
+from core.memory.memory import ConversationMemory
+from core.metrics import Metrics
+from core.requests import Answer, ChatLine, Request
+
+log = logging.getLogger(__name__)
+
+
+class QuestionDesk:
+    def __init__(
+        self,
+        matrix: MatrixAccount,
+        state: StateStore,
+        answerer: Answerer,
+        settings: SettingsHolder,
+        router: Router,
+        feed: Feed,
+        spawn: Spawn,
+        *,
+        memory: ConversationMemory | None = None,
+        feedback: FeedbackDesk | None = None,
+        metrics: Metrics | None = None,
+    ) -> None:
+        self.matrix = matrix
+        self.state = state
+        self.answerer = answerer
+        self.settings = settings
+        self.router = router
+        self.feed = feed
+        self.spawn = spawn
+        self.memory = memory
+        self.feedback = feedback
+        self.metrics = metrics
+
+    async def answer(self, reply: ReplyWriter, action: AnswerQuestion) -> None:
+        """Answer into `reply`; the dispatcher reports what fails."""
+        message = reply.message
+        request = await self._request(message, action.text, reply)
+        if self.feedback is not None:
+            store, answer_id = self.feedback.store, ANSWER_ID.get()
+            reply.on_sent = lambda event_id: store.note_answer_event(event_id, answer_id)
+        async with typing_while(self.matrix, message.room_id):
+            work = asyncio.ensure_future(self.answerer.answer(request, reply.progress))
+            try:
+                await self._placeholder_unless_quick(work, reply)
+            except BaseException:
+                work.cancel()  # cancelled (a shutdown), or the placeholder failed
+                raise
+            answer = replace(await work, id=AnswerID(ANSWER_ID.get()))
+        if self.metrics is not None:
+            self.metrics.observe_answer(answer)
+        text = build_answer_markdown(answer)
+        event_id = await reply.finish(text, answer_id=answer.id)
+        if await self.state.was_redacted(message.event_id):
+            # Redacted while it was answered: what the answer kept of it goes too.
+            if self.memory is not None:
+                await self.memory.store.forget_turns_of(message.room_id, message.event_id)
+            return
+        if self.feedback is not None:
+            await self.feedback.record(request, answer, event_id, text)
+        line = ChatLine(UserID(self.router.bot.user_id), text, from_bot=True)
+        readers = reply.audience.readers if reply.audience else frozenset()
+        self.feed.add(
+            message.room_id, action.thread_root, FeedLine(answer.id, line, time.time(), readers)
+        )
+        if answer.followup:
+            self.spawn(self._add_badge(reply, event_id, text, answer))
+
+    async def _request(self, message: IncomingMessage, text: str, reply: ReplyWriter) -> Request:
+        audience = reply.audience
+        assert audience is not None
+        # Only the facts the request needs (the decision itself was stored at sync time).
+        in_bot_conversation = await self.router.replied_to_bot(
+            message
+        ) or await self.router.thread_has_bot(message)
+        return Request(
+            text=text,
+            sender=UserID(message.sender),
+            room=RoomID(message.room_id),
+            thread=EventID(message.thread_root) if message.thread_root else None,
+            recent=self.feed.recent(
+                message.room_id,
+                message.thread_root,
+                self.settings.current.bot.recent_messages,
+                before=message.event_id,
+                readers=audience.readers,
+                since=audience.own_since(),
+            ),
+            is_direct=await self.router.is_direct(message.room_id),
+            readers=tuple(sorted(audience.readers)),
+            knowledge=audience.knowledge,
+            plaintext_only=audience.plaintext_only,
+            open_room=audience.open_room,
+            event=message.event_id,
+            in_bot_conversation=in_bot_conversation,
+        )
+
+    async def _placeholder_unless_quick(self, work: asyncio.Future, reply: ReplyWriter) -> None:
+        try:
+            await asyncio.wait_for(
+                asyncio.shield(work), timeout=self.settings.current.bot.placeholder_after_seconds
+            )
+        except TimeoutError:
+            await reply.placeholder()
+
+    async def _add_badge(
+        self, reply: ReplyWriter, event_id: str, text: str, answer: Answer
+    ) -> None:
+        """After the answer is shown: the support check's badge, edited in."""
+        assert answer.followup is not None
+        try:
+            badge = await answer.followup()
+            if badge:
+                await reply.finish(f"{text}\n\n{badge}", answer_id=answer.id, notify=False)
+        except AudienceChanged:
+            log.info("no support badge for %s: new readers in the room", event_id)
+        except (LlmError, *SEND_ERRORS) as exc:
+            log.warning("the support badge for %s was not added: %s", event_id, exc)

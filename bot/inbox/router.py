@@ -1,0 +1,111 @@
+"""The facts a decision needs that the event alone cannot tell, gathered from the stores
+and the account; the decision itself is bot/inbox/routing.py's pure `decide_event`."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any, Protocol
+
+from bot.inbox.events import IncomingMessage, parse_message, parse_reaction, parse_redaction
+from bot.inbox.mentions import BotIdentity
+from bot.inbox.routing import Action, RoutingFacts, decide_event
+from bot.inbox.state import PendingEvent, StateStore
+from bot.matrix.account import MatrixAccount
+from bot.settings_holder import SettingsHolder
+from core.ids import RoomID
+
+
+class FeedbackFacts(Protocol):
+    """What the feedback feature knows (bot/features/feedback); absent when it is off."""
+
+    async def asked(self, room_id: str, thread_root: str | None, user: str) -> bool:
+        """The bot asked this person in this thread what was wrong with an answer."""
+        ...
+
+    async def is_answer(self, event_id: str) -> bool: ...
+    async def is_vote(self, event_id: str) -> bool: ...
+
+
+class Router:
+    def __init__(
+        self,
+        matrix: MatrixAccount,
+        state: StateStore,
+        settings: SettingsHolder,
+        bot: BotIdentity,
+        first_start_ms: int,
+        feedback: FeedbackFacts | None = None,
+    ) -> None:
+        self.matrix = matrix
+        self.state = state
+        self.settings = settings
+        self.bot = bot
+        self.first_start_ms = first_start_ms
+        self.feedback = feedback
+
+    async def route(
+        self, event: PendingEvent, received: Collection[str] = ()
+    ) -> tuple[IncomingMessage | None, Action]:
+        """What to do with the event; `received`: messages of the same sync batch already
+        addressed to the bot (not stored yet, so the store cannot tell)."""
+        room_id = RoomID(event.room_id)
+        message = parse_message(event.source, room_id)
+        facts = (
+            await self._facts(message, received)
+            if message is not None
+            else await self._vote_facts(event.source)
+        )
+        room = self.settings.current.room(room_id)
+        return message, decide_event(event.source, room_id, self.bot, room, facts)
+
+    async def _vote_facts(self, source: Mapping[str, Any]) -> RoutingFacts:
+        """What a reaction or a redaction is to the feedback: a vote, or a vote taken back."""
+        feedback = self.feedback
+        if feedback is None:
+            return RoutingFacts()
+        reaction, redaction = parse_reaction(source), parse_redaction(source)
+        return RoutingFacts(
+            reacts_to_answer=reaction is not None and await feedback.is_answer(reaction.target),
+            redacts_vote=redaction is not None and await feedback.is_vote(redaction.redacts),
+        )
+
+    async def _facts(
+        self, message: IncomingMessage, received: Collection[str] = ()
+    ) -> RoutingFacts:
+        bot_settings = self.settings.current.bot
+        state, feedback = self.state, self.feedback
+        joined_ms, invited_as_direct = await state.joined_room(message.room_id)
+        return RoutingFacts(
+            not_before_ms=max(self.first_start_ms, joined_ms),
+            replied_to_bot=await self.replied_to_bot(message),
+            thread_has_bot=await self.thread_has_bot(message),
+            is_direct=self._still_direct(message.room_id, invited_as_direct),
+            ignored_users=frozenset(bot_settings.ignore_users),
+            command_prefix=bot_settings.command_prefix,
+            feedback_asked=feedback is not None
+            and await feedback.asked(message.room_id, message.thread_root, message.sender),
+            edited_was_addressed=bool(message.replaces)
+            and (message.replaces in received or await state.was_received(message.replaces or "")),
+        )
+
+    async def replied_to_bot(self, message: IncomingMessage) -> bool:
+        return bool(message.reply_to) and await self.state.is_bot_message(message.reply_to or "")
+
+    async def thread_has_bot(self, message: IncomingMessage) -> bool:
+        return bool(message.thread_root) and await self.state.bot_in_thread(
+            message.room_id, message.thread_root or ""
+        )
+
+    async def not_before_ms(self, room_id: str) -> int:
+        """Messages older than the bot's first start, or its joining the room, are not its."""
+        joined_ms, _ = await self.state.joined_room(room_id)
+        return max(self.first_start_ms, joined_ms)
+
+    async def is_direct(self, room_id: str) -> bool:
+        _, invited_as_direct = await self.state.joined_room(room_id)
+        return self._still_direct(room_id, invited_as_direct)
+
+    def _still_direct(self, room_id: str, invited_as_direct: bool) -> bool:
+        """A chat the bot was invited to as direct, still with only one other person."""
+        room = self.matrix.room(room_id)
+        return invited_as_direct and room is not None and room.member_count <= 2

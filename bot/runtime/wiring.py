@@ -1,0 +1,107 @@
+"""The active process's parts on its account: the router, the dispatcher with each
+feature's handlers, the workers and the sync loop with its observers. Used by the app
+and, with a FakeAccount, by the tests of the bot's logic (tests/bot/harness.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.features.answers.answering import QuestionDesk
+from bot.features.answers.conversation import Conversation
+from bot.features.catchup.desk import CatchupDesk
+from bot.features.commands.desks import Desks
+from bot.features.feedback.desk import FeedbackDesk
+from bot.features.following.follower import MessageFollower
+from bot.features.summaries.desk import SummaryDesk
+from bot.inbox.audience import Audiences
+from bot.inbox.dispatcher import Dispatcher
+from bot.inbox.mentions import BotIdentity
+from bot.inbox.router import Router
+from bot.inbox.routing import (
+    AnswerQuestion,
+    ExplainCommand,
+    FollowEdit,
+    FollowRedaction,
+    KeepFeedback,
+    KeepVote,
+    RunCommand,
+)
+from bot.inbox.state import Lease, StateStore
+from bot.inbox.sync import SyncLoop
+from bot.inbox.workers import AnswerWorkers
+from bot.matrix.account import MatrixAccount
+from bot.matrix.types import SyncBatch
+from bot.settings_holder import SettingsHolder
+from core.answering import Answerer
+from core.memory.memory import ConversationMemory
+from core.metrics import Metrics
+
+
+@dataclass(frozen=True)
+class FeatureParts:
+    """The features a config may leave out."""
+
+    memory: ConversationMemory | None = None
+    feedback: FeedbackDesk | None = None
+    summaries: SummaryDesk | None = None
+    catchup: CatchupDesk | None = None
+    metrics: Metrics | None = None
+
+
+@dataclass(frozen=True)
+class Wired:
+    router: Router
+    dispatcher: Dispatcher
+    conversation: Conversation
+    workers: AnswerWorkers
+    sync: SyncLoop
+
+
+def wire_account(
+    matrix: MatrixAccount,
+    state: StateStore,
+    settings: SettingsHolder,
+    bot: BotIdentity,
+    answerer: Answerer,
+    audiences: Audiences,
+    first_start_ms: int,
+    parts: FeatureParts,
+    lease: Lease | None = None,
+) -> Wired:
+    """Every event kind to the feature that handles it."""
+    memory, feedback = parts.memory, parts.feedback
+    router = Router(matrix, state, settings, bot, first_start_ms, feedback)
+    dispatcher = Dispatcher(matrix, state, settings, audiences, router, parts.metrics)
+    conversation = Conversation(bot, settings, memory, router.not_before_ms)
+    questions = QuestionDesk(
+        matrix, state, answerer, settings, router, conversation.feed, dispatcher.spawn,
+        memory=memory, feedback=feedback, metrics=parts.metrics,
+    )  # fmt: skip
+    dispatcher.on_reply(AnswerQuestion, questions.answer)
+    desks = Desks(memory, feedback, parts.summaries, parts.metrics, parts.catchup)
+    commands = desks.replies(settings, router.is_direct)
+    dispatcher.on_reply(RunCommand, commands)
+    dispatcher.on_reply(ExplainCommand, commands)
+    follower = MessageFollower(
+        matrix, state, conversation.feed, memory, parts.summaries, dispatcher.spawn,
+        feedback.store if feedback else None,
+    )  # fmt: skip
+    dispatcher.on_work(FollowEdit, follower.edited)
+    dispatcher.on_work(FollowRedaction, follower.redacted)
+    dispatcher.follow_edit = follower.follow_edit
+    if feedback is not None:
+        dispatcher.on_reply(KeepFeedback, feedback.keep_comment)
+        dispatcher.on_work(KeepVote, feedback.take_vote)
+        dispatcher.after_failure.append(feedback.forget_answer_event)
+
+    workers = AnswerWorkers(state, dispatcher.run, settings.current.bot.answer_workers)
+    sync = SyncLoop(matrix, state, router, settings, workers, lease)
+
+    async def note_members(batch: SyncBatch) -> None:
+        audiences.observe(batch)
+
+    sync.on_batch.append(note_members)
+    if parts.catchup is not None:
+        sync.on_batch.append(parts.catchup.keep_receipts)
+    sync.on_message.append(conversation.observe)
+    return Wired(router, dispatcher, conversation, workers, sync)
