@@ -35,9 +35,10 @@ async def test_closing_the_knowledge_base_ends_its_embedding_thread(tmp_path):
     """A knowledge base with models of its own leaves no thread behind when it closes
     (a process that stops, or a test that opens many, would collect them)."""
     settings = knowledge_settings(tmp_path)
+    before = set(threading.enumerate())  # other tests' models keep theirs
     kb = await KnowledgeBase.open(lambda: settings)
     await kb.embedders.get(settings.knowledge.embedding_model).embed(["warm-up"])
-    threads = [t for t in threading.enumerate() if t.name.startswith("embed")]
+    threads = [t for t in set(threading.enumerate()) - before if t.name.startswith("embed")]
     assert threads, "the model encodes on a thread of its own"
     await kb.close()
     for thread in threads:
