@@ -35,6 +35,7 @@ class OpsServer:
         self.kb = kb
         self.failing_loops = failing_loops
         self.standby = standby
+        self._chroma_probe: asyncio.Future[None] | None = None
 
     def build_app(self) -> web.Application:
         app = web.Application()
@@ -78,10 +79,16 @@ class OpsServer:
     async def _chroma(self) -> Check:
         if self.kb is None:
             return "not used"
-        try:
-            await asyncio.wait_for(
-                asyncio.to_thread(self.kb.vectors.heartbeat), CHECK_TIMEOUT_SECONDS
+        # A heartbeat to a Chroma that hangs ties up its thread until Chroma answers: the
+        # next probes wait on the same one instead of each tying up another.
+        if self._chroma_probe is None or self._chroma_probe.done():
+            self._chroma_probe = asyncio.ensure_future(
+                asyncio.to_thread(self.kb.vectors.heartbeat)
             )
+            # Its failure is the finding of whichever probe waited for it, or of none.
+            self._chroma_probe.add_done_callback(lambda f: f.cancelled() or f.exception())
+        try:
+            await asyncio.wait_for(asyncio.shield(self._chroma_probe), CHECK_TIMEOUT_SECONDS)
         except Exception:  # any failure to answer is the finding
             return "failing"
         return "ok"

@@ -1,18 +1,25 @@
-"""Health decisions, metrics from answer traces, and log lines that carry the answer id."""
+"""Health decisions, metrics from answer traces, log lines that carry the answer id, and
+/health of a bot whose Chroma hangs."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import logging
+import sys
 
 import pytest
+from aiohttp.test_utils import TestClient, TestServer
 
 from bot.logs import ANSWER_ID, setup_logging
+from bot.runtime.ops import CHECK_TIMEOUT_SECONDS, OpsServer
 from core.health import decide_health
+from core.knowledge.base import KnowledgeBase
 from core.metrics import Metrics
 from core.requests import Answer
 from core.trace import AnswerStep, PrestepStep, RetrieveStep, RightsStep
+from tests.knowledge.conftest import knowledge_settings
 
 HEALTH = {
     "all good": ({"sync": "ok", "chroma": "ok", "llm": "ok"}, 200),
@@ -87,3 +94,43 @@ def test_text_log_lines_carry_the_answer_id_too(captured):
     logging.getLogger("bot.test").info("answered")
     ANSWER_ID.reset(token)
     assert "[abc123]: answered" in stream.getvalue()
+
+
+def threads_in_heartbeat() -> int:
+    """Threads whose stack is inside a Chroma heartbeat now."""
+    count = 0
+    for frame in sys._current_frames().values():
+        while frame is not None:
+            if frame.f_code.co_name == "heartbeat":
+                count += 1
+                break
+            frame = frame.f_back
+    return count
+
+
+async def test_a_hung_chroma_ties_up_one_thread_however_often_health_is_asked(tmp_path, embedders):
+    connections: list[asyncio.StreamWriter] = []
+
+    async def never_answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        connections.append(writer)  # accepted, never answered
+
+    hung = await asyncio.start_server(never_answer, "127.0.0.1", 0)
+    port = hung.sockets[0].getsockname()[1]
+    settings = knowledge_settings(tmp_path, chroma_url=f"http://127.0.0.1:{port}")
+    kb = await KnowledgeBase.open(lambda: settings, embedders)
+    ops = OpsServer(lambda: settings, Metrics(), lambda: "ok", kb)
+    client = TestClient(TestServer(ops.build_app()))
+    await client.start_server()
+    try:
+        for _ in range(2):
+            async with asyncio.timeout(CHECK_TIMEOUT_SECONDS + 5):
+                response = await client.get("/health")
+            assert response.status == 503
+            assert (await response.json())["checks"]["chroma"] == "failing"
+        assert threads_in_heartbeat() == 1, "one probe waits for Chroma, not one per request"
+    finally:
+        await client.close()
+        hung.close()
+        for writer in connections:
+            writer.close()
+        await kb.close()
