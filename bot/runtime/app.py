@@ -80,6 +80,7 @@ class Parts:
     receipts: SqlReceiptStore
     digests: SqlDigestStore
     ledger: SqlLedgerStore
+    limits: SqlRateLimits
 
 
 class BotApp:
@@ -126,6 +127,7 @@ class BotApp:
             if self.settings.current.llm.url:
                 self._llm = LlmClient(self.settings.current.llm)
             marks = await SqlSummaryMarks.open(await storage.database("summaries"))
+            limits = await SqlRateLimits.open(await storage.database("guardrails"))
             answerer = self.answerer or Guarded(
                 MemoryFirst(
                     PredeterminedFirst(self._answerer_for(kb, memory), self._current),
@@ -134,13 +136,13 @@ class BotApp:
                 ),
                 self._current,
                 memory,
-                await SqlRateLimits.open(await storage.database("guardrails")),
+                limits,
             )
             receipts = await SqlReceiptStore.open(state.db)
             digests = await SqlDigestStore.open(state.db)
             parts = Parts(
                 state, kb, memory, feedback_store, marks, metrics, answerer, receipts, digests,
-                ledger,
+                ledger, limits,
             )  # fmt: skip
             bot = self.settings.current.bot
             leadership = Leadership(state, self.settings.current.matrix.user_id, bot.lease_seconds)
@@ -274,7 +276,9 @@ class BotApp:
             matrix, parts.receipts, parts.digests, self._summarizer(parts.kb, "catchup"),
             self.settings, audiences, TimeExpressionFinder(),
         )  # fmt: skip
-        features = FeatureParts(parts.memory, feedback, summaries, catchup, parts.metrics)
+        features = FeatureParts(
+            parts.memory, feedback, summaries, catchup, parts.metrics, parts.limits
+        )
         wired = wire_account(
             matrix, parts.state, self.settings, bot, parts.answerer, audiences,
             await parts.state.first_start_ms(), features, leadership.lease,

@@ -33,6 +33,7 @@ from bot.matrix.account import MatrixAccount
 from bot.matrix.types import SyncBatch
 from bot.settings_holder import SettingsHolder
 from core.answering import Answerer
+from core.guardrails.rate_store import LocalRateLimits, RateLimits
 from core.memory.memory import ConversationMemory
 from core.metrics import Metrics
 
@@ -46,6 +47,8 @@ class FeatureParts:
     summaries: SummaryDesk | None = None
     catchup: CatchupDesk | None = None
     metrics: Metrics | None = None
+    # Shared with the questions' guardrails; in this process's memory when not given.
+    limits: RateLimits | None = None
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,10 @@ def wire_account(
         memory=memory, feedback=feedback, metrics=parts.metrics,
     )  # fmt: skip
     dispatcher.on_reply(AnswerQuestion, questions.answer)
-    desks = Desks(memory, feedback, parts.summaries, parts.metrics, parts.catchup)
+    desks = Desks(
+        memory, feedback, parts.summaries, parts.metrics, parts.catchup,
+        parts.limits or LocalRateLimits(),
+    )  # fmt: skip
     commands = desks.replies(settings, router.is_direct)
     dispatcher.on_reply(RunCommand, commands)
     dispatcher.on_reply(ExplainCommand, commands)

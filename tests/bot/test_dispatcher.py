@@ -80,3 +80,17 @@ async def test_the_fence_refuses_sealed_text_to_a_room_that_is_not_encrypted(tmp
         else:
             raise AssertionError("sealed text went to a room the homeserver can read")
         assert [m.room_id for m in bot.account.messages()] == ["!sealed"]
+
+
+async def test_commands_count_against_the_rate_limits_like_questions(tmp_path):
+    """A `!summarize last 365 days` costs many model calls: commands share the asker's
+    questions-per-minute with their questions (the help aside)."""
+    config = "[guardrails]\nuser_questions_per_minute = 1\n"
+    async with running_bot(tmp_path, config) as bot:
+        bot.account.add_room("!r", [ANN])
+        first = await bot.reply_to(bot.ask("!r", ANN, "!summarize last 365 days"))
+        assert first.content["body"] != strings.RATE_LIMITED["user"]
+        second = await bot.reply_to(bot.ask("!r", ANN, "!summarize last 365 days"))
+        assert second.content["body"] == strings.RATE_LIMITED["user"]
+        helped = await bot.reply_to(bot.ask("!r", ANN, "!help"))
+        assert helped.content["body"] != strings.RATE_LIMITED["user"]

@@ -15,6 +15,7 @@ from bot.inbox.routing import ExplainCommand, RunCommand
 from bot.settings_holder import SettingsHolder
 from core import strings
 from core.config import Settings
+from core.guardrails.rate_store import RateLimits
 from core.memory.memory import ConversationMemory
 from core.metrics import Metrics
 
@@ -26,6 +27,8 @@ class Desks:
     summaries: SummaryDesk | None = None
     metrics: Metrics | None = None
     catchup: CatchupDesk | None = None
+    # The questions-per-minute of people and rooms, which commands count against too.
+    limits: RateLimits | None = None
 
     def replies(
         self, settings: SettingsHolder, is_direct: Callable[[str], Awaitable[bool]]
@@ -54,6 +57,8 @@ class Desks:
             room.commands_enabled or action.name == "help"
         ):
             await reply.finish(explanation)
+        elif (refusal := await self._over_limit(reply, action, settings)) is not None:
+            await reply.finish(refusal)
         elif action.name in ("memory", "forget") and self.memory is not None:
             await reply.finish(await self._memory_reply(reply, action, settings.bot.command_prefix))
         elif action.name == "feedback" and self.feedback is not None:
@@ -66,6 +71,24 @@ class Desks:
             await self.catchup.command(reply, action, is_direct)
         else:
             await reply.finish(explanation)
+
+    async def _over_limit(
+        self, reply: ReplyWriter, action: RunCommand, settings: Settings
+    ) -> str | None:
+        """A command may cost many model calls (a summary of a year): it counts as a
+        question of its sender in its room; the help costs nothing and never does."""
+        if self.limits is None or action.name == "help":
+            return None
+        guard, message = settings.guardrails, reply.message
+        over = await self.limits.allows(
+            {
+                f"user:{message.sender}": guard.user_questions_per_minute,
+                f"room:{message.room_id}": guard.room_questions_per_minute,
+            }
+        )
+        if over is None:
+            return None
+        return strings.RATE_LIMITED["user" if over.startswith("user:") else "room"]
 
     async def _memory_reply(self, reply: ReplyWriter, action: RunCommand, prefix: str) -> str:
         assert self.memory is not None
