@@ -55,9 +55,14 @@ async def test_broken_edits_are_reported_and_the_bot_keeps_running(people, bot):
     kept = []
     watching = asyncio.create_task(_watch(bot, room, kept))
     bot.config_path.write_bytes(good[: good.index(b"[rooms.")])
-    await asyncio.sleep(0.3)
-    bot.config_path.write_bytes(good)
-    await asyncio.sleep(3)
+    await asyncio.sleep(0.3)  # the editor pauses between its two writes
+    # The whole file, with one change more, to know when the watcher has taken it.
+    whole = good.replace(
+        b"answer_without_mention = true",
+        b'answer_without_mention = true\ntimezone = "Europe/Paris"',
+    )
+    bot.config_path.write_bytes(whole)
+    await wait_for_config(bot, lambda settings: settings.room(room).timezone == "Europe/Paris")
     watching.cancel()
     assert kept and all(kept), "the half-written file was never applied"
     plain = await alice.say(room, "no mention needed here")
