@@ -168,6 +168,10 @@ class Dispatcher:
             # were: it is shown (quoted, no answer id) only while they are all who read.
             notice = build_failure_notice(exc, show_partial=reply.still_holds())
             await self._tell_failure(reply, notice)
+        except StorageError:
+            # The question stays pending and is answered again once the store is back,
+            # into the message already sent (see ReplyWriter's transaction ids).
+            raise
         except KnowledgeUnavailable as exc:
             log.warning("the documents could not be searched for %s: %s", message.event_id, exc)
             self._count_failure("knowledge_unavailable")

@@ -15,6 +15,7 @@ keeps a stale "Working on it…" next to a second answer.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -65,6 +66,8 @@ class ReplyWriter:
         self.event_id: str | None = None
         # An earlier run's message for this reply, until the first write takes it over.
         self.earlier: str | None = resume_from
+        self.resumed_from = resume_from
+        self._new_messages = 0
         self.sent: list[str] = []  # the message and its edits, to take back
         # Told the id of the reply's message when it is first sent.
         self.on_sent: Callable[[str], Awaitable[None]] | None = None
@@ -180,7 +183,7 @@ class ReplyWriter:
             notify=self.message.sender if notify else None,
             answer_id=answer_id,
         )
-        event_id = await self.matrix.send(self.message.room_id, content)
+        event_id = await self.matrix.send(self.message.room_id, content, txn_id=self._txn_id())
         # The message is out: it is this reply's from now on, even if a shutdown cancels
         # the task while it is written down (a restart must find it, not send another).
         self.sent.append(event_id)
@@ -190,6 +193,18 @@ class ReplyWriter:
         noting.add_done_callback(self.bookkeeping.discard)
         await asyncio.shield(noting)
         return event_id
+
+    def _txn_id(self) -> str | None:
+        """The transaction id of the reply's next new message: the same for the same
+        question, the same message it resumed, and the same count of new messages, so
+        that a run that sent it but could not keep its id (a crash, a store that failed)
+        sends it again as the same event (the homeserver answers a transaction id it
+        knows with the event it made of it). Extra notices get none."""
+        if not self.in_inbox:
+            return None
+        seed = f"{self.message.event_id}|{self.resumed_from or ''}|{self._new_messages}"
+        self._new_messages += 1
+        return "reply-" + hashlib.sha256(seed.encode()).hexdigest()[:32]
 
     async def _note_sent(self, event_id: str) -> None:
         await self.state.record_bot_message(event_id, self.message.room_id, self.thread_root)

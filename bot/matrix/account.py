@@ -80,8 +80,16 @@ class MatrixAccount(Protocol):
     async def display_name(self) -> str | None: ...
 
     # Writes: each one fenced (lease, room known, encryption).
-    async def send(self, room_id: str, content: dict[str, Any], *, sealed: bool = False) -> str:
-        """Post a message event; returns its event id."""
+    async def send(
+        self,
+        room_id: str,
+        content: dict[str, Any],
+        *,
+        sealed: bool = False,
+        txn_id: str | None = None,
+    ) -> str:
+        """Post a message event; returns its event id. A `txn_id` the homeserver has
+        seen from this session gives the event it made then, not a second one."""
         ...
 
     async def send_file(

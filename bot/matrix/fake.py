@@ -63,6 +63,7 @@ class FakeAccount:
         self._wrote = asyncio.Event()
         self._failures: dict[str, list[Exception]] = {}
         self._count = 0
+        self._txns: dict[str, str] = {}
         self._batch = 0
 
     @property
@@ -240,15 +241,26 @@ class FakeAccount:
 
     # Writes.
 
-    async def send(self, room_id: str, content: dict[str, Any], *, sealed: bool = False) -> str:
+    async def send(
+        self,
+        room_id: str,
+        content: dict[str, Any],
+        *,
+        sealed: bool = False,
+        txn_id: str | None = None,
+    ) -> str:
         self._check("send")
         self._fence("message", room_id, sealed)
+        if txn_id is not None and txn_id in self._txns:
+            return self._txns[txn_id]  # as Synapse does for the same access token
         event_id = self._new_id()
         source = {"type": "m.room.message", "sender": self.user_id, "content": content,
                   "room_id": room_id, "event_id": event_id,
                   "origin_server_ts": int(time.time() * 1000)}  # fmt: skip
         self._keep(room_id, source)
         self._note(Written("message", room_id, content, event_id, sealed))
+        if txn_id is not None:
+            self._txns[txn_id] = event_id
         return event_id
 
     async def send_file(

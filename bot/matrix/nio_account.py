@@ -219,13 +219,21 @@ class NioAccount:
 
     # Writes.
 
-    async def send(self, room_id: str, content: dict[str, Any], *, sealed: bool = False) -> str:
+    async def send(
+        self,
+        room_id: str,
+        content: dict[str, Any],
+        *,
+        sealed: bool = False,
+        txn_id: str | None = None,
+    ) -> str:
         self._fence("message", room_id, sealed)
         async with _as_matrix_error(f"sending to {room_id}"):
             try:
                 response = await self.client.room_send(
-                    room_id, "m.room.message", content, ignore_unverified_devices=True
-                )
+                    room_id, "m.room.message", content, tx_id=txn_id,
+                    ignore_unverified_devices=True,
+                )  # fmt: skip
             finally:
                 # nio reads an encrypted room's members anew before its first message there.
                 self._rooms.pop(room_id, None)

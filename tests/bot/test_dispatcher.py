@@ -4,10 +4,11 @@ do, without a homeserver."""
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from bot.matrix.types import WriteRefused
 from core import strings
-from tests.bot.harness import BOT, running_bot
+from tests.bot.harness import BOT, eventually, running_bot
 
 ANN, BEN = "@ann:fake.test", "@ben:fake.test"
 
@@ -94,3 +95,37 @@ async def test_commands_count_against_the_rate_limits_like_questions(tmp_path):
         assert second.content["body"] == strings.RATE_LIMITED["user"]
         helped = await bot.reply_to(bot.ask("!r", ANN, "!help"))
         assert helped.content["body"] != strings.RATE_LIMITED["user"]
+
+
+async def test_a_reply_sent_but_not_recorded_is_not_sent_twice(tmp_path, caplog):
+    """A crash (here: the store refusing writes) between sending the reply and keeping
+    its id: the message is answered again, with the same transaction id, which the
+    homeserver answers with the message it already has. One reply, not two."""
+    async with running_bot(tmp_path) as bot:
+        bot.account.add_room("!r", [ANN])
+        refused = asyncio.Event()
+
+        async def refuse_writes(request) -> None:
+            if not refused.is_set():
+                await bot.state.db.execute("PRAGMA query_only = 1")
+                refused.set()
+
+        bot.answerer.on_question = refuse_writes
+        with caplog.at_level(logging.WARNING, "bot.inbox.dispatcher"):
+            asked = bot.ask("!r", ANN, "who approves travel?")
+
+            async def stays_pending() -> bool | None:
+                return True if any("stays pending" in r.message for r in caplog.records) else None
+
+            await eventually(stays_pending)
+        assert bot.account.messages("!r"), "the reply went out before its id could be kept"
+        await bot.state.db.execute("PRAGMA query_only = 0")
+        await eventually(lambda: _done(bot, asked))
+        replies = [m for m in bot.account.messages("!r") if "m.new_content" not in m.content]
+        assert len(replies) == 1, "the answer went into the message already sent"
+        assert len(bot.answerer.requests) == 2, "asked again after the store came back"
+
+
+async def _done(bot, event_id: str) -> bool | None:
+    pending = [e.source["event_id"] for e in await bot.state.pending_events()]
+    return True if event_id not in pending else None

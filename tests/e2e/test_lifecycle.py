@@ -11,6 +11,7 @@ import sys
 import urllib.request
 
 import pytest
+from nio import AsyncClient, RoomSendResponse
 
 from tests.e2e.conftest import ROOT
 from tests.e2e.people import from_user, membership_of, replies_to, settle
@@ -141,3 +142,24 @@ async def test_python_dash_m_bot_runs_from_the_config_and_stops_on_sigterm(peopl
         _, stderr = process.communicate(timeout=30)
     assert process.returncode == 0, stderr
     assert bot.env["BOT_PASSWORD"] not in stderr
+
+
+async def test_the_homeserver_gives_the_same_event_for_a_transaction_sent_again(people):
+    """What the bot's replies rely on after a crash between sending and keeping the id
+    (bot/inbox/reply.py): the same transaction id from the same session, even from a
+    client made anew (a restarted bot reuses its session), is the same event."""
+    alice = await people("alice")
+    room = await alice.create_room([])
+    content = {"msgtype": "m.notice", "body": "sent once"}
+    first = await alice.client.room_send(room, "m.room.message", content, tx_id="reply-abc")
+    again = AsyncClient(alice.client.homeserver, alice.user_id)
+    again.restore_login(alice.user_id, alice.client.device_id, alice.client.access_token)
+    try:
+        second = await again.room_send(room, "m.room.message", content, tx_id="reply-abc")
+    finally:
+        await again.close()
+    assert isinstance(first, RoomSendResponse) and isinstance(second, RoomSendResponse)
+    assert second.event_id == first.event_id
+    sentinel = await alice.say(room, "after")
+    await alice.wait_for(room, lambda e: e.get("event_id") == sentinel)
+    assert len(alice.seen(room, lambda e: e.get("content", {}).get("body") == "sent once")) == 1
