@@ -82,9 +82,7 @@ class OpsServer:
         # A heartbeat to a Chroma that hangs ties up its thread until Chroma answers: the
         # next probes wait on the same one instead of each tying up another.
         if self._chroma_probe is None or self._chroma_probe.done():
-            self._chroma_probe = asyncio.ensure_future(
-                asyncio.to_thread(self.kb.vectors.heartbeat)
-            )
+            self._chroma_probe = asyncio.ensure_future(asyncio.to_thread(self.kb.vectors.heartbeat))
             # Its failure is the finding of whichever probe waited for it, or of none.
             self._chroma_probe.add_done_callback(lambda f: f.cancelled() or f.exception())
         try:
