@@ -13,7 +13,15 @@ import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, Protocol
 
-from bot.matrix.types import EventSource, MatrixError, MessagesPage, RoomState, SyncBatch
+from bot.matrix.fence import WriteKind, decide_write
+from bot.matrix.types import (
+    EventSource,
+    MatrixError,
+    MessagesPage,
+    RoomState,
+    SyncBatch,
+    WriteRefused,
+)
 from core.ids import RoomID, UserID
 
 # A typing notice lasts 30 s; it is renewed before it runs out.
@@ -108,6 +116,19 @@ class MatrixAccount(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+def check_write(
+    account: MatrixAccount, kind: WriteKind, room_id: str, sealed: bool = False
+) -> None:
+    """The fence every implementation's writes pass: raises WriteRefused when the write
+    may not go (see bot/matrix/fence.py)."""
+    refused = decide_write(
+        kind=kind, holds_lease=account.may_send(), room=account.room(room_id), sealed=sealed,
+        encryption_on=account.encryption_on, room_id=room_id,
+    )  # fmt: skip
+    if refused:
+        raise WriteRefused(refused)
 
 
 # What a call to the homeserver raises (implementations wrap their transport's errors).

@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from bot.matrix.account import MatrixAccount
-from bot.matrix.fence import WriteKind, decide_write
+from bot.matrix.account import MatrixAccount, check_write
+from bot.matrix.fence import WriteKind
 from bot.matrix.types import (
     EventSource,
     Invite,
@@ -25,7 +25,6 @@ from bot.matrix.types import (
     ReadReceipt,
     RoomState,
     SyncBatch,
-    WriteRefused,
 )
 from core.ids import RoomID, UserID
 
@@ -157,12 +156,7 @@ class FakeAccount:
             raise pending.pop(0)
 
     def _fence(self, kind: WriteKind, room_id: str, sealed: bool = False) -> None:
-        refused = decide_write(
-            kind=kind, holds_lease=self.may_send(), room=self.room(room_id), sealed=sealed,
-            encryption_on=self._encryption_on, room_id=room_id,
-        )  # fmt: skip
-        if refused:
-            raise WriteRefused(refused)
+        check_write(self, kind, room_id, sealed)
 
     def _new_id(self) -> str:
         self._count += 1

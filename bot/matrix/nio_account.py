@@ -34,9 +34,9 @@ from nio import (
 )
 from nio.rooms import MatrixRoom
 
-from bot.matrix.account import MatrixAccount
+from bot.matrix.account import MatrixAccount, check_write
 from bot.matrix.cross_signing import ensure_cross_signed
-from bot.matrix.fence import WriteKind, decide_write
+from bot.matrix.fence import WriteKind
 from bot.matrix.sync_batch import build_sync_batch
 from bot.matrix.types import (
     EventSource,
@@ -45,7 +45,6 @@ from bot.matrix.types import (
     MessagesPage,
     RoomState,
     SyncBatch,
-    WriteRefused,
 )
 from core.ids import RoomID, UserID
 
@@ -105,12 +104,7 @@ class NioAccount:
         return getattr(self.client, "last_retry", None)
 
     def _fence(self, kind: WriteKind, room_id: str, sealed: bool = False) -> None:
-        refused = decide_write(
-            kind=kind, holds_lease=self.may_send(), room=self.room(room_id), sealed=sealed,
-            encryption_on=self.encryption_on, room_id=room_id,
-        )  # fmt: skip
-        if refused:
-            raise WriteRefused(refused)
+        check_write(self, kind, room_id, sealed)
 
     # Reads.
 
