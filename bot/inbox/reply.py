@@ -28,6 +28,7 @@ from bot.inbox.state import StateStore
 from bot.matrix.account import SEND_ERRORS, MatrixAccount
 from bot.matrix.types import MatrixError
 from core import strings
+from core.storage.database import StorageError
 
 log = logging.getLogger(__name__)
 
@@ -111,12 +112,15 @@ class ReplyWriter:
         answer computed for the earlier readers."""
         async with self._lock:
             shown = list(reversed(self.sent)) + ([self.earlier] if self.earlier else [])
+            taken = self.event_id or self.earlier
             for event_id in shown:
                 await self.matrix.redact(self.message.room_id, event_id, strings.TAKEN_BACK)
             self.sent.clear()
             self.event_id = self.earlier = None
-            if self.in_inbox:
-                await self.state.record_reply(self.message.event_id, None)
+            if self.in_inbox and taken is not None:
+                # Kept, redacted: a later run finds it gone and replies anew, with
+                # transaction ids of its own (never those of the message taken back).
+                await self.state.record_reply(self.message.event_id, taken)
 
     async def _write(self, text: str, *, answer_id: str | None, notify: bool, computed: bool):
         async with self._lock:
@@ -211,4 +215,8 @@ class ReplyWriter:
         if self.in_inbox:
             await self.state.record_reply(self.message.event_id, event_id)
         if self.on_sent is not None:
-            await self.on_sent(event_id)
+            try:
+                await self.on_sent(event_id)
+            except StorageError as exc:
+                # A help (votes on the answer): the answer is not asked again for it.
+                log.warning("the reply %s was not noted for its votes: %s", event_id, exc)

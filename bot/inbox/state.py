@@ -248,8 +248,8 @@ class SqlStateStore(SqlStore):
         )
 
     async def record_reply(self, event_id: str, reply_event_id: str | None) -> None:
-        """The bot's message answering the inbox's message `event_id`; None once it was
-        taken back (the next reply is a new message)."""
+        """The bot's message answering the inbox's message `event_id` (once taken back,
+        still that message, redacted: a later run finds it gone and replies anew)."""
         await self.db.execute(
             "UPDATE inbox SET reply_event_id = ? WHERE event_id = ?", reply_event_id, event_id
         )

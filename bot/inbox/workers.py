@@ -119,12 +119,17 @@ class AnswerWorkers:
         """The given-back messages, each read again from the store (its reply may have
         been recorded meanwhile), if still pending."""
         again, self._again = sorted(self._again), set()
-        self._blocking = set()
+        blocking, self._blocking = self._blocking, set()
         for arrival in again:
             try:
                 rows = await self.state.pending_events(after=arrival - 1, limit=1)
             except StorageError:
                 self._again.add(arrival)
+                if arrival in blocking:
+                    # Still a barrier: nothing after it is fed before it is followed.
+                    self._blocking.add(arrival)
+                    self._again.update(later for later in again if later > arrival)
+                    return
                 continue
             if rows and rows[0].arrival == arrival and arrival not in self._taken:
                 self._taken.add(arrival)

@@ -90,7 +90,7 @@ def wire_account(
     dispatcher.on_reply(ExplainCommand, commands)
     follower = MessageFollower(
         matrix, state, conversation.feed, memory, parts.summaries, dispatcher.spawn,
-        feedback.store if feedback else None,
+        feedback.store if feedback else None, conversation.settled,
     )  # fmt: skip
     dispatcher.on_work(FollowEdit, follower.edited)
     dispatcher.on_work(FollowRedaction, follower.redacted)

@@ -89,11 +89,11 @@ class RightsChecker:
         be read leaves no signer: only public documents are shown (fails closed)."""
         rights = self.settings().rights
         if rights != self._signed_with:
+            self._signer = None  # until the new section's keys are read
             self._signed_with = rights
             try:
                 self._signer = TokenSigner(rights)
             except KeyProblem as exc:
-                self._signer = None
                 if any(not c.public for c in self.settings().collections.values()):
                     log.warning(
                         "reader tokens cannot be signed (%s): only public documents are shown",

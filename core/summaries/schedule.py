@@ -14,6 +14,7 @@ one place this process keeps a registry.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
@@ -30,6 +31,7 @@ from core.config.summaries import Schedule, SummarySettings
 
 log = logging.getLogger(__name__)
 JOB_PREFIX = "summary:"
+RESULT_POLL_SECONDS = 5
 
 
 def build_job_store_url(
@@ -114,4 +116,14 @@ def fire(key: str, room: str) -> None:
     if scheduler is None or scheduler.loop is None or scheduler.loop.is_closed():
         log.warning("a summary job for %s fired with no scheduler running", room)
         return
-    asyncio.run_coroutine_threadsafe(scheduler.run(room), scheduler.loop).result()
+    running = asyncio.run_coroutine_threadsafe(scheduler.run(room), scheduler.loop)
+    # Waited for in turns: a loop that stops meanwhile must not keep this thread, and
+    # with it the process's exit, waiting for ever.
+    while True:
+        try:
+            running.result(timeout=RESULT_POLL_SECONDS)
+            return
+        except concurrent.futures.TimeoutError:
+            if scheduler.loop.is_closed() or SummaryScheduler.running.get(key) is not scheduler:
+                running.cancel()
+                return

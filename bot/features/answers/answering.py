@@ -27,6 +27,7 @@ from core.llm.client import LlmError
 from core.memory.memory import ConversationMemory
 from core.metrics import Metrics
 from core.requests import Answer, ChatLine, Request
+from core.storage.database import StorageError
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +83,12 @@ class QuestionDesk:
                 await self.memory.store.forget_turns_of(message.room_id, message.event_id)
             return
         if self.feedback is not None:
-            await self.feedback.record(request, answer, event_id, text)
+            try:
+                await self.feedback.record(request, answer, event_id, text)
+            except StorageError as exc:
+                # The answer is out: it is not asked again (and the model called again)
+                # for the record of it that votes would use.
+                log.warning("the answer %s was not recorded for feedback: %s", answer.id, exc)
         line = ChatLine(UserID(self.router.bot.user_id), text, from_bot=True)
         readers = reply.audience.readers if reply.audience else frozenset()
         self.feed.add(

@@ -2,7 +2,10 @@
 lines from, and the room's history (core/memory) that later answers search.
 
 History lines go through one queue and one task: a gap of thousands of messages after a
-reconnect is a queue of lines, not thousands of tasks.
+reconnect is a queue of lines, not thousands of tasks. The sync never waits for it: when
+the history falls that far behind (its Chroma hangs), lines are left out of it, logged.
+Edits and redactions are followed in the history once the lines before them are kept
+(`settled`), so that an edit never reaches the history before the line it edits.
 """
 
 from __future__ import annotations
@@ -63,13 +66,25 @@ class Conversation:
         if addressed or self.memory is None:
             return
         if message.timestamp_ms >= await self.not_before_ms(message.room_id):
-            await self._lines.put(message)
+            try:
+                self._lines.put_nowait(message)
+            except asyncio.QueueFull:
+                log.warning(
+                    "a line of %s is left out of its history: it is behind", message.room_id
+                )
 
     async def keep_history(self) -> None:
         """Add the queued lines to the rooms' history, until cancelled."""
         while True:
             message = await self._lines.get()
-            await self._remember(message)
+            try:
+                await self._remember(message)
+            finally:
+                self._lines.task_done()
+
+    async def settled(self) -> None:
+        """Wait until the lines queued so far are in the history."""
+        await self._lines.join()
 
     async def _remember(self, message: IncomingMessage) -> None:
         assert self.memory is not None

@@ -19,6 +19,9 @@ from core.guardrails.rate_store import RateLimits
 from core.memory.memory import ConversationMemory
 from core.metrics import Metrics
 
+# The commands that may ask the model, and so count against the rate limits.
+MODEL_COMMANDS = frozenset({"summarize", "catchup"})
+
 
 @dataclass(frozen=True)
 class Desks:
@@ -75,9 +78,10 @@ class Desks:
     async def _over_limit(
         self, reply: ReplyWriter, action: RunCommand, settings: Settings
     ) -> str | None:
-        """A command may cost many model calls (a summary of a year): it counts as a
-        question of its sender in its room; the help costs nothing and never does."""
-        if self.limits is None or action.name == "help":
+        """A command that asks the model (a summary, of a year perhaps; a catch-up)
+        counts as a question of its sender in its room; the others cost no model call,
+        and `!forget` or turning a digest off must never be refused."""
+        if self.limits is None or action.name not in MODEL_COMMANDS:
             return None
         guard, message = settings.guardrails, reply.message
         over = await self.limits.allows(

@@ -51,6 +51,7 @@ class MessageFollower:
         summaries: SummaryDesk | None,
         spawn: Spawn,
         feedback: FeedbackStore | None = None,
+        history_settled: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.matrix = matrix
         self.state = state
@@ -59,6 +60,8 @@ class MessageFollower:
         self.memory = memory
         self.summaries = summaries
         self.spawn = spawn
+        # Waits until the lines before an edit or a redaction are in the history.
+        self.history_settled = history_settled
 
     async def edited(
         self, event: PendingEvent, message: IncomingMessage | None, action: object
@@ -81,6 +84,7 @@ class MessageFollower:
         self.feed.follow(room, original, message.sender, text)
         edit = message.event_id
         if self.memory is not None:
+            await self._settled()
             await _step(
                 "history", self.memory.follow_edit(room, original, message.sender, text, edit)
             )
@@ -97,11 +101,16 @@ class MessageFollower:
             await self.feedback.forget_event(event_id)
         said = await self._said_at(room_id, event_id)
         if self.memory is not None:
+            await self._settled()
             await _step("history", self.memory.follow_redaction(room_id, event_id, said))
         try:
             await self._follow_in_summaries(room_id, event_id, said)
         finally:
             await self._erase_freed()
+
+    async def _settled(self) -> None:
+        if self.history_settled is not None:
+            await self.history_settled()
 
     async def _follow_in_summaries(self, room_id: str, event_id: str, said: float | None) -> None:
         if self.summaries is None:
