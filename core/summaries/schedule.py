@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
 from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
@@ -62,6 +63,7 @@ class SummaryScheduler:
         self.key = key
         self.run = run
         self.loop: asyncio.AbstractEventLoop | None = None
+        self._starting: asyncio.Future[None] | None = None
         self.scheduler = BackgroundScheduler(
             jobstores={"default": SQLAlchemyJobStore(url=url, tablename="summary_jobs")},
             job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None},
@@ -71,12 +73,19 @@ class SummaryScheduler:
         """Start on this loop: due summaries run here."""
         self.loop = asyncio.get_running_loop()
         SummaryScheduler.running[self.key] = self
-        await asyncio.to_thread(self.scheduler.start)
+        # Shielded: a start cancelled half-way still ends, and `stop` waits for it.
+        self._starting = asyncio.ensure_future(asyncio.to_thread(self.scheduler.start))
+        await asyncio.shield(self._starting)
 
     async def stop(self) -> None:
+        """Shut the scheduler down, also one whose start was cancelled while under way
+        (it would otherwise start afterwards and keep its job store's connections)."""
         SummaryScheduler.running.pop(self.key, None)
+        if self._starting is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._starting)
         if self.scheduler.running:
-            await asyncio.to_thread(self.scheduler.shutdown, wait=False)
+            await asyncio.shield(asyncio.to_thread(self.scheduler.shutdown, wait=False))
 
     async def apply(self, wanted: Mapping[str, Schedule]) -> None:
         """Make the jobs match the config: one per scheduled room. A job whose schedule
