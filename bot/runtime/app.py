@@ -197,6 +197,11 @@ class BotApp:
                 await self._run_active(parts, leadership, supervisor)
             except* LeaseLost:
                 log.warning("lost the syncing lease: standing by")
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                # A stop that came while the lease was lost: the TaskGroup raised the
+                # loss alone, and standing by would keep the process from ever stopping.
+                raise asyncio.CancelledError
 
     async def _run_active(
         self, parts: Parts, leadership: Leadership, supervisor: Supervisor

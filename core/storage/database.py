@@ -15,6 +15,9 @@ from typing import Any, Literal, ParamSpec, Protocol, TypeVar
 
 Dialect = Literal["sqlite", "postgres"]
 P = ParamSpec("P")
+# How long a close waits for work still holding the database (a statement that hangs, a
+# transaction of a task that outlived its shutdown) before cutting it off.
+CLOSE_SECONDS = 10.0
 R = TypeVar("R")
 
 
@@ -74,7 +77,10 @@ class Database(Protocol):
         one connection, held by the block)."""
         ...
 
-    async def close(self) -> None: ...
+    async def close(self, wait_seconds: float = CLOSE_SECONDS) -> None:
+        """Close, cutting off after `wait_seconds` what still holds the database (an
+        open transaction is rolled back): a stop never hangs on its stores."""
+        ...
 
 
 async def erase_freed(db: Database) -> None:

@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import logging
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
 import asyncpg
 
-from core.storage.database import Database, Dialect, Row, StorageError, storage_errors
+from core.storage.database import (
+    CLOSE_SECONDS,
+    Database,
+    Dialect,
+    Row,
+    StorageError,
+    storage_errors,
+)
 
+log = logging.getLogger(__name__)
 POOL_SIZE = 10
 # What the driver raises when the server is gone, a statement fails or a call times out.
 DRIVER_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError)
@@ -74,7 +84,7 @@ class PostgresConnection:
     def transaction(self) -> Any:
         raise RuntimeError("already in a transaction")
 
-    async def close(self) -> None:
+    async def close(self, wait_seconds: float = CLOSE_SECONDS) -> None:
         raise RuntimeError("close the database, not a transaction")
 
 
@@ -103,5 +113,9 @@ class PostgresDatabase(PostgresConnection):
         except DRIVER_ERRORS as exc:
             raise StorageError(f"{type(exc).__name__}: {exc}") from exc
 
-    async def close(self) -> None:
-        await self._pool.close()
+    async def close(self, wait_seconds: float = CLOSE_SECONDS) -> None:
+        try:
+            await asyncio.wait_for(self._pool.close(), wait_seconds)
+        except TimeoutError:
+            log.warning("database connections still in use after %s s were cut", wait_seconds)
+            self._pool.terminate()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
@@ -11,8 +12,9 @@ from typing import Any
 
 import aiosqlite
 
-from core.storage.database import Database, Dialect, Row, storage_errors
+from core.storage.database import CLOSE_SECONDS, Database, Dialect, Row, storage_errors
 
+log = logging.getLogger(__name__)
 BUSY_TIMEOUT_MS = 10_000
 # aiosqlite raises ValueError for a closed connection.
 DRIVER_ERRORS = (sqlite3.Error, OSError, ValueError)
@@ -70,7 +72,7 @@ class SqliteConnection:
     def transaction(self) -> Any:
         raise RuntimeError("already in a transaction")
 
-    async def close(self) -> None:
+    async def close(self, wait_seconds: float = CLOSE_SECONDS) -> None:
         raise RuntimeError("close the database, not a transaction")
 
 
@@ -155,6 +157,15 @@ class SqliteDatabase:
         except sqlite3.OperationalError:
             pass  # no transaction is open: BEGIN failed, or COMMIT ended it
 
-    async def close(self) -> None:
-        async with self._lock:
+    async def close(self, wait_seconds: float = CLOSE_SECONDS) -> None:
+        held = False
+        try:
+            held = await asyncio.wait_for(self._lock.acquire(), wait_seconds)
+        except TimeoutError:
+            # Closing the connection rolls the transaction back.
+            log.warning("a transaction still open after %s s was cut off", wait_seconds)
+        try:
             await self._connection.close()
+        finally:
+            if held:
+                self._lock.release()

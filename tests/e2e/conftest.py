@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -17,6 +18,8 @@ from tests.rights.conftest import SourceApp, serve
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "correct horse battery staple"
+# A stop waits for the answers in flight (the shutdown grace) and closes its stores.
+STOP_SECONDS = 120
 
 
 @pytest.fixture(scope="session")
@@ -106,8 +109,19 @@ allowed_users = {_toml(list(allowed_users))}
     async def stop(self) -> None:
         if self._task:
             self._task.cancel()
+            done, _ = await asyncio.wait({self._task}, timeout=STOP_SECONDS)
+            if not done:
+                pytest.fail(f"the bot did not stop in {STOP_SECONDS} s:\n{_task_stacks()}")
             await asyncio.gather(self._task, return_exceptions=True)
             self._task = None
+
+
+def _task_stacks() -> str:
+    """Where every task of the loop waits (what a hung stop waits for)."""
+    out = io.StringIO()
+    for task in asyncio.all_tasks():
+        task.print_stack(file=out)
+    return out.getvalue()
 
 
 def _toml(value: object) -> str:

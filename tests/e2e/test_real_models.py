@@ -131,7 +131,7 @@ async def test_an_answer_started_beside_a_declining_pre_step_never_reaches_the_r
     llm.respond = lambda body: "EARLY-ANSWER: trains through Travelink [1]."
     alice, room, _ = await start(people, bot, llm)
     # A slow verdict: the answer is written while the pre-step still grades.
-    llm.enqueue(verdict(toxicity=9), delay=2.0)
+    llm.enqueue(verdict(toxicity=9), after_stream=True)
     reply = await ask(alice, room, "how are trains booked?", bot)
     assert reply["body"] == strings.TOXIC_DECLINED
     assert any(body.get("stream") for body in llm.history), "an answer was started"

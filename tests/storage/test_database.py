@@ -128,3 +128,27 @@ async def test_a_failing_statement_or_a_database_gone_is_a_storage_error(open_da
     await db.close()
     with pytest.raises(StorageError):
         await db.fetchval("SELECT 1")
+
+
+async def test_closing_cuts_off_a_transaction_left_open_and_rolls_it_back(open_database):
+    """A task that outlived its shutdown holds a transaction: the stop does not hang on
+    it, and what the transaction wrote is not kept."""
+    db = await open_database()
+    await db.execute("CREATE TABLE notes (text TEXT)")
+    inside, never = asyncio.Event(), asyncio.Event()
+
+    async def left_open() -> None:
+        async with db.transaction() as tx:
+            await tx.execute("INSERT INTO notes VALUES ('half-done')")
+            inside.set()
+            await never.wait()
+
+    task = asyncio.create_task(left_open())
+    try:
+        await inside.wait()
+        await asyncio.wait_for(db.close(wait_seconds=0.5), timeout=30)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    again = await open_database()
+    assert await again.fetch("SELECT text FROM notes") == []

@@ -29,6 +29,7 @@ Tokens are counted as words and symbols, four more per message (`count_tokens`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import time
@@ -47,6 +48,7 @@ from aiohttp.test_utils import TestServer
 # content at all (a role chunk and a finish chunk, as vLLM sends), then a normal end.
 # "error": the pieces, then an error event as vLLM sends one mid-stream, then [DONE].
 Ending = Literal["stop", "length", "no_done", "cut", "empty", "error"]
+AFTER_STREAM_SECONDS = 30
 ENDINGS: tuple[Ending, ...] = ("stop", "length", "no_done", "cut", "empty", "error")
 FINISH_REASONS = {"stop": "stop", "length": "length"}
 
@@ -57,6 +59,8 @@ class Reply:
     status: int = 200
     delay: float = 0.0
     ending: Ending = "stop"
+    # Sent only once a streamed request (an answer) has come, whatever the machine's speed.
+    after_stream: bool = False
 
 
 @dataclass
@@ -90,6 +94,7 @@ class FakeLlm:
     tokenize: bool = False
     # The kind of each reply once sent whole ("json" or "stream"), in that order.
     finished: list[str] = field(default_factory=list)
+    _streamed: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
     def url(self) -> str:
@@ -116,9 +121,10 @@ class FakeLlm:
         status: int = 200,
         delay: float = 0.0,
         ending: Ending = "stop",
+        after_stream: bool = False,
     ) -> None:
         assert ending in ENDINGS, ending
-        self.replies.append(Reply(content, status, delay, ending))
+        self.replies.append(Reply(content, status, delay, ending, after_stream))
 
     def _next_reply(self, *, streamed: bool) -> Reply | None:
         """The next scripted reply for a request: in order, except that a streamed request
@@ -147,6 +153,8 @@ class FakeLlm:
     async def _complete(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
         self.history.append(body)
+        if body.get("stream"):
+            self._streamed.set()
         if "response_format" in body and self.response_format == "refuse":
             return web.json_response(
                 {"error": {"message": "response_format is not supported by this server",
@@ -186,6 +194,10 @@ class FakeLlm:
             reply = Reply(self.respond(body))
         else:
             reply = Reply("unscripted request", status=500)
+        if reply.after_stream:
+            # Bounded: a bot that never starts the answer gets its reply all the same.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._streamed.wait(), AFTER_STREAM_SECONDS)
         await asyncio.sleep(reply.delay or self.delay)
         if reply.status != 200:
             return web.json_response(

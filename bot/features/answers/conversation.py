@@ -43,6 +43,10 @@ class Conversation:
         self.not_before_ms = not_before_ms
         self.feed = feed or Feed()
         self._lines: asyncio.Queue[IncomingMessage] = asyncio.Queue(HISTORY_QUEUE)
+        # Lines queued and lines kept so far: `settled` waits for those queued before it
+        # only (a queue's join would also wait for every line that comes meanwhile).
+        self._queued = self._kept = 0
+        self._progress = asyncio.Condition()
 
     async def observe(self, message: IncomingMessage, addressed: bool = False) -> None:
         """Keep a room's messages as context, leaving out the bot's own messages, commands
@@ -68,6 +72,7 @@ class Conversation:
         if message.timestamp_ms >= await self.not_before_ms(message.room_id):
             try:
                 self._lines.put_nowait(message)
+                self._queued += 1
             except asyncio.QueueFull:
                 log.warning(
                     "a line of %s is left out of its history: it is behind", message.room_id
@@ -80,11 +85,17 @@ class Conversation:
             try:
                 await self._remember(message)
             finally:
-                self._lines.task_done()
+                async with self._progress:
+                    self._kept += 1
+                    self._progress.notify_all()
 
-    async def settled(self) -> None:
-        """Wait until the lines queued so far are in the history."""
-        await self._lines.join()
+    def settled(self) -> Awaitable[None]:
+        """Wait until the lines queued before this call are in the history."""
+        return self._kept_up_to(self._queued)
+
+    async def _kept_up_to(self, queued: int) -> None:
+        async with self._progress:
+            await self._progress.wait_for(lambda: self._kept >= queued)
 
     async def _remember(self, message: IncomingMessage) -> None:
         assert self.memory is not None
