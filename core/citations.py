@@ -44,10 +44,14 @@ def parse_marker_numbers(inside: str, largest: int) -> list[int]:
 
 
 def build_cited_text(
-    text: str, sources: Sequence[Item], key: Callable[[Item], Hashable] | None = None
+    text: str,
+    sources: Sequence[Item],
+    key: Callable[[Item], Hashable] | None = None,
+    on_cite: Callable[[Item], None] | None = None,
 ) -> tuple[str, list[Item]]:
     """The text with valid markers renumbered and invalid ones removed, and the cited
-    sources (the first cited item of each `key`)."""
+    sources (the first cited item of each `key`); `on_cite` sees every cited item (the
+    pages of a document that were cited, say)."""
     order: dict[Hashable, int] = {}
     first: dict[Hashable, Item] = {}
 
@@ -57,6 +61,8 @@ def build_cited_text(
         for given in parse_marker_numbers(inside, len(sources)):
             if 1 <= given <= len(sources):
                 item = sources[given - 1]
+                if on_cite is not None:
+                    on_cite(item)
                 name = key(item) if key else given
                 first.setdefault(name, item)
                 order.setdefault(name, len(order) + 1)

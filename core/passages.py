@@ -16,6 +16,7 @@ from core.pipeline.grounding import build_audience
 from core.pipeline.sources import SourcesFinder
 from core.requests import Answer, AnswerKind, Progress, Request, Source
 from core.rights.checker import RightsChecker
+from core.sources import build_source
 from core.timerange import TimeExpressionFinder
 
 SNIPPET_CHARS = 400
@@ -55,9 +56,8 @@ def build_passages_answer(
         key = (hit.collection, hit.document_id)
         if key not in numbers:
             numbers[key] = len(sources) + 1
-            sources.append(
-                Source(hit.title, hit.url or None, hit.collection, hit.document_id, hit.score)
-            )
+            shown = [h for h in hits if (h.collection, h.document_id) == key]
+            sources.append(build_source(hit, shown))
         parts.append(f"> {build_snippet(hit.text)} [{numbers[key]}]")
     return "\n\n".join(parts), tuple(sources)
 

@@ -21,6 +21,7 @@ from pydantic import (
 )
 
 from core.config.feedback import FeedbackSettings
+from core.config.files import FileSettings
 from core.config.guardrails import GuardrailSettings
 from core.config.knowledge import (
     CollectionSettings,
@@ -227,6 +228,7 @@ class Settings(Strict):
     memory: MemorySettings = Field(default_factory=dict, validate_default=True)
     feedback: FeedbackSettings = Field(default_factory=dict, validate_default=True)
     summaries: SummarySettings = Field(default_factory=dict, validate_default=True)
+    files: FileSettings = Field(default_factory=dict, validate_default=True)
     ops: OpsSettings = Field(default_factory=dict, validate_default=True)
     storage: StorageSettings = Field(default_factory=dict, validate_default=True)
     predetermined: tuple[PredeterminedAnswer, ...] = ()
@@ -250,7 +252,16 @@ class Settings(Strict):
             raise ValueError(f"summaries.collection: {collection!r} is not a [collections] entry")
         if scheduled and collection is None:
             raise ValueError("summaries.collection: scheduled summaries need a collection")
+        files = self.files.collection
+        if files is not None and files not in self.collections:
+            raise ValueError(f"files.collection: {files!r} is not a [collections] entry")
         return self
+
+    def room_files_collection(self) -> str | None:
+        """Where files shared in rooms are kept; None: they are not."""
+        if not self.files.rooms:
+            return None
+        return self.files.collection or self.summaries.collection
 
     def embedding_model_of(self, collection: str) -> str:
         """The model of a collection: its own, or the default of [knowledge]."""

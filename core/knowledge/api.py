@@ -8,6 +8,8 @@ with a JSON body `{"error": {"code", "message"}}` and changes nothing.
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import hmac
 import logging
 import unicodedata
@@ -36,6 +38,7 @@ from core.knowledge.documents import (
     load_json,
     parse_document_dates,
 )
+from core.knowledge.extraction import BINARY_KINDS, Extracted, Unreadable
 from core.knowledge.openapi import build_openapi
 
 log = logging.getLogger(__name__)
@@ -55,8 +58,15 @@ class DocumentBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     title: str = Field(min_length=1, max_length=1000)
-    content: str
-    format: Literal["markdown", "text", "html"] = "markdown"
+    content: str | None = Field(
+        default=None, description="the text: required for markdown, text and html"
+    )
+    format: Literal["markdown", "text", "html", "pdf", "docx"] = "markdown"
+    content_base64: str | None = Field(
+        default=None,
+        description="the file itself, base64-encoded (pdf and docx, instead of content); "
+        "its text is read by the server, a PDF's with its pages",
+    )
     url: str = Field(default="", max_length=4000)
     language: str = Field(default="", max_length=35)
     version: str = Field(default="", max_length=200, description="version or update time")
@@ -88,6 +98,21 @@ class DocumentBody(BaseModel):
         return value
 
     @model_validator(mode="after")
+    def _content_as_its_format_needs(self) -> DocumentBody:
+        if self.format in BINARY_KINDS:
+            if self.content_base64 is None or self.content:
+                raise PydanticCustomError(
+                    "content", f"a {self.format} file is sent as content_base64, not content"
+                )
+        elif self.content_base64 is not None:
+            raise PydanticCustomError(
+                "content", "content_base64 is for pdf and docx files; send text as content"
+            )
+        elif self.content is None:
+            raise PydanticCustomError("content", "content: Field required")
+        return self
+
+    @model_validator(mode="after")
     def _dates_read(self) -> DocumentBody:
         try:
             parse_document_dates(self.date, self.date_end)
@@ -108,9 +133,13 @@ class IngestApi:
         self.settings = settings
 
     def build_app(self) -> web.Application:
-        max_bytes = self.settings().knowledge.max_document_bytes
-        # Room for the JSON around the content; the content itself is checked exactly.
-        app = web.Application(client_max_size=max_bytes * 2 + 64_000)
+        settings = self.settings()
+        # Room for the JSON around the content, and for a file's base64 (4/3 of its
+        # size); the content itself is checked exactly.
+        max_bytes = max(
+            settings.knowledge.max_document_bytes * 2, settings.files.max_bytes * 4 // 3
+        )
+        app = web.Application(client_max_size=max_bytes + 64_000)
         app.add_routes(
             [
                 web.get(f"{PREFIX}/openapi.json", self.openapi),
@@ -235,9 +264,15 @@ class IngestApi:
                 for e in exc.errors()
             )
             return error(400, "invalid_document", problems)
-        if len(body.content.encode()) > self.settings().knowledge.max_document_bytes:
+        if len((body.content or "").encode()) > self.settings().knowledge.max_document_bytes:
             return self._too_large()
-        document = Document(collection=owned, id=doc_id, **body.model_dump())
+        fields = body.model_dump(exclude={"content_base64"})
+        if body.content_base64 is not None:
+            read = await self._read_file(body)
+            if isinstance(read, web.Response):
+                return read
+            fields.update(content=read.content, format=read.format)
+        document = Document(collection=owned, id=doc_id, **fields)
         pending = await self.kb.jobs.latest_job(owned, doc_id)
         if await self.kb.indexer.decide(document) == "unchanged" and not (
             pending and pending.state == "queued"
@@ -245,6 +280,24 @@ class IngestApi:
             return web.json_response(await self._status(owned, doc_id), status=200)
         job_id = await self.kb.queue.submit_put(document)
         return await self._accepted(request, job_id, owned, doc_id)
+
+    async def _read_file(self, body: DocumentBody) -> web.Response | Extracted:
+        """The text of a PDF or Word file sent base64-encoded, or the refusal saying why
+        there is none."""
+        assert body.content_base64 is not None and body.format in BINARY_KINDS
+        try:
+            data = base64.b64decode(body.content_base64, validate=True)
+        except (binascii.Error, ValueError):
+            return error(400, "invalid_document", "content_base64: not valid base64")
+        limit = self.settings().files.max_bytes
+        if len(data) > limit:
+            return error(413, "too_large", f"the file is over the limit of {limit} bytes")
+        try:
+            return await self.kb.extractor.extract(data, body.format)
+        except Unreadable as exc:
+            return error(
+                400, "unreadable_document", f"the {body.format} file cannot be read: {exc}"
+            )
 
     async def delete_document(self, request: web.Request, source: str) -> web.Response:
         path = self._document_of(request, source)

@@ -10,6 +10,7 @@ import aiohttp
 from core.config import Settings
 from core.knowledge.catalog import Catalog, SqlCatalog
 from core.knowledge.embedding import Embedders
+from core.knowledge.extractor import Extractor
 from core.knowledge.indexer import Indexer
 from core.knowledge.jobs import JobStore, SqlJobStore
 from core.knowledge.queue import IngestQueue
@@ -50,6 +51,7 @@ class KnowledgeBase:
             on_change=self.decisions.drop_document,
         )
         self.queue = IngestQueue(self.jobs, self.indexer)
+        self.extractor = Extractor(lambda: settings().files)
         self.retriever = Retriever(self.catalog, self.vectors, self.embedders, settings)
         self._http: aiohttp.ClientSession | None = None
         self.rights = RightsChecker(settings, self.decisions, self.http)

@@ -34,3 +34,22 @@ JOINERS: dict[BlockKind, str] = {
 def text_blocks(text: str) -> list[Block]:
     """Plain text: blank-line separated paragraphs."""
     return [Block("text", (p.strip(),)) for p in re.split(r"\n\s*\n", text) if p.strip()]
+
+
+PAGE_HEADING = re.compile(r"^p\. (\d+)$")
+
+
+def paged_blocks(text: str) -> list[Block]:
+    """Pages separated by form feeds: each page a section headed "p. N", so that every
+    chunk stays within its page and says which it is (see `decide_page`)."""
+    blocks: list[Block] = []
+    for number, page in enumerate(text.split("\f"), start=1):
+        if page.strip():
+            blocks += [Block("heading", (f"p. {number}",), 1), *text_blocks(page)]
+    return blocks
+
+
+def decide_page(heading: str) -> int | None:
+    """The page of a chunk of a paged document, from its section's heading."""
+    match = PAGE_HEADING.match(heading)
+    return int(match.group(1)) if match else None

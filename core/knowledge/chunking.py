@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from core.knowledge.blocks import JOINERS, Block, BlockKind, text_blocks
+from core.knowledge.blocks import JOINERS, Block, BlockKind, paged_blocks, text_blocks
 from core.knowledge.documents import Chunk, DocumentFormat
 from core.knowledge.html_text import html_to_blocks
 from core.knowledge.markdown_text import markdown_to_blocks
@@ -35,6 +35,8 @@ def parse_blocks(text: str, fmt: DocumentFormat) -> list[Block]:
         return markdown_to_blocks(text)
     if fmt == "html":
         return html_to_blocks(text)
+    if fmt == "paged":
+        return paged_blocks(text)
     return text_blocks(text)
 
 

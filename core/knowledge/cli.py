@@ -1,6 +1,8 @@
 """`knowledge-ingest`: put files and folders into a collection, with a progress bar.
 
 knowledge-ingest --config config.toml --collection handbook docs/ faq.jsonl [--dry-run]
+
+Reads Markdown, text, HTML, JSON lines, and PDF and Word (.docx) files.
 """
 
 from __future__ import annotations
@@ -103,7 +105,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     keep_private(settings.bot.data_dir)
     documents, problems = [], 0
-    for item in read_documents(args.paths, args.collection, root=args.root, base_url=args.base_url):
+    found = read_documents(
+        args.paths, args.collection, root=args.root, base_url=args.base_url,
+        limits=settings.files,
+    )  # fmt: skip
+    for item in found:
         if isinstance(item, FileProblem):
             problems += 1
             print(f"skipped: {item}", file=sys.stderr)

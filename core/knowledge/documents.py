@@ -9,7 +9,9 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, Literal
 
-DocumentFormat = Literal["markdown", "text", "html"]
+# "paged": plain text whose pages are separated by form feeds (a PDF's text, see
+# core/knowledge/extraction.py); made by the bot, never sent as such.
+DocumentFormat = Literal["markdown", "text", "html", "paged"]
 FORMATS: tuple[str, ...] = ("markdown", "text", "html")
 
 MAX_ID_CHARS = 512

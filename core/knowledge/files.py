@@ -1,4 +1,5 @@
-"""Reading documents from files and folders: Markdown, plain text, HTML and JSON lines."""
+"""Reading documents from files and folders: Markdown, plain text, HTML, JSON lines, and
+PDF and Word files (their text, see core/knowledge/extraction.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from urllib.parse import quote
 
 import yaml
 
+from core.config.files import FileSettings
 from core.knowledge.documents import (
     FORMATS,
     Document,
@@ -17,6 +19,7 @@ from core.knowledge.documents import (
     load_json,
     parse_document_dates,
 )
+from core.knowledge.extraction import SUFFIX_KINDS, Unreadable, extract_text
 from core.knowledge.markdown_text import markdown_to_blocks
 
 SUFFIXES: dict[str, DocumentFormat] = {
@@ -27,6 +30,7 @@ SUFFIXES: dict[str, DocumentFormat] = {
     ".htm": "html",
 }
 JSONL = {".jsonl", ".ndjson"}
+BINARY_SUFFIXES = {".pdf", ".docx"}
 
 
 class FileProblem(Exception):
@@ -100,21 +104,27 @@ def _from_jsonl(path: Path, collection: str) -> Iterator[Document | FileProblem]
 
 
 def read_documents(
-    paths: list[Path], collection: str, *, root: Path | None = None, base_url: str = ""
+    paths: list[Path],
+    collection: str,
+    *,
+    root: Path | None = None,
+    base_url: str = "",
+    limits: FileSettings | None = None,
 ) -> Iterator[Document | FileProblem]:
     """Documents from files and folders (walked recursively, in name order).
 
     A file's id is its path relative to `root` when given (the same whichever of its
     folders is named), else relative to the folder given (or its name, for a file given
     directly), so that ingesting again updates the same documents. Its link is the
-    front matter's `url`, else `base_url` followed by its id.
+    front matter's `url`, else `base_url` followed by its id. PDF and Word files within
+    `limits` (size and pages) are read for their text.
     """
     for given in paths:
-        yield from _read_path(given, collection, root, base_url)
+        yield from _read_path(given, collection, root, base_url, limits or FileSettings())
 
 
 def _read_path(
-    given: Path, collection: str, root: Path | None, base_url: str
+    given: Path, collection: str, root: Path | None, base_url: str, limits: FileSettings
 ) -> Iterator[Document | FileProblem]:
     for path in sorted(p for p in given.rglob("*") if p.is_file()) if given.is_dir() else [given]:
         suffix = path.suffix.lower()
@@ -123,8 +133,10 @@ def _read_path(
             yield from _from_jsonl(path, collection)
         elif fmt is not None:
             yield _read_file(path, fmt, given, collection, root, base_url)
+        elif suffix in BINARY_SUFFIXES:
+            yield _read_binary(path, given, collection, root, base_url, limits)
         elif given.is_file():  # a file named on purpose, not one met in a folder
-            yield FileProblem(f"{path}: not Markdown, text, HTML or JSON lines")
+            yield FileProblem(f"{path}: not Markdown, text, HTML, JSON lines, PDF or Word")
 
 
 def _document_id(path: Path, given: Path, root: Path | None) -> str:
@@ -164,3 +176,30 @@ def _read_file(
         collection, doc_id, meta.get("title") or _title(path, body, fmt), body, fmt, url=url,
         date=meta.get("date", ""), date_end=meta.get("date_end", ""),
     )  # fmt: skip
+
+
+def _read_binary(
+    path: Path, given: Path, collection: str, root: Path | None, base_url: str,
+    limits: FileSettings,
+) -> Document | FileProblem:  # fmt: skip
+    """A PDF or Word file's text, read here: the admin's own files, in a run of its own
+    (the bot reads the files people share in a process of its own, see extractor.py)."""
+    try:
+        doc_id = _document_id(path, given, root)
+        size = path.stat().st_size
+        if size > limits.max_bytes:
+            raise Unreadable(f"it is {size:,} bytes, over the limit of {limits.max_bytes:,} bytes")
+        extracted = extract_text(path.read_bytes(), SUFFIX_KINDS[path.suffix.lower()],
+                                 limits.max_pages)  # fmt: skip
+    except OSError as exc:
+        return FileProblem(f"{path}: cannot be read: {exc}")
+    except FileProblem as outside:
+        return outside
+    except Unreadable as exc:
+        return FileProblem(f"{path}: {exc}")
+    unfit = id_problem(doc_id)
+    if unfit:
+        return FileProblem(f"{path}: {unfit}")
+    url = base_url.rstrip("/") + "/" + quote(doc_id) if base_url else ""
+    title = extracted.title or _title(path, "", "text")
+    return Document(collection, doc_id, title, extracted.content, extracted.format, url=url)

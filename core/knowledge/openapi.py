@@ -75,7 +75,10 @@ def build_openapi(document_schema: dict[str, Any]) -> dict[str, Any]:
         "put": {
             "summary": "Create or replace a document",
             "description": "Re-sending an unchanged document does nothing (200). A changed "
-            "document replaces all its chunks at once.",
+            "document replaces all its chunks at once. PDF and Word (docx) files are sent "
+            "in the same JSON body, base64-encoded in `content_base64` with `format` "
+            '"pdf" or "docx"; the server reads their text (a PDF\'s with its pages, '
+            "which citations name).",
             "parameters": [WAIT],
             "requestBody": {
                 "required": True,
@@ -90,9 +93,11 @@ def build_openapi(document_schema: dict[str, Any]) -> dict[str, Any]:
                 "400": _response(
                     f"invalid JSON (syntax, nesting, a number over {MAX_NUMBER_DIGITS} digits, "
                     "a lone surrogate), id or document (its fields; dates outside the years "
-                    f"{FIRST_YEAR} to {LAST_YEAR})"
+                    f"{FIRST_YEAR} to {LAST_YEAR}); `unreadable_document`: a PDF or Word "
+                    "file whose text cannot be read (no text layer, a password, damaged, "
+                    "too many pages), the message says which"
                 ),
-                "413": _response("the document is over the size limit"),
+                "413": _response("the document (or the file) is over the size limit"),
             },
         },
         "delete": {

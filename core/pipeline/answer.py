@@ -61,8 +61,9 @@ from core.pipeline.recall import build_memories_block
 from core.pipeline.sources import Sources, SourcesFinder
 from core.pipeline.speculation import HeldProgress, drop
 from core.pipeline.support import build_collections_list, build_support_check
-from core.requests import Answer, Progress, Request, Source
+from core.requests import Answer, Progress, Request
 from core.rights.checker import RightsChecker
+from core.sources import build_source
 from core.timerange import TimeExpressionFinder
 from core.trace import (
     AnswerStep,
@@ -385,7 +386,11 @@ class AnswerPipeline:
                 self._answering.learn_window(too_long)
                 if too_long.window is None:
                     share //= 2
-        cited_text, cited = build_cited_text(text, given, key=document_of)
+        passages: dict[tuple[str, str], list[Hit]] = {}
+        cited_text, cited = build_cited_text(
+            text, given, key=document_of,
+            on_cite=lambda hit: passages.setdefault(document_of(hit), []).append(hit),
+        )  # fmt: skip
         # An answer that cites nothing lists what the model was given, marked as consulted:
         # the reader can still check it (and the support check still judges it).
         uncited = not cited and bool(given)
@@ -404,9 +409,7 @@ class AnswerPipeline:
             AnswerStep(time.perf_counter() - started, messages, text, self._answering.model,
                        self.prompts().version, reasoning)
         )  # fmt: skip
-        cited_sources = tuple(
-            Source(h.title, h.url or None, h.collection, h.document_id, h.score) for h in cited
-        )
+        cited_sources = tuple(build_source(h, passages.get(document_of(h), ())) for h in cited)
         followup = (
             build_support_check(self.llm, self.prompts, sources_block, cited_text)
             if settings.pipeline.support_check and given

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 from types import SimpleNamespace
 
@@ -14,6 +15,7 @@ from yarl import URL
 from core.knowledge.api import IngestApi
 from core.knowledge.base import KnowledgeBase
 from tests.knowledge.conftest import knowledge_settings
+from tests.support.files import make_docx, make_locked_pdf, make_pdf, make_scanned_pdf
 
 WIKI = {"Authorization": "Bearer wiki-token"}
 TRACKER = {"Authorization": "Bearer tracker-token"}
@@ -218,7 +220,10 @@ async def test_the_openapi_document_describes_every_route(api):
     assert status == 200 and spec["openapi"].startswith("3.")
     path = spec["paths"]["/api/v1/collections/{collection}/documents/{doc_id}"]
     assert {"put", "delete", "get"} <= set(path)
-    assert set(spec["components"]["schemas"]["Document"]["required"]) == {"title", "content"}
+    document = spec["components"]["schemas"]["Document"]
+    assert set(document["required"]) == {"title"}
+    assert {"content", "content_base64"} <= set(document["properties"])
+    assert "pdf" in str(document["properties"]["format"])
 
 
 def raw_json(text: str) -> dict:
@@ -326,3 +331,53 @@ async def test_a_token_that_is_not_utf8_is_unknown_not_an_error(api):
     writer.close()
     assert head.startswith(b"HTTP/1.1 401 "), head
     assert json.loads(body)["error"]["code"] == "unauthenticated"
+
+
+def file_body(data: bytes, fmt: str, title: str) -> dict:
+    return {"title": title, "format": fmt, "content_base64": base64.b64encode(data).decode()}
+
+
+async def test_pdf_and_word_files_are_indexed_from_their_text(api):
+    """A PDF's passages keep their page; a Word document's tables stay whole."""
+    status, body = await call(
+        api, "PUT", "/collections/handbook/documents/travel.pdf?wait=true",
+        json=file_body(make_pdf(), "pdf", "Travel policy (PDF)"), headers=WIKI,
+    )  # fmt: skip
+    assert (status, body["state"], body["indexed"]["chunks"]) == (200, "indexed", 3)
+    [hit] = await api.kb.retriever.search("how much may a hotel night cost?", k=1)
+    assert (hit.document_id, hit.heading) == ("travel.pdf", "p. 2")
+    assert "140 euros" in hit.text
+
+    status, body = await call(
+        api, "PUT", "/collections/handbook/documents/onboarding.docx?wait=true",
+        json=file_body(make_docx(), "docx", "Onboarding"), headers=WIKI,
+    )  # fmt: skip
+    assert (status, body["state"]) == (200, "indexed")
+    [hit] = await api.kb.retriever.search("contacts of each team", k=1)
+    assert hit.document_id == "onboarding.docx" and "| IT desk | Room 204 |" in hit.text
+
+
+FILE_REFUSALS = {
+    "a scan without text": (file_body(make_scanned_pdf(), "pdf", "Scan"), 400,
+                            "unreadable_document", "the pdf file cannot be read: it has no text layer"),
+    "a locked PDF": (file_body(make_locked_pdf(), "pdf", "Locked"), 400,
+                     "unreadable_document", "protected by a password"),
+    "not base64": ({"title": "T", "format": "pdf", "content_base64": "%%%"}, 400,
+                   "invalid_document", "content_base64: not valid base64"),
+    "a PDF sent as text": ({"title": "T", "format": "pdf", "content": "hello"}, 400,
+                           "invalid_document", "sent as content_base64, not content"),
+    "Markdown without content": ({"title": "T"}, 400, "invalid_document", "content: Field required"),
+    "base64 for Markdown": ({"title": "T", "content_base64": "aGVsbG8="}, 400,
+                            "invalid_document", "content_base64 is for pdf and docx files"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("body,status,code,says", FILE_REFUSALS.values(), ids=FILE_REFUSALS)
+async def test_a_file_that_cannot_be_read_gets_a_precise_refusal(api, body, status, code, says):
+    got, answer = await call(
+        api, "PUT", "/collections/handbook/documents/file?wait=true", json=body, headers=WIKI
+    )
+    assert (got, answer["error"]["code"]) == (status, code)
+    assert says in answer["error"]["message"]
+    got, answer = await call(api, "GET", "/collections/handbook/documents/file", headers=WIKI)
+    assert answer["state"] == "absent", "nothing was queued"

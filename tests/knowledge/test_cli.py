@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from tests.knowledge.conftest import KB_CONFIG
+from tests.support.files import make_docx, make_pdf, make_scanned_pdf
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "deploy" / "sample-documents"
@@ -39,9 +40,27 @@ def test_ingest_a_folder_with_progress_dry_run_and_idempotence(tmp_path):
 
     (tmp_path / "extra").mkdir()
     (tmp_path / "extra" / "leave.txt").write_text("Full-time staff have 30 days of annual leave.")
-    (tmp_path / "extra" / "notes.pdf").write_bytes(b"%PDF")
+    (tmp_path / "extra" / "photo.png").write_bytes(b"\x89PNG")  # not a document: not read
     again = ingest(config, "--collection", "handbook", str(SAMPLES), str(tmp_path / "extra"))
     assert "0 added, 1 updated, 5 unchanged, 0 unreadable" in again.stdout, again.stdout
+
+
+def test_pdf_and_word_files_in_a_folder_are_read_and_unreadable_ones_named(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text(
+        KB_CONFIG.format(data_dir=tmp_path / "data", chroma="") + "\n[files]\nmax_pages = 5\n"
+    )
+    folder = tmp_path / "policies"
+    folder.mkdir()
+    (folder / "travel.pdf").write_bytes(make_pdf())
+    (folder / "onboarding.docx").write_bytes(make_docx())
+    (folder / "scan.pdf").write_bytes(make_scanned_pdf())
+    (folder / "long.pdf").write_bytes(make_pdf(tuple(f"Page {n}." for n in range(6))))
+    result = ingest(config, "--collection", "handbook", str(folder))
+    assert result.returncode == 1
+    assert "2 added, 0 updated, 0 unchanged, 2 unreadable" in result.stdout, result.stdout
+    assert f"skipped: {folder / 'scan.pdf'}: it has no text layer" in result.stderr
+    assert f"skipped: {folder / 'long.pdf'}: it has 6 pages, more than the 5" in result.stderr
 
 
 def test_bad_input_gets_a_clear_answer(tmp_path):

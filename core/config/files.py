@@ -1,0 +1,21 @@
+"""`[files]`: files shared in rooms, and PDF and Word documents sent to the knowledge."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from core.config.strict import Strict
+
+
+class FileSettings(Strict):
+    # Files shared in rooms (PDF, Word, Markdown, HTML, text) become the room's knowledge.
+    rooms: bool = True
+    # The collection they are kept in; none: `[summaries] collection`. Either must be one
+    # of [collections]; with neither, files in rooms are not kept.
+    collection: str | None = None
+    # A file over these limits is not read (and whoever asks about it is told why).
+    max_bytes: int = Field(default=20_000_000, ge=1_000)
+    max_pages: int = Field(default=500, ge=1)
+    timeout_seconds: float = Field(default=60.0, gt=0, le=3600)
+    # PDF and Word files read at the same time by one process (each in a process of its own).
+    at_once: int = Field(default=1, ge=1, le=16)

@@ -1,0 +1,31 @@
+"""The sources listed under an answer: one per document, a paged one (a PDF) naming the
+pages its cited passages come from."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from core.knowledge.blocks import decide_page
+from core.knowledge.documents import Hit
+from core.requests import Source
+
+
+def build_page_label(pages: Iterable[int]) -> str:
+    """ "p. 4", "pp. 2, 4" or "pp. 2–4"; empty without pages."""
+    ordered = sorted(set(pages))
+    if not ordered:
+        return ""
+    if len(ordered) == 1:
+        return f"p. {ordered[0]}"
+    if ordered == list(range(ordered[0], ordered[-1] + 1)) and len(ordered) > 2:
+        return f"pp. {ordered[0]}–{ordered[-1]}"
+    return "pp. " + ", ".join(str(page) for page in ordered)
+
+
+def build_source(hit: Hit, cited: Iterable[Hit] = ()) -> Source:
+    """The source of `hit`'s document, with the pages of `cited` (its passages that
+    were cited) when the document has pages."""
+    pages = [page for h in (hit, *cited) if (page := decide_page(h.heading)) is not None]
+    label = build_page_label(pages)
+    title = f"{hit.title}, {label}" if label else hit.title
+    return Source(title, hit.url or None, hit.collection, hit.document_id, hit.score)

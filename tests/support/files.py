@@ -1,0 +1,78 @@
+"""Real PDF and Word files, made by the tests: fpdf2 writes PDFs with a text layer (or
+only a drawing, as a scan has no text), pypdf locks one with a password, python-docx
+writes Word documents."""
+
+from __future__ import annotations
+
+import io
+
+import docx
+import pypdf
+from fpdf import FPDF
+
+TRAVEL_PAGES = (
+    "Travel policy. Trains are booked through Travelink, in second class.",
+    "Hotels. A night costs at most 140 euros in Paris and 110 euros elsewhere.",
+    "Expenses. Receipts are filed within thirty days in the expenses tool.",
+)
+
+
+def make_pdf(pages: tuple[str, ...] = TRAVEL_PAGES, *, table: bool = True) -> bytes:
+    """A PDF with one paragraph a page, and a table of allowances on the last page."""
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=12)
+    for number, text in enumerate(pages, start=1):
+        pdf.add_page()
+        pdf.multi_cell(0, 8, text)
+        if table and number == len(pages):
+            with pdf.table() as grid:
+                for row in (
+                    ("City", "Daily allowance"),
+                    ("Paris", "60 euros"),
+                    ("Lyon", "45 euros"),
+                ):
+                    cells = grid.row()
+                    for cell in row:
+                        cells.cell(cell)
+    return bytes(pdf.output())
+
+
+def make_scanned_pdf() -> bytes:
+    """A PDF with pages but no text layer, as a scan without OCR."""
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.rect(20, 20, 100, 60, style="F")
+    return bytes(pdf.output())
+
+
+def make_locked_pdf(password: str = "s3cret") -> bytes:
+    reader = pypdf.PdfReader(io.BytesIO(make_pdf()))
+    writer = pypdf.PdfWriter()
+    for page in reader.pages:
+        writer.add_page(page)
+    writer.encrypt(password)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def make_docx(*, filler_paragraphs: int = 0) -> bytes:
+    """A procedure with headings, a list and a table; `filler_paragraphs` make it large."""
+    document = docx.Document()
+    document.core_properties.title = "Onboarding procedure"
+    document.add_heading("Onboarding procedure", level=1)
+    document.add_paragraph("New colleagues get their laptop on the first day from the IT desk.")
+    document.add_heading("Accounts", level=2)
+    document.add_paragraph("The badge is collected at reception.", style="List Bullet")
+    document.add_paragraph("The mail account is opened by the IT desk.", style="List Bullet")
+    document.add_heading("Contacts", level=2)
+    table = document.add_table(rows=3, cols=2)
+    for row, cells in zip(table.rows, (("Team", "Contact"), ("IT desk", "Room 204"),
+                                       ("Reception", "Ground floor")), strict=True):  # fmt: skip
+        for cell, text in zip(row.cells, cells, strict=True):
+            cell.text = text
+    for n in range(filler_paragraphs):
+        document.add_paragraph(f"Filler paragraph {n}: " + "lorem ipsum dolor sit amet " * 40)
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
