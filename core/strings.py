@@ -279,3 +279,11 @@ INGEST_JOB_FAILED = (
     "the document could not be indexed because of a problem in the bot (reference "
     "{reference}: its administrator finds the details in the bot's log)"
 )
+
+
+# Files shared in rooms (bot/features/files).
+FILE_TITLE = "{name} (shared by {sender}, {when})"
+FILE_UNREADABLE = "I could not read “{name}”: {reason}."
+FILE_STILL_READING = "I am still reading “{name}”: ask again in a moment."
+FILE_NOT_DOWNLOADED = "it could not be downloaded from the homeserver (share it again)"
+FILE_KIND_UNREAD = "the bot reads PDF, Word (.docx), Markdown, HTML and text files only"

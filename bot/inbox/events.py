@@ -6,7 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from bot.matrix.types import Media
 from core.ids import EventID, RoomID, UserID
+
+FILE_MSGTYPES = frozenset({"m.file", "m.audio"})
 
 
 @dataclass(frozen=True)
@@ -16,6 +19,19 @@ class Mentions:
     present: bool = False
     user_ids: frozenset[str] = frozenset()
     room: bool = False
+
+
+@dataclass(frozen=True)
+class SharedFile:
+    """The file of an `m.file` (or `m.audio`) message."""
+
+    name: str
+    media_type: str
+    # As the sender's client says; None when it does not.
+    size: int | None
+    media: Media
+    # MSC3245: a voice message, not a recording shared as a file.
+    voice: bool = False
 
 
 @dataclass(frozen=True)
@@ -34,6 +50,7 @@ class IncomingMessage:
     # For an edit: the message it replaces. Its body and formatted body are the new
     # content's; its mentions are the edit's own, which name only the newly mentioned.
     replaces: EventID | None = None
+    file: SharedFile | None = None
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
@@ -91,6 +108,38 @@ def parse_message(source: Mapping[str, Any], room_id: RoomID) -> IncomingMessage
         else None,
         is_edit=is_edit,
         replaces=EventID(replaces) if isinstance(replaces, str) else None,
+        file=parse_shared_file(content),
+    )
+
+
+def parse_shared_file(content: Mapping[str, Any]) -> SharedFile | None:
+    """The file of a file or audio message: in the clear (`url`), or encrypted (`file`,
+    with its key); None for other messages or a file without a usable URL."""
+    if content.get("msgtype") not in FILE_MSGTYPES:
+        return None
+    info = _mapping(content.get("info"))
+    encrypted = _mapping(content.get("file"))
+    if encrypted:
+        url, key = encrypted.get("url"), _mapping(encrypted.get("key")).get("k")
+        iv, sha256 = encrypted.get("iv"), _mapping(encrypted.get("hashes")).get("sha256")
+        if not (isinstance(url, str) and isinstance(key, str) and isinstance(iv, str)
+                and isinstance(sha256, str)):  # fmt: skip
+            return None
+        media = Media(url, key, iv, sha256)
+    elif isinstance(content.get("url"), str):
+        media = Media(content["url"])
+    else:
+        return None
+    if not media.url.startswith("mxc://"):
+        return None
+    name = content.get("filename") or content.get("body")
+    size = info.get("size")
+    return SharedFile(
+        name=" ".join(name.split())[:255] if isinstance(name, str) and name.strip() else "file",
+        media_type=mime if isinstance(mime := info.get("mimetype"), str) else "",
+        size=size if isinstance(size, int) and size >= 0 else None,
+        media=media,
+        voice="org.matrix.msc3245.voice" in content,
     )
 
 

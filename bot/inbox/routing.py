@@ -21,6 +21,7 @@ from bot.inbox.mentions import BotIdentity, is_mentioned, strip_mention, strip_r
 from core.config import RoomSettings
 from core.feedback.votes import parse_vote
 from core.ids import EventID, RoomID
+from core.knowledge.extraction import decide_file_kind
 
 TEXT_MSGTYPES = frozenset({"m.text", "m.emote"})
 
@@ -41,6 +42,8 @@ class RoutingFacts:
     reacts_to_answer: bool = False
     # For a redaction: it takes back a vote.
     redacts_vote: bool = False
+    # Files shared in the room become its knowledge ([files], bot/features/files).
+    keeps_files: bool = False
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,14 @@ class KeepVote:
 
 
 @dataclass(frozen=True)
+class KeepFile:
+    """A file shared in the room, of a kind the bot reads: its text becomes the room's
+    knowledge."""
+
+    name: str
+
+
+@dataclass(frozen=True)
 class FollowEdit:
     """An edit of a message by its sender: the new text wherever the bot keeps the old."""
 
@@ -100,7 +111,7 @@ class FollowRedaction:
 
 # What the bot answers in the room (a reply), and what it only keeps or follows.
 Actionable = RunCommand | ExplainCommand | AnswerQuestion | KeepFeedback
-Bookkeeping = KeepVote | FollowEdit | FollowRedaction
+Bookkeeping = KeepVote | KeepFile | FollowEdit | FollowRedaction
 Action = Ignore | Actionable | Bookkeeping
 
 
@@ -197,10 +208,29 @@ def decide_event(
     message = parse_message(source, room_id)
     if message is None:
         return Ignore("not a message")
+    if message.msgtype == "m.file":
+        return decide_file(message, bot, facts)
     action = decide_action(message, bot, room, facts)
     if isinstance(action, Ignore) and _followed_edit(message, bot):
         return FollowEdit()
     return action
+
+
+def decide_file(message: IncomingMessage, bot: BotIdentity, facts: RoutingFacts) -> Action:
+    """A shared file is kept when the room's files are, it is of a kind the bot reads,
+    and it was shared since the bot is in the room."""
+    shared = message.file
+    if message.sender == bot.user_id or message.sender in facts.ignored_users:
+        return Ignore("a bot's file")
+    if shared is None or message.is_edit:
+        return Ignore("no file to read")
+    if message.timestamp_ms < facts.not_before_ms:
+        return Ignore("sent before the bot started or joined")
+    if not facts.keeps_files:
+        return Ignore("files are not kept")
+    if decide_file_kind(shared.name, shared.media_type) is None:
+        return Ignore("not a kind of file the bot reads")
+    return KeepFile(shared.name)
 
 
 def _followed_edit(message: IncomingMessage, bot: BotIdentity) -> bool:
@@ -217,8 +247,8 @@ def _followed_edit(message: IncomingMessage, bot: BotIdentity) -> bool:
 ACTION_KINDS: dict[str, type[Action]] = {
     kind.__name__: kind
     for kind in (
-        Ignore, RunCommand, ExplainCommand, AnswerQuestion, KeepFeedback, KeepVote, FollowEdit,
-        FollowRedaction,
+        Ignore, RunCommand, ExplainCommand, AnswerQuestion, KeepFeedback, KeepVote, KeepFile,
+        FollowEdit, FollowRedaction,
     )
 }  # fmt: skip
 

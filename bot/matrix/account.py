@@ -17,6 +17,7 @@ from bot.matrix.fence import WriteKind, decide_write
 from bot.matrix.types import (
     EventSource,
     MatrixError,
+    Media,
     MessagesPage,
     RoomState,
     SyncBatch,
@@ -86,6 +87,11 @@ class MatrixAccount(Protocol):
         ...
 
     async def display_name(self) -> str | None: ...
+
+    async def fetch_media(self, media: Media) -> bytes:
+        """A message's file through the homeserver's (authenticated) media API, decrypted
+        when it comes with its key; raises MatrixError."""
+        ...
 
     # Writes: each one fenced (lease, room known, encryption).
     async def send(

@@ -20,6 +20,7 @@ from bot.matrix.types import (
     Invite,
     JoinedRoomBatch,
     MatrixError,
+    Media,
     Membership,
     MessagesPage,
     ReadReceipt,
@@ -64,6 +65,9 @@ class FakeAccount:
         self._count = 0
         self._txns: dict[str, str] = {}
         self._batch = 0
+        # Files on the fake homeserver's media repository, by mxc:// URL (kept in clear:
+        # the fake does not encrypt).
+        self.media: dict[str, bytes] = {}
 
     @property
     def encryption_on(self) -> bool:
@@ -232,6 +236,12 @@ class FakeAccount:
 
     async def display_name(self) -> str | None:
         return self.display
+
+    async def fetch_media(self, media: Media) -> bytes:
+        self._check("fetch_media")
+        if media.url not in self.media:
+            raise MatrixError("downloading a file failed: M_NOT_FOUND")
+        return self.media[media.url]
 
     # Writes.
 

@@ -18,6 +18,7 @@ from urllib.parse import quote
 from aiohttp import ClientError
 from nio import (
     AsyncClient,
+    DownloadResponse,
     LocalProtocolError,
     MegolmEvent,
     MessageDirection,
@@ -32,6 +33,8 @@ from nio import (
     SyncResponse,
     UploadResponse,
 )
+from nio.crypto.attachments import decrypt_attachment
+from nio.exceptions import EncryptionError
 from nio.rooms import MatrixRoom
 
 from bot.matrix.account import MatrixAccount, check_write
@@ -41,6 +44,7 @@ from bot.matrix.sync_batch import build_sync_batch
 from bot.matrix.types import (
     EventSource,
     MatrixError,
+    Media,
     Membership,
     MessagesPage,
     RoomState,
@@ -205,6 +209,20 @@ class NioAccount:
                 self._report_undecryptable(room_id, event)
         more = bool(response.chunk) and bool(response.end) and response.end != start
         return MessagesPage(events, response.end if more else None)
+
+    async def fetch_media(self, media: Media) -> bytes:
+        async with _as_matrix_error("downloading a file"):
+            # nio asks the authenticated media API (/_matrix/client/v1/media), which
+            # current Synapse requires.
+            response = await self.client.download(mxc=media.url)
+        if not isinstance(response, DownloadResponse) or not isinstance(response.body, bytes):
+            raise MatrixError(f"downloading a file failed: {response}")
+        if not media.encrypted:
+            return response.body
+        try:
+            return cast(bytes, decrypt_attachment(response.body, media.key, media.sha256, media.iv))
+        except (EncryptionError, KeyError, ValueError, TypeError) as exc:
+            raise MatrixError(f"a file could not be decrypted: {type(exc).__name__}") from None
 
     async def display_name(self) -> str | None:
         async with _as_matrix_error("reading the display name"):

@@ -86,3 +86,18 @@ class MessagesPage:
 
     events: list[EventSource]
     end: str | None
+
+
+@dataclass(frozen=True)
+class Media:
+    """A file of a message: its `mxc://` URL and, in an encrypted room, the key, IV and
+    hash that come with it in the event (`file`), without which it is ciphertext."""
+
+    url: str
+    key: str | None = None
+    iv: str | None = None
+    sha256: str | None = None
+
+    @property
+    def encrypted(self) -> bool:
+        return self.key is not None

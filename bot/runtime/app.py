@@ -15,6 +15,8 @@ from bot.features.catchup.desk import CatchupDesk
 from bot.features.catchup.digests import SqlDigestStore, run_digests
 from bot.features.catchup.receipts import SqlReceiptStore
 from bot.features.feedback.desk import FeedbackDesk
+from bot.features.files.keeper import FileKeeper
+from bot.features.files.store import SqlFileStore
 from bot.features.summaries.desk import SummaryDesk
 from bot.inbox.audience import Audiences
 from bot.inbox.dispatcher import Dispatcher
@@ -81,6 +83,7 @@ class Parts:
     digests: SqlDigestStore
     ledger: SqlLedgerStore
     limits: SqlRateLimits
+    files: SqlFileStore
 
 
 class BotApp:
@@ -142,7 +145,7 @@ class BotApp:
             digests = await SqlDigestStore.open(state.db)
             parts = Parts(
                 state, kb, memory, feedback_store, marks, metrics, answerer, receipts, digests,
-                ledger, limits,
+                ledger, limits, await SqlFileStore.open(state.db),
             )  # fmt: skip
             bot = self.settings.current.bot
             leadership = Leadership(state, self.settings.current.matrix.user_id, bot.lease_seconds)
@@ -240,6 +243,7 @@ class BotApp:
                         summaries,
                         parts.feedback,
                         self._current,
+                        features.files,
                     ),
                 )
                 catchup = features.catchup
@@ -281,8 +285,20 @@ class BotApp:
             matrix, parts.receipts, parts.digests, self._summarizer(parts.kb, "catchup"),
             self.settings, audiences, TimeExpressionFinder(),
         )  # fmt: skip
+        files = (
+            FileKeeper(
+                matrix,
+                parts.state,
+                parts.files,
+                parts.kb.indexer,
+                parts.kb.extractor,
+                self.settings,
+            )
+            if parts.kb is not None
+            else None
+        )
         features = FeatureParts(
-            parts.memory, feedback, summaries, catchup, parts.metrics, parts.limits
+            parts.memory, feedback, summaries, catchup, parts.metrics, parts.limits, files
         )
         wired = wire_account(
             matrix, parts.state, self.settings, bot, parts.answerer, audiences,

@@ -1,6 +1,6 @@
 """Rooms' `m.room.retention`: what was said before a room's lifetime is dropped from the
-bot's stores (history lines and windows, summaries, the ledger, conversation turns, the
-text of feedback records) every few minutes; and feedback records older than
+bot's stores (history lines and windows, summaries, the ledger, shared files, conversation
+turns, the text of feedback records) every few minutes; and feedback records older than
 `feedback.keep_days` go altogether. What the bot reuses is bounded at once by the room's
 knowledge-since (see bot/inbox/audience.py); this only stops keeping it."""
 
@@ -11,6 +11,7 @@ import logging
 import time
 from collections.abc import Callable
 
+from bot.features.files.keeper import FileKeeper
 from bot.features.summaries.desk import SummaryDesk
 from bot.inbox.audience import Audiences
 from core.config import Settings
@@ -29,6 +30,7 @@ async def run_retention(
     summaries: SummaryDesk | None,
     feedback: FeedbackStore,
     settings: Callable[[], Settings],
+    files: FileKeeper | None = None,
 ) -> None:
     while True:
         for room_id, lifetime in list(audiences.retention.items()):
@@ -40,6 +42,8 @@ async def run_retention(
                     await memory.history.purge_before(room_id, cutoff)
                 if summaries is not None:
                     await summaries.purge_before(room_id, cutoff)
+                if files is not None:
+                    await files.purge_before(room_id, cutoff)
             except (StorageError, KnowledgeUnavailable) as exc:
                 log.warning("the retention of %s waits: %s", room_id, exc)
         try:

@@ -11,6 +11,7 @@ from bot.features.answers.conversation import Conversation
 from bot.features.catchup.desk import CatchupDesk
 from bot.features.commands.desks import Desks
 from bot.features.feedback.desk import FeedbackDesk
+from bot.features.files.keeper import FileKeeper
 from bot.features.following.follower import MessageFollower
 from bot.features.summaries.desk import SummaryDesk
 from bot.inbox.audience import Audiences
@@ -23,6 +24,7 @@ from bot.inbox.routing import (
     FollowEdit,
     FollowRedaction,
     KeepFeedback,
+    KeepFile,
     KeepVote,
     RunCommand,
 )
@@ -49,6 +51,7 @@ class FeatureParts:
     metrics: Metrics | None = None
     # Shared with the questions' guardrails; in this process's memory when not given.
     limits: RateLimits | None = None
+    files: FileKeeper | None = None
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,7 @@ def wire_account(
     conversation = Conversation(bot, settings, memory, router.not_before_ms)
     questions = QuestionDesk(
         matrix, state, answerer, settings, router, conversation.feed, dispatcher.spawn,
-        memory=memory, feedback=feedback, metrics=parts.metrics,
+        memory=memory, feedback=feedback, metrics=parts.metrics, files=parts.files,
     )  # fmt: skip
     dispatcher.on_reply(AnswerQuestion, questions.answer)
     desks = Desks(
@@ -95,6 +98,9 @@ def wire_account(
     dispatcher.on_work(FollowEdit, follower.edited)
     dispatcher.on_work(FollowRedaction, follower.redacted)
     dispatcher.follow_edit = follower.follow_edit
+    if parts.files is not None:
+        dispatcher.on_work(KeepFile, parts.files.keep)
+        follower.forgetters.append(parts.files.forget)
     if feedback is not None:
         dispatcher.on_reply(KeepFeedback, feedback.keep_comment)
         dispatcher.on_work(KeepVote, feedback.take_vote)

@@ -12,6 +12,8 @@ from core import strings
 from core.knowledge.documents import Document
 from core.timerange import TimeRange
 
+SUMMARY_ID_PREFIX = "room-summary/"
+
 
 @dataclass(frozen=True)
 class SummaryRange:
@@ -66,7 +68,7 @@ def parse_summary_range(doc_id: str) -> SummaryRange | None:
     """The period a scheduled summary covers, from its document id."""
     _, _, span = doc_id.rpartition("/")
     start, _, end = span.partition("-")
-    if not (doc_id.startswith("room-summary/") and start.isdigit() and end.isdigit()):
+    if not (doc_id.startswith(SUMMARY_ID_PREFIX) and start.isdigit() and end.isdigit()):
         return None
     return SummaryRange(float(start), float(end))
 
@@ -88,7 +90,7 @@ def build_summary_document(
     room_key = hashlib.sha256(room.encode()).hexdigest()[:16]
     return Document(
         collection=collection,
-        id=f"room-summary/{room_key}/{int(covered.start)}-{int(covered.end)}",
+        id=f"{SUMMARY_ID_PREFIX}{room_key}/{int(covered.start)}-{int(covered.end)}",
         title=f"Summary of {room_name}, {start:%d %b %Y %H:%M} – {end:%d %b %Y %H:%M} UTC",
         content=markdown,
         url=first_link,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from nio import (
     RoomInviteResponse,
     RoomRedactResponse,
     RoomSendResponse,
+    UploadResponse,
 )
 
 Predicate = Callable[[dict[str, Any]], bool]
@@ -130,6 +132,27 @@ class Person:
                 "m.in_reply_to": {"event_id": reply_to or thread},
             }
         elif reply_to:
+            content["m.relates_to"] = {"m.in_reply_to": {"event_id": reply_to}}
+        return await self.send(room_id, content)
+
+    async def share_file(
+        self, room_id: str, data: bytes, name: str, mimetype: str, *, reply_to: str | None = None
+    ) -> str:
+        """Upload a file as a client does (encrypted in an encrypted room, its key in the
+        event) and share it as an `m.file` message."""
+        encrypted = self.client.rooms[room_id].encrypted
+        response, keys = await self.client.upload(
+            io.BytesIO(data), content_type=mimetype, filename=name, encrypt=encrypted,
+            filesize=len(data),
+        )  # fmt: skip
+        assert isinstance(response, UploadResponse), response
+        content: dict[str, Any] = {"msgtype": "m.file", "body": name, "filename": name,
+                                   "info": {"mimetype": mimetype, "size": len(data)}}  # fmt: skip
+        if encrypted:
+            content["file"] = {**(keys or {}), "url": response.content_uri}
+        else:
+            content["url"] = response.content_uri
+        if reply_to:
             content["m.relates_to"] = {"m.in_reply_to": {"event_id": reply_to}}
         return await self.send(room_id, content)
 

@@ -48,9 +48,9 @@ def reading_model(body: dict) -> str | dict:
     return f"From the {kind}: {line.split(': ', 1)[-1]} [{number}]"
 
 
-async def ask(person, room, text, bot, timeout=60) -> dict:
+async def ask(person, room, text, bot, timeout=60, reply_to=None) -> dict:
     """The bot's reply as it reads once finished (streamed answers are edited)."""
-    question = await person.say(room, text, mentions=[bot.user_id])
+    question = await person.say(room, text, mentions=[bot.user_id], reply_to=reply_to)
     first = await person.wait_for(room, replies_to(question), timeout=timeout)
 
     def finished(event: dict) -> dict | None:

@@ -16,6 +16,7 @@ from bot.inbox.routing import (
     FollowRedaction,
     Ignore,
     KeepFeedback,
+    KeepFile,
     KeepVote,
     RoutingFacts,
     RunCommand,
@@ -223,6 +224,17 @@ EDIT = {"type": "m.room.message", "sender": ALICE, "event_id": "$e", "origin_ser
         "content": {"msgtype": "m.text", "body": "* new", "m.new_content": {"msgtype": "m.text", "body": "new"},
                     "m.relates_to": {"rel_type": "m.replace", "event_id": "$q"}}}  # fmt: skip
 ON_ANSWER = replace(FACTS, reacts_to_answer=True)
+KEEPS = replace(FACTS, keeps_files=True)
+
+
+def shared(name: str = "contract.pdf", sender: str = ALICE, ts: int = 2_000, **content) -> dict:
+    return {"type": "m.room.message", "sender": sender, "event_id": "$f", "origin_server_ts": ts,
+            "content": {"msgtype": "m.file", "body": name, "url": "mxc://hs/abc",
+                        "info": {"mimetype": "application/pdf", "size": 1234}, **content}}  # fmt: skip
+
+
+ENCRYPTED_FILE = {"url": "mxc://hs/enc", "key": {"k": "key"}, "iv": "iv",
+                  "hashes": {"sha256": "hash"}, "v": "v2"}  # fmt: skip
 
 EVENTS = {
     # name: (event, facts, expected)
@@ -247,6 +259,32 @@ EVENTS = {
     "a message's redaction is followed": (REDACTION, FACTS, FollowRedaction(EventID("$q"))),
     "an edit is followed": (EDIT, FACTS, FollowEdit()),
     "the bot's own edit is not": ({**EDIT, "sender": BOT.user_id}, FACTS, Ignore("own message")),
+    "a PDF shared in a room that keeps files is kept": (shared(), KEEPS, KeepFile("contract.pdf")),
+    "an encrypted Word file is kept": (
+        {
+            **shared("procedure.docx"),
+            "content": {"msgtype": "m.file", "body": "procedure.docx", "file": ENCRYPTED_FILE},
+        },
+        KEEPS,
+        KeepFile("procedure.docx"),
+    ),
+    "a file where files are not kept": (shared(), FACTS, Ignore("files are not kept")),
+    "an image shared as a file": (
+        shared("photo.jpg", info={"mimetype": "image/jpeg"}),
+        KEEPS,
+        Ignore("not a kind of file the bot reads"),
+    ),
+    "a file shared before the bot came": (
+        shared(ts=500),
+        KEEPS,
+        Ignore("sent before the bot started or joined"),
+    ),
+    "the bot's own file": (shared(sender=BOT.user_id), KEEPS, Ignore("a bot's file")),
+    "a file without a usable URL": (
+        {**shared(), "content": {"msgtype": "m.file", "body": "x.pdf", "url": "https://e/x.pdf"}},
+        KEEPS,
+        Ignore("no file to read"),
+    ),
     "a state event is nothing": (
         {"type": "m.room.topic", "sender": ALICE, "content": {}},
         FACTS,

@@ -7,6 +7,7 @@ import asyncio
 import logging
 import time
 from dataclasses import replace
+from typing import Protocol
 
 from bot.features.answers.feed import Feed, FeedLine
 from bot.features.feedback.desk import FeedbackDesk
@@ -32,6 +33,12 @@ from core.storage.database import StorageError
 log = logging.getLogger(__name__)
 
 
+class FileReasons(Protocol):
+    """Why a shared file is no knowledge (bot/features/files); None when it is."""
+
+    async def reason_for(self, event_id: str) -> str | None: ...
+
+
 class QuestionDesk:
     def __init__(
         self,
@@ -46,6 +53,7 @@ class QuestionDesk:
         memory: ConversationMemory | None = None,
         feedback: FeedbackDesk | None = None,
         metrics: Metrics | None = None,
+        files: FileReasons | None = None,
     ) -> None:
         self.matrix = matrix
         self.state = state
@@ -57,10 +65,17 @@ class QuestionDesk:
         self.memory = memory
         self.feedback = feedback
         self.metrics = metrics
+        self.files = files
 
     async def answer(self, reply: ReplyWriter, action: AnswerQuestion) -> None:
         """Answer into `reply`; the dispatcher reports what fails."""
         message = reply.message
+        if self.files is not None and message.reply_to:
+            # A question about a shared file the bot could not read: why, in one sentence.
+            reason = await self.files.reason_for(message.reply_to)
+            if reason is not None:
+                await reply.finish(reason)
+                return
         request = await self._request(message, action.text, reply)
         if self.feedback is not None:
             store, answer_id = self.feedback.store, ANSWER_ID.get()

@@ -62,6 +62,8 @@ class MessageFollower:
         self.spawn = spawn
         # Waits until the lines before an edit or a redaction are in the history.
         self.history_settled = history_settled
+        # Other features' parts that forget a redacted message (room, event id).
+        self.forgetters: list[Callable[[str, str], Awaitable[None]]] = []
 
     async def edited(
         self, event: PendingEvent, message: IncomingMessage | None, action: object
@@ -104,6 +106,8 @@ class MessageFollower:
             await self._settled()
             await _step("history", self.memory.follow_redaction(room_id, event_id, said))
         try:
+            for forget in self.forgetters:
+                await forget(room_id, event_id)
             await self._follow_in_summaries(room_id, event_id, said)
         finally:
             await self._erase_freed()

@@ -27,6 +27,7 @@ from core.summaries.ledger import LedgerEntry, decide_listed
 from core.summaries.ledger_store import LedgerStore
 from core.summaries.ledger_text import build_ledger_text
 from core.summaries.ranges import (
+    SUMMARY_ID_PREFIX,
     SummaryRange,
     build_heading,
     build_nothing_text,
@@ -230,6 +231,9 @@ class SummaryDesk:
                 for doc_id in await catalog.room_documents_covering(collection, room_id, said)
                 if doc_id not in found
             ]
+        # Only summaries: a file shared in the room (bot/features/files) shares the
+        # collection, and is removed with its own message only.
+        found = [doc_id for doc_id in found if doc_id.startswith(SUMMARY_ID_PREFIX)]
         for doc_id in found:
             await self.indexer.delete(collection, doc_id)
         return found

@@ -1,0 +1,148 @@
+"""Files shared in rooms become the room's knowledge (the inbox's KeepFile).
+
+A file is downloaded (decrypted in an encrypted room), its text read in a process of
+its own (core/knowledge/extractor.py) and indexed as a document of its room: dated when
+it was shared and marked encrypted as its room is, it reaches exactly the readers the
+room's history would (see core/rights/readers.py: members, history visibility, the
+encryption rule). It is cited as its name, who shared it and when, linked to its
+message. A redaction removes it (`forget`), as does the room's retention
+(`purge_before`). A file that cannot be read is recorded with why, in one sentence,
+for whoever asks about it (`reason_for`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from bot.features.files.store import FileStore, RoomFile
+from bot.inbox.events import IncomingMessage
+from bot.inbox.links import build_permalink
+from bot.inbox.routing import KeepFile
+from bot.inbox.state import PendingEvent, StateStore
+from bot.matrix.account import MatrixAccount
+from bot.matrix.types import MatrixError
+from bot.settings_holder import SettingsHolder
+from core import strings
+from core.knowledge.documents import Document
+from core.knowledge.extraction import Extracted, Unreadable, decide_file_kind
+from core.knowledge.extractor import Extractor
+from core.knowledge.indexer import Indexer
+
+log = logging.getLogger(__name__)
+
+
+def build_file_document_id(room_id: str, event_id: str) -> str:
+    room_key = hashlib.sha256(room_id.encode()).hexdigest()[:16]
+    return f"room-file/{room_key}/{event_id}"
+
+
+class FileKeeper:
+    def __init__(
+        self,
+        matrix: MatrixAccount,
+        state: StateStore,
+        store: FileStore,
+        indexer: Indexer,
+        extractor: Extractor,
+        settings: SettingsHolder,
+    ) -> None:
+        self.matrix = matrix
+        self.state = state
+        self.store = store
+        self.indexer = indexer
+        self.extractor = extractor
+        self.settings = settings
+
+    async def keep(
+        self, event: PendingEvent, message: IncomingMessage | None, action: KeepFile
+    ) -> None:
+        """The inbox's KeepFile: read the file and index it as its room's knowledge."""
+        collection = self.settings.current.room_files_collection()
+        if message is None or message.file is None or collection is None:
+            return
+        record = RoomFile(message.event_id, message.room_id, message.file.name,
+                          message.timestamp_ms / 1000, "reading", "", collection, "")  # fmt: skip
+        await self.store.store_file(record)
+        try:
+            extracted = await self._read(message)
+        except Unreadable as exc:
+            # The reason says nothing of the file's text; its name stays out of the log.
+            log.info("a file shared in %s is not kept: %s", message.room_id, exc)
+            await self.store.store_file(_with(record, state="unreadable", reason=str(exc)))
+            return
+        document = self._document(message, collection, extracted)
+        await self.indexer.put_many([document])
+        if await self.state.was_redacted(message.event_id):
+            # Redacted while it was read: the redaction found nothing to remove yet.
+            await self.indexer.delete(collection, document.id)
+            await self.store.forget_file(message.event_id)
+            return
+        await self.store.store_file(_with(record, state="kept", doc_id=document.id))
+        log.info("a file shared in %s is kept (%d pages)", message.room_id, extracted.pages)
+
+    async def _read(self, message: IncomingMessage) -> Extracted:
+        assert message.file is not None
+        shared, limits = message.file, self.settings.current.files
+        kind = decide_file_kind(shared.name, shared.media_type)
+        if kind is None:
+            raise Unreadable(strings.FILE_KIND_UNREAD)
+        if shared.size is not None and shared.size > limits.max_bytes:
+            raise Unreadable(
+                f"it is {shared.size:,} bytes, over the limit of {limits.max_bytes:,} bytes"
+            )
+        try:
+            data = await self.matrix.fetch_media(shared.media)
+        except MatrixError as exc:
+            log.warning("a file shared in %s could not be downloaded: %s", message.room_id, exc)
+            raise Unreadable(strings.FILE_NOT_DOWNLOADED) from None
+        return await self.extractor.extract(data, kind)
+
+    def _document(
+        self, message: IncomingMessage, collection: str, extracted: Extracted
+    ) -> Document:
+        assert message.file is not None
+        room = self.matrix.room(message.room_id)
+        shared_at = datetime.fromtimestamp(message.timestamp_ms / 1000, UTC)
+        sender = self.matrix.member_name(message.room_id, message.sender) or message.sender
+        return Document(
+            collection=collection,
+            id=build_file_document_id(message.room_id, message.event_id),
+            title=strings.FILE_TITLE.format(
+                name=message.file.name, sender=sender, when=f"{shared_at:%d %b %Y}"
+            ),
+            content=extracted.content,
+            format=extracted.format,
+            url=build_permalink(message.room_id, message.event_id, message.sender),
+            room=message.room_id,
+            date=shared_at.isoformat(),
+            # Unknown counts as encrypted: it is then never posted where the server reads.
+            encrypted=room.encrypted if room is not None else True,
+        )
+
+    async def forget(self, room_id: str, event_id: str) -> None:
+        """A shared file's message was redacted: the file leaves the knowledge."""
+        record = await self.store.forget_file(event_id)
+        if record is not None and record.doc_id:
+            await self.indexer.delete(record.collection, record.doc_id)
+
+    async def purge_before(self, room_id: str, cutoff: float) -> None:
+        """The room's retention: files shared before `cutoff` leave the knowledge."""
+        for record in await self.store.files_before(room_id, cutoff):
+            await self.forget(room_id, record.event_id)
+
+    async def reason_for(self, event_id: str) -> str | None:
+        """What to tell someone who asks about a shared file the bot could not read (or
+        is still reading); None when it was kept, or is no file the bot knows."""
+        record = await self.store.room_file(event_id)
+        if record is None or record.state == "kept":
+            return None
+        if record.state == "reading":
+            return strings.FILE_STILL_READING.format(name=record.name)
+        return strings.FILE_UNREADABLE.format(name=record.name, reason=record.reason)
+
+
+def _with(record: RoomFile, **changes: str) -> RoomFile:
+    return replace(record, **changes)  # type: ignore[arg-type]
