@@ -64,6 +64,8 @@ class Dispatcher:
         self.metrics = metrics
         self._replies: dict[type, ReplyHandler] = {}
         self._work: dict[type, WorkHandler] = {}
+        # The kinds (by name, as stored) handled in the background (see on_work).
+        self._background: set[str] = set()
         # Called with a reply's message when it is an edit asked anew.
         self.follow_edit: Callable[[IncomingMessage], Awaitable[None]] | None = None
         # Called with the event id of a reply that a failure notice replaced.
@@ -78,9 +80,13 @@ class Dispatcher:
         """`handler` writes the reply to events decided as `kind`."""
         self._replies[kind] = handler
 
-    def on_work(self, kind: type, handler: WorkHandler) -> None:
-        """`handler` carries out events decided as `kind`."""
+    def on_work(self, kind: type, handler: WorkHandler, *, background: bool = False) -> None:
+        """`handler` carries out events decided as `kind`; in the `background`, work that
+        takes long (reading a shared file) leaves its worker free for the next events at
+        once, and stays pending until done (a restart does it again)."""
         self._work[kind] = handler
+        if background:
+            self._background.add(kind.__name__)
 
     async def run(self, event: PendingEvent) -> bool:
         """Handle one stored event as a task of its own, which a shutdown leaves its
@@ -90,13 +96,25 @@ class Dispatcher:
         if event_id in self._handling:
             return True  # still being answered since before the workers started again
         self._handling.add(event_id)
-        task = self.spawn(self.handle(event))
+        done = asyncio.get_running_loop().create_future()
+        task = self.spawn(self._handled(event, done))
         task.add_done_callback(lambda _: self._handling.discard(event_id))
+        if (event.decision or {}).get("kind") in self._background:
+            return True
+        return await asyncio.shield(done)
+
+    async def _handled(self, event: PendingEvent, done: asyncio.Future[bool]) -> None:
+        """`handle`, with the workers' catch-all; `done` says whether it was handled."""
+        event_id = str(event.source.get("event_id", ""))
+        handled = True
         try:
-            await asyncio.shield(task)
+            await self.handle(event)
+        except asyncio.CancelledError:
+            done.cancel()  # as the worker would have seen it: the event stays pending
+            raise
         except StorageError as exc:
             log.warning("message %s stays pending: %s", event_id, exc)
-            return False
+            handled = False
         except Exception:
             # The catch-all of the workers: an event that fails this way would fail again
             # (a malformed event, a bug), so it is not taken again and again.
@@ -105,8 +123,10 @@ class Dispatcher:
             try:
                 await self.state.mark_done(event_id)
             except StorageError:
-                return False
-        return True
+                handled = False
+        finally:
+            if not done.done():
+                done.set_result(handled)
 
     async def _stored_action(self, event: PendingEvent) -> tuple[IncomingMessage | None, Action]:
         """The decision stored with the message at sync time; decided now for messages

@@ -99,7 +99,7 @@ def wire_account(
     dispatcher.on_work(FollowRedaction, follower.redacted)
     dispatcher.follow_edit = follower.follow_edit
     if parts.files is not None:
-        dispatcher.on_work(KeepFile, parts.files.keep)
+        dispatcher.on_work(KeepFile, parts.files.keep, background=True)
         follower.forgetters.append(parts.files.forget)
     if feedback is not None:
         dispatcher.on_reply(KeepFeedback, feedback.keep_comment)

@@ -9,9 +9,11 @@ import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 from bot.features.feedback.desk import FeedbackDesk
+from bot.features.files.keeper import FileKeeper
+from bot.features.files.store import SqlFileStore
 from bot.inbox.audience import Audiences
 from bot.inbox.dispatcher import Dispatcher
 from bot.inbox.mentions import BotIdentity
@@ -21,6 +23,8 @@ from bot.runtime.wiring import FeatureParts, wire_account
 from bot.settings_holder import SettingsHolder
 from core.config import parse_config
 from core.feedback.store import SqlFeedbackStore
+from core.knowledge.extractor import Extractor
+from core.knowledge.indexer import Indexer
 from core.requests import Answer, Progress, Request
 from core.storage.sqlite import SqliteDatabase
 
@@ -52,6 +56,15 @@ class ScriptedAnswerer:
         if self.gate is not None:
             await self.gate.wait()
         return self.reply(request)
+
+
+@dataclass
+class FileReading:
+    """What reads and indexes shared files in a test: anything with the extractor's
+    `extract` and the indexer's `put_many` and `delete`."""
+
+    extractor: Any
+    indexer: Any
 
 
 @dataclass
@@ -109,10 +122,16 @@ async def eventually(check: Callable[[], Awaitable[T | None]], timeout: float = 
 
 @contextlib.asynccontextmanager
 async def running_bot(
-    tmp_path: Path, config: str = "", account: FakeAccount | None = None, *, feedback: bool = False
+    tmp_path: Path,
+    config: str = "",
+    account: FakeAccount | None = None,
+    *,
+    feedback: bool = False,
+    files: FileReading | None = None,
 ) -> AsyncIterator[Bot]:
     """The bot's sync loop and workers running over a fake account until the block ends;
-    with `feedback`, votes are taken (in a SQLite store of their own)."""
+    with `feedback`, votes are taken (in a SQLite store of their own); with `files`,
+    shared files are read with its extractor and indexer."""
     account = account or FakeAccount(BOT)
     settings = SettingsHolder(
         parse_config(
@@ -127,7 +146,21 @@ async def running_bot(
         if feedback
         else None
     )
-    parts = FeatureParts(feedback=FeedbackDesk(account, state, votes, settings) if votes else None)
+    keeper = (
+        FileKeeper(
+            account,
+            state,
+            await SqlFileStore.open(db),
+            cast(Indexer, files.indexer),
+            cast(Extractor, files.extractor),
+            settings,
+        )
+        if files is not None
+        else None
+    )
+    parts = FeatureParts(
+        feedback=FeedbackDesk(account, state, votes, settings) if votes else None, files=keeper
+    )
     wired = wire_account(
         account, state, settings, BotIdentity(account.user_id, "Knowledge Bot"), answerer,
         Audiences(account), 0, parts,
