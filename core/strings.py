@@ -287,3 +287,10 @@ FILE_UNREADABLE = "I could not read “{name}”: {reason}."
 FILE_STILL_READING = "I am still reading “{name}”: ask again in a moment."
 FILE_NOT_DOWNLOADED = "it could not be downloaded from the homeserver (share it again)"
 FILE_KIND_UNREAD = "the bot reads PDF, Word (.docx), Markdown, HTML and text files only"
+
+# Voice messages (bot/features/voice).
+VOICE_TRANSCRIPT = "🎤 *Transcript:* {text}"
+VOICE_FAILED = (
+    "I could not transcribe this voice message (the transcription service failed). "
+    "Please try again, or type your question."
+)

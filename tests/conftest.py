@@ -13,6 +13,7 @@ from core.storage.database import Database
 from core.storage.postgres import PostgresDatabase
 from core.storage.sqlite import SqliteDatabase
 from tests.support.fake_llm import FakeLlm
+from tests.support.fake_speech import FakeSpeech
 from tests.support.postgres import PostgresServer
 
 
@@ -26,6 +27,14 @@ def embedders() -> Embedders:
 async def llm() -> AsyncIterator[FakeLlm]:
     """The scripted OpenAI-compatible server (see tests/support/fake_llm.py)."""
     server = await FakeLlm().start()
+    yield server
+    await server.close()
+
+
+@pytest.fixture
+async def speech() -> AsyncIterator[FakeSpeech]:
+    """The scripted transcription endpoint (see tests/support/fake_speech.py)."""
+    server = await FakeSpeech().start()
     yield server
     await server.close()
 

@@ -85,6 +85,7 @@ class Router:
             feedback_asked=feedback is not None
             and await feedback.asked(message.room_id, message.thread_root, message.sender),
             keeps_files=self.settings.current.room_files_collection() is not None,
+            transcribes=self.settings.current.speech.url is not None,
             edited_was_addressed=bool(message.replaces)
             and (message.replaces in received or await state.was_received(message.replaces or "")),
         )

@@ -44,6 +44,8 @@ class RoutingFacts:
     redacts_vote: bool = False
     # Files shared in the room become its knowledge ([files], bot/features/files).
     keeps_files: bool = False
+    # Voice messages are transcribed ([speech] is set, bot/features/voice).
+    transcribes: bool = False
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,23 @@ class KeepFile:
 
 
 @dataclass(frozen=True)
+class AnswerVoice:
+    """A voice message addressed to the bot (in a direct chat, a reply to it, in its
+    thread): transcribed, and answered as a question."""
+
+    thread_root: EventID
+
+
+@dataclass(frozen=True)
+class KeepVoice:
+    """A voice message in a room: transcribed into the room's history, and the
+    transcript posted in a thread on it when `post`."""
+
+    thread_root: EventID
+    post: bool = False
+
+
+@dataclass(frozen=True)
 class FollowEdit:
     """An edit of a message by its sender: the new text wherever the bot keeps the old."""
 
@@ -110,8 +129,8 @@ class FollowRedaction:
 
 
 # What the bot answers in the room (a reply), and what it only keeps or follows.
-Actionable = RunCommand | ExplainCommand | AnswerQuestion | KeepFeedback
-Bookkeeping = KeepVote | KeepFile | FollowEdit | FollowRedaction
+Actionable = RunCommand | ExplainCommand | AnswerQuestion | KeepFeedback | AnswerVoice
+Bookkeeping = KeepVote | KeepFile | KeepVoice | FollowEdit | FollowRedaction
 Action = Ignore | Actionable | Bookkeeping
 
 
@@ -210,6 +229,8 @@ def decide_event(
         return Ignore("not a message")
     if message.msgtype == "m.file":
         return decide_file(message, bot, facts)
+    if message.msgtype == "m.audio":
+        return decide_voice(message, bot, room, facts)
     action = decide_action(message, bot, room, facts)
     if isinstance(action, Ignore) and _followed_edit(message, bot):
         return FollowEdit()
@@ -233,6 +254,33 @@ def decide_file(message: IncomingMessage, bot: BotIdentity, facts: RoutingFacts)
     return KeepFile(shared.name)
 
 
+def decide_voice(
+    message: IncomingMessage, bot: BotIdentity, room: RoomSettings, facts: RoutingFacts
+) -> Action:
+    """A voice message is answered when addressed to the bot, else transcribed into the
+    room's history as the room says; nothing without a transcription endpoint."""
+    if message.sender == bot.user_id or message.sender in facts.ignored_users:
+        return Ignore("a bot's voice message")
+    if message.file is None or message.is_edit:
+        return Ignore("no recording to transcribe")
+    if message.timestamp_ms < facts.not_before_ms:
+        return Ignore("sent before the bot started or joined")
+    if not facts.transcribes:
+        return Ignore("voice is not transcribed")
+    thread_root = message.thread_root or message.event_id
+    addressed = (
+        facts.is_direct
+        or facts.replied_to_bot
+        or facts.thread_has_bot
+        or room.answer_without_mention
+    )
+    if addressed:
+        return AnswerVoice(thread_root)
+    if room.transcribe == "off":
+        return Ignore("voice is not transcribed here")
+    return KeepVoice(thread_root, post=room.transcribe == "reply")
+
+
 def _followed_edit(message: IncomingMessage, bot: BotIdentity) -> bool:
     """An edit of someone's text message (an edit that addresses the bot is answered,
     and followed as it is answered)."""
@@ -248,7 +296,7 @@ ACTION_KINDS: dict[str, type[Action]] = {
     kind.__name__: kind
     for kind in (
         Ignore, RunCommand, ExplainCommand, AnswerQuestion, KeepFeedback, KeepVote, KeepFile,
-        FollowEdit, FollowRedaction,
+        AnswerVoice, KeepVoice, FollowEdit, FollowRedaction,
     )
 }  # fmt: skip
 

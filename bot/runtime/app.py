@@ -57,6 +57,7 @@ from core.metrics import Metrics
 from core.passages import PassagesAnswerer
 from core.pipeline.answer import AnswerPipeline
 from core.privacy import keep_private
+from core.speech import Transcriber
 from core.storage.opening import Storage
 from core.summaries.ledger_store import SqlLedgerStore
 from core.summaries.schedule import SummaryScheduler, build_job_store_url
@@ -297,9 +298,11 @@ class BotApp:
             if parts.kb is not None
             else None
         )
+        speech = self.settings.current.speech
         features = FeatureParts(
-            parts.memory, feedback, summaries, catchup, parts.metrics, parts.limits, files
-        )
+            parts.memory, feedback, summaries, catchup, parts.metrics, parts.limits, files,
+            Transcriber(speech) if speech.url else None,
+        )  # fmt: skip
         wired = wire_account(
             matrix, parts.state, self.settings, bot, parts.answerer, audiences,
             await parts.state.first_start_ms(), features, leadership.lease,

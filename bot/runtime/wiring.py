@@ -14,17 +14,20 @@ from bot.features.feedback.desk import FeedbackDesk
 from bot.features.files.keeper import FileKeeper
 from bot.features.following.follower import MessageFollower
 from bot.features.summaries.desk import SummaryDesk
+from bot.features.voice.desk import Transcribing, VoiceDesk
 from bot.inbox.audience import Audiences
 from bot.inbox.dispatcher import Dispatcher
 from bot.inbox.mentions import BotIdentity
 from bot.inbox.router import Router
 from bot.inbox.routing import (
     AnswerQuestion,
+    AnswerVoice,
     ExplainCommand,
     FollowEdit,
     FollowRedaction,
     KeepFeedback,
     KeepFile,
+    KeepVoice,
     KeepVote,
     RunCommand,
 )
@@ -52,6 +55,8 @@ class FeatureParts:
     # Shared with the questions' guardrails; in this process's memory when not given.
     limits: RateLimits | None = None
     files: FileKeeper | None = None
+    # Voice messages are transcribed with it ([speech]); ignored without.
+    transcriber: Transcribing | None = None
 
 
 @dataclass(frozen=True)
@@ -105,6 +110,11 @@ def wire_account(
         dispatcher.on_reply(KeepFeedback, feedback.keep_comment)
         dispatcher.on_work(KeepVote, feedback.take_vote)
         dispatcher.after_failure.append(feedback.forget_answer_event)
+
+    if parts.transcriber is not None:
+        voice = VoiceDesk(matrix, parts.transcriber, questions, conversation, settings)
+        dispatcher.on_reply(AnswerVoice, voice.answer)
+        dispatcher.on_work(KeepVoice, voice.keep, background=True)
 
     workers = AnswerWorkers(state, dispatcher.run, settings.current.bot.answer_workers)
     sync = SyncLoop(matrix, state, router, settings, workers, lease)

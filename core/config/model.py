@@ -9,6 +9,7 @@ validation context, never from globals.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import (
@@ -38,6 +39,7 @@ from core.config.pipeline import PipelineSettings
 from core.config.prompts import PromptSettings
 from core.config.rights import RightsSettings
 from core.config.secrets import context_of, env_var_checker, resolve_one_secret
+from core.config.speech import SpeechSettings
 from core.config.storage import StorageSettings
 from core.config.strict import Strict
 from core.config.summaries import SummarySettings, check_schedule
@@ -190,6 +192,10 @@ class RoomSettings(Strict):
     timezone: str = "UTC"
     # Summaries on a schedule: "" (off), "every 1d", or "cron: 0 18 * * 1-5".
     summary_schedule: str = ""
+    # Voice messages, when [speech] is set: transcribed and kept as the room's history
+    # ("silent"), also posted as a notice in a thread on the voice message ("reply"), or
+    # not at all ("off"). A voice message addressed to the bot is answered in any case.
+    transcribe: Literal["off", "reply", "silent"] = "silent"
 
     _timezone = field_validator("timezone")(_check_timezone)
     _schedule = field_validator("summary_schedule")(check_schedule)
@@ -205,6 +211,7 @@ class RoomOverride(Strict):
     history: bool | None = None
     timezone: str | None = None
     summary_schedule: str | None = None
+    transcribe: Literal["off", "reply", "silent"] | None = None
 
     _timezone = field_validator("timezone")(_check_timezone)
     _schedule = field_validator("summary_schedule")(check_schedule)
@@ -229,6 +236,7 @@ class Settings(Strict):
     feedback: FeedbackSettings = Field(default_factory=dict, validate_default=True)
     summaries: SummarySettings = Field(default_factory=dict, validate_default=True)
     files: FileSettings = Field(default_factory=dict, validate_default=True)
+    speech: SpeechSettings = Field(default_factory=dict, validate_default=True)
     ops: OpsSettings = Field(default_factory=dict, validate_default=True)
     storage: StorageSettings = Field(default_factory=dict, validate_default=True)
     predetermined: tuple[PredeterminedAnswer, ...] = ()
@@ -275,7 +283,7 @@ class Settings(Strict):
         return self.room_defaults.model_copy(update=override.model_dump(exclude_none=True))
 
 
-RESTART_ONLY_SECTIONS = ("matrix", "knowledge", "ingest_api", "llm", "ops", "storage")
+RESTART_ONLY_SECTIONS = ("matrix", "knowledge", "ingest_api", "llm", "ops", "storage", "speech")
 RESTART_ONLY_KEYS = (
     ("bot", "data_dir"),
     ("bot", "answer_workers"),

@@ -128,10 +128,12 @@ async def running_bot(
     *,
     feedback: bool = False,
     files: FileReading | None = None,
+    transcriber: Any = None,
 ) -> AsyncIterator[Bot]:
     """The bot's sync loop and workers running over a fake account until the block ends;
     with `feedback`, votes are taken (in a SQLite store of their own); with `files`,
-    shared files are read with its extractor and indexer."""
+    shared files are read with its extractor and indexer; with `transcriber`, voice
+    messages are transcribed."""
     account = account or FakeAccount(BOT)
     settings = SettingsHolder(
         parse_config(
@@ -159,7 +161,9 @@ async def running_bot(
         else None
     )
     parts = FeatureParts(
-        feedback=FeedbackDesk(account, state, votes, settings) if votes else None, files=keeper
+        feedback=FeedbackDesk(account, state, votes, settings) if votes else None,
+        files=keeper,
+        transcriber=transcriber,
     )
     wired = wire_account(
         account, state, settings, BotIdentity(account.user_id, "Knowledge Bot"), answerer,

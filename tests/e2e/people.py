@@ -136,10 +136,18 @@ class Person:
         return await self.send(room_id, content)
 
     async def share_file(
-        self, room_id: str, data: bytes, name: str, mimetype: str, *, reply_to: str | None = None
+        self,
+        room_id: str,
+        data: bytes,
+        name: str,
+        mimetype: str,
+        *,
+        reply_to: str | None = None,
+        voice: bool = False,
     ) -> str:
         """Upload a file as a client does (encrypted in an encrypted room, its key in the
-        event) and share it as an `m.file` message."""
+        event) and share it as an `m.file` message, or with `voice` as a voice message
+        (`m.audio` with MSC3245's flag, as Element sends them)."""
         encrypted = self.client.rooms[room_id].encrypted
         response, keys = await self.client.upload(
             io.BytesIO(data), content_type=mimetype, filename=name, encrypt=encrypted,
@@ -148,6 +156,9 @@ class Person:
         assert isinstance(response, UploadResponse), response
         content: dict[str, Any] = {"msgtype": "m.file", "body": name, "filename": name,
                                    "info": {"mimetype": mimetype, "size": len(data)}}  # fmt: skip
+        if voice:
+            content.update(msgtype="m.audio", body="Voice message")
+            content["org.matrix.msc3245.voice"] = {}
         if encrypted:
             content["file"] = {**(keys or {}), "url": response.content_uri}
         else:

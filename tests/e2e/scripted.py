@@ -51,7 +51,12 @@ def reading_model(body: dict) -> str | dict:
 async def ask(person, room, text, bot, timeout=60, reply_to=None) -> dict:
     """The bot's reply as it reads once finished (streamed answers are edited)."""
     question = await person.say(room, text, mentions=[bot.user_id], reply_to=reply_to)
-    first = await person.wait_for(room, replies_to(question), timeout=timeout)
+    return await finished_reply(person, room, replies_to(question), timeout)
+
+
+async def finished_reply(person, room, first_reply, timeout=60) -> dict:
+    """The content of the first message matching `first_reply`, once finished."""
+    first = await person.wait_for(room, first_reply, timeout=timeout)
 
     def finished(event: dict) -> dict | None:
         if event["event_id"] == first["event_id"]:

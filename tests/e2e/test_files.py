@@ -6,11 +6,12 @@ from __future__ import annotations
 import pytest
 
 from bot.dev.synapse import free_port
-from tests.e2e.people import Person
-from tests.e2e.scripted import ask, llm_config, reading_model
+from core import strings
+from tests.e2e.people import Person, replies_to
+from tests.e2e.scripted import ask, finished_reply, llm_config, reading_model
 from tests.e2e.test_conversation import room_with_bot
-from tests.e2e.test_knowledge import knowledge_config
-from tests.support.files import make_docx, make_pdf, make_scanned_pdf
+from tests.e2e.test_knowledge import knowledge_config, put
+from tests.support.files import make_docx, make_pdf, make_scanned_pdf, make_wav
 
 pytestmark = pytest.mark.e2e
 FILES = (
@@ -65,3 +66,39 @@ async def test_a_pdf_shared_in_an_encrypted_room_is_answered_from_with_its_page(
     await bob.join(room)
     answer = await ask(bob, room, "how much may a hotel night cost in Paris?", bot)
     assert "140 euros" not in answer["body"] and "travel-policy.pdf" not in answer["body"]
+
+
+async def test_a_voice_message_in_a_direct_chat_is_transcribed_and_answered(
+    people, bot, llm, speech
+):
+    alice = await people("alice")
+    llm.respond = reading_model
+    port = free_port()
+    bot.write_config(
+        knowledge_config(port) + llm_config(llm)
+        + f'[speech]\nurl = "{speech.url}"\nmodel = "whisper-large-v3"\n'
+        + '[room_defaults]\ntranscribe = "reply"\n',
+        allowed_users=[alice.user_id],
+    )  # fmt: skip
+    await bot.start()
+    await put(port, "handbook", "travel", {"title": "Travel policy",
+              "content": "Trains are booked through Travelink, in second class."})  # fmt: skip
+    direct = await room_with_bot(alice, bot, encrypted=True, direct=True)
+    recording = make_wav(pitch=440)
+    speech.say(recording, "How are trains booked?")
+    voice = await alice.share_file(direct, recording, "voice.wav", "audio/wav", voice=True)
+
+    def answering(event: dict) -> bool:
+        return replies_to(voice)(event) and "Transcript:" not in event["content"]["body"]
+
+    answer = await finished_reply(alice, direct, answering)
+    assert "Travelink" in answer["body"]
+    transcript = alice.seen(direct, lambda e: "Transcript:" in e.get("content", {}).get("body", ""))
+    assert transcript and "How are trains booked?" in transcript[0]["content"]["body"]
+    assert speech.requests[0][:2] == ("whisper-large-v3", "voice.wav")
+
+    speech.fail = True
+    failing = await alice.share_file(direct, make_wav(pitch=660), "voice.wav", "audio/wav",
+                                     voice=True)  # fmt: skip
+    notice = await alice.wait_for(direct, replies_to(failing), timeout=60)
+    assert notice["content"]["body"] == strings.VOICE_FAILED

@@ -76,3 +76,22 @@ def make_docx(*, filler_paragraphs: int = 0) -> bytes:
     out = io.BytesIO()
     document.save(out)
     return out.getvalue()
+
+
+def make_wav(seconds: float = 1.0, pitch: int = 440) -> bytes:
+    """A real WAV recording (a tone), as a voice message's audio; `pitch` makes another."""
+    import math
+    import struct
+    import wave
+
+    rate = 16_000
+    out = io.BytesIO()
+    with wave.open(out, "wb") as recording:
+        recording.setnchannels(1)
+        recording.setsampwidth(2)
+        recording.setframerate(rate)
+        frames = (
+            int(8000 * math.sin(2 * math.pi * pitch * n / rate)) for n in range(int(seconds * rate))
+        )
+        recording.writeframes(b"".join(struct.pack("<h", frame) for frame in frames))
+    return out.getvalue()

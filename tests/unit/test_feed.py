@@ -54,3 +54,12 @@ def test_thousands_of_threads_keep_only_the_most_recently_active_conversations()
     )
     assert lines.recent("!r", None, 1, "$end", readers=frozenset(), since=0), "kept: in use"
     assert lines.recent("!r", "$thread0", 5, "$end", readers=frozenset(), since=0) == ()
+
+
+def test_a_line_that_comes_late_takes_its_place_by_when_it_was_said():
+    """A voice message's transcript comes seconds after it was said: a question asked
+    right after the voice message still has it before it."""
+    lines = feed()
+    lines.add("!r", None, FeedLine("$v", ChatLine(CAROL, "(voice) the note is wrong"), 350.0))
+    recent = lines.recent("!r", None, 10, "$4", readers=frozenset({ALICE}), since=ALWAYS)
+    assert [line.text for line in recent][-2:] == ["thanks", "(voice) the note is wrong"]

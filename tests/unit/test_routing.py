@@ -11,12 +11,14 @@ from bot.inbox.events import IncomingMessage, Mentions
 from bot.inbox.mentions import BotIdentity
 from bot.inbox.routing import (
     AnswerQuestion,
+    AnswerVoice,
     ExplainCommand,
     FollowEdit,
     FollowRedaction,
     Ignore,
     KeepFeedback,
     KeepFile,
+    KeepVoice,
     KeepVote,
     RoutingFacts,
     RunCommand,
@@ -233,6 +235,13 @@ def shared(name: str = "contract.pdf", sender: str = ALICE, ts: int = 2_000, **c
                         "info": {"mimetype": "application/pdf", "size": 1234}, **content}}  # fmt: skip
 
 
+def voice(sender: str = ALICE, ts: int = 2_000) -> dict:
+    return {"type": "m.room.message", "sender": sender, "event_id": "$v", "origin_server_ts": ts,
+            "content": {"msgtype": "m.audio", "body": "Voice message", "url": "mxc://hs/ogg",
+                        "info": {"mimetype": "audio/ogg"}, "org.matrix.msc3245.voice": {}}}  # fmt: skip
+
+
+HEARS = replace(FACTS, transcribes=True)
 ENCRYPTED_FILE = {"url": "mxc://hs/enc", "key": {"k": "key"}, "iv": "iv",
                   "hashes": {"sha256": "hash"}, "v": "v2"}  # fmt: skip
 
@@ -285,6 +294,19 @@ EVENTS = {
         KEEPS,
         Ignore("no file to read"),
     ),
+    "voice without a transcription endpoint": (voice(), FACTS, Ignore("voice is not transcribed")),
+    "voice in a room is kept as its history": (voice(), HEARS, KeepVoice(EventID("$v"))),
+    "voice in a direct chat is a question": (
+        voice(),
+        replace(HEARS, is_direct=True),
+        AnswerVoice(EventID("$v")),
+    ),
+    "voice in the bot's thread is a question": (
+        voice(),
+        replace(HEARS, thread_has_bot=True),
+        AnswerVoice(EventID("$v")),
+    ),
+    "the bot's own voice": (voice(BOT.user_id), HEARS, Ignore("a bot's voice message")),
     "a state event is nothing": (
         {"type": "m.room.topic", "sender": ALICE, "content": {}},
         FACTS,
@@ -298,3 +320,16 @@ def test_decide_event(event, facts, expected):
     decided = decide_event(event, RoomID("!room"), BOT, RoomSettings(), facts)
     assert decided == expected
     assert decode_action(json.loads(json.dumps(encode_action(decided)))) == decided
+
+
+TRANSCRIBE = {
+    "reply: the transcript is posted": ("reply", KeepVoice(EventID("$v"), post=True)),
+    "silent: only kept": ("silent", KeepVoice(EventID("$v"))),
+    "off: nothing": ("off", Ignore("voice is not transcribed here")),
+}
+
+
+@pytest.mark.parametrize(("mode", "expected"), TRANSCRIBE.values(), ids=TRANSCRIBE.keys())
+def test_a_rooms_transcribe_setting_decides_what_becomes_of_voice(mode, expected):
+    room = RoomSettings(transcribe=mode)
+    assert decide_event(voice(), RoomID("!room"), BOT, room, HEARS) == expected

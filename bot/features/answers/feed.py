@@ -46,7 +46,20 @@ class Feed:
                 self._lines.popitem(last=False)
         else:
             self._lines.move_to_end(key)
-        lines.append(entry)
+        # In the order said: a line that comes late (a voice message's transcript) takes
+        # its place before the lines said after it.
+        at = len(lines)
+        while at > 0 and lines[at - 1].ts > entry.ts:
+            at -= 1
+        if at == len(lines):
+            lines.append(entry)
+            return
+        if len(lines) == lines.maxlen:
+            if at == 0:
+                return  # older than every line kept
+            lines.popleft()
+            at -= 1
+        lines.insert(at, entry)
 
     def follow(self, room_id: str, event_id: str, sender: str, text: str | None) -> None:
         """A message of the room was edited by its sender (`text`: its new text) or

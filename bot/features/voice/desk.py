@@ -1,0 +1,91 @@
+"""Voice messages, when [speech] names a transcription endpoint.
+
+A voice message addressed to the bot (AnswerVoice: in a direct chat, a reply to it, in
+its thread) is transcribed and answered as the question it asks; one that fails gets a
+short notice. Other voice messages (KeepVoice) are transcribed into the room's history,
+and with the room's `transcribe = "reply"` the transcript is posted in a thread on them
+(as baibot does). The transcript is the sender's words: data, like any message.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import Protocol
+
+from bot.features.answers.answering import QuestionDesk
+from bot.features.answers.conversation import Conversation
+from bot.inbox.events import IncomingMessage
+from bot.inbox.render import build_notice
+from bot.inbox.reply import ReplyWriter
+from bot.inbox.routing import AnswerQuestion, AnswerVoice, KeepVoice
+from bot.inbox.state import PendingEvent
+from bot.matrix.account import MatrixAccount
+from bot.matrix.types import MatrixError
+from bot.settings_holder import SettingsHolder
+from core import strings
+from core.speech import SpeechError
+
+log = logging.getLogger(__name__)
+
+
+class Transcribing(Protocol):
+    async def transcribe(self, audio: bytes, name: str, media_type: str) -> str: ...
+
+
+class VoiceDesk:
+    def __init__(
+        self,
+        matrix: MatrixAccount,
+        transcriber: Transcribing,
+        questions: QuestionDesk,
+        conversation: Conversation,
+        settings: SettingsHolder,
+    ) -> None:
+        self.matrix = matrix
+        self.transcriber = transcriber
+        self.questions = questions
+        self.conversation = conversation
+        self.settings = settings
+
+    async def answer(self, reply: ReplyWriter, action: AnswerVoice) -> None:
+        """The inbox's AnswerVoice: the transcript, answered as a question."""
+        message = reply.message
+        text = await self._transcript(message)
+        if text is None:
+            await reply.finish(strings.VOICE_FAILED)
+            return
+        if self.settings.current.room(message.room_id).transcribe == "reply":
+            await self._post(message, action.thread_root, text)
+        await self.questions.answer(reply, AnswerQuestion(text, action.thread_root))
+
+    async def keep(
+        self, event: PendingEvent, message: IncomingMessage | None, action: KeepVoice
+    ) -> None:
+        """The inbox's KeepVoice: the transcript into the room's history (and thread)."""
+        if message is None:
+            return
+        text = await self._transcript(message)
+        if text is None:
+            return
+        if action.post:
+            await self._post(message, action.thread_root, text)
+        await self.conversation.observe(replace(message, msgtype="m.text", body=text, file=None))
+
+    async def _transcript(self, message: IncomingMessage) -> str | None:
+        if message.file is None:
+            return None
+        try:
+            audio = await self.matrix.fetch_media(message.file.media)
+            return await self.transcriber.transcribe(
+                audio, message.file.name, message.file.media_type
+            )
+        except (MatrixError, SpeechError) as exc:
+            log.warning("a voice message of %s was not transcribed: %s", message.room_id, exc)
+            return None
+
+    async def _post(self, message: IncomingMessage, thread_root: str, text: str) -> None:
+        content = build_notice(strings.VOICE_TRANSCRIPT.format(text=text),
+                               thread_root=thread_root, reply_to=message.event_id)  # fmt: skip
+        # The same transaction each time: a retry after a crash posts it once.
+        await self.matrix.send(message.room_id, content, txn_id=f"transcript-{message.event_id}")
