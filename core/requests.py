@@ -46,6 +46,9 @@ class Request:
     open_room: bool = False
     event: EventID | None = None
     in_bot_conversation: bool = False
+    # A document the question is about (the shared file it replies to): its passages
+    # come first, as far as the readers may see them.
+    focus: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)

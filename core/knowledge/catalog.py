@@ -194,6 +194,10 @@ def build_filter_sql(filters: SearchFilters, dialect: Dialect) -> tuple[str, lis
             " d.collection AND dd.doc_id = d.doc_id AND dd.date_from >= ?))"
         )
         params += (room, since)
+    if filters.documents:
+        either = " OR ".join("(c.collection = ? AND c.doc_id = ?)" for _ in filters.documents)
+        clauses.append(f"({either})")
+        params += [part for document in filters.documents for part in document]
     if filters.updated_after is not None:
         clauses.append("d.updated_at >= ?")
         params.append(filters.updated_after)

@@ -211,3 +211,5 @@ class SearchFilters:
     # Dated documents must meet this range (timestamps, the end excluded, as a document's
     # own end is); undated ones always pass.
     dated_between: tuple[float, float] | None = None
+    # Only these documents (collection, id): a question about one shared file.
+    documents: tuple[tuple[str, str], ...] = ()

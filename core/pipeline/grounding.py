@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from core.config import Settings
 from core.knowledge.documents import Hit, SearchFilters
@@ -17,6 +17,7 @@ from core.trace import RetrieveStep, RightsStep, Step
 
 # Retrieve more than shown, so that k passages remain when the rights check denies some.
 OVERFETCH = 3
+FOCUS_BOOST = 1.0
 
 
 @dataclass(frozen=True)
@@ -43,8 +44,11 @@ async def fetch_grounding(
     audience: Audience,
     k: int,
     between: tuple[float, float] | None = None,
+    focus: tuple[str, str] | None = None,
 ) -> Grounding:
-    """The best passages every reader may see; dated documents must meet `between`."""
+    """The best passages every reader may see; dated documents must meet `between`. The
+    passages of `focus` (a document the question is about) come first, under the same
+    filters and rights as any."""
     started = time.perf_counter()
     filters = SearchFilters(
         public_only=audience.public_only,
@@ -53,6 +57,13 @@ async def fetch_grounding(
         dated_between=between,
     )
     found = await retriever.search(question, filters, k=k, overfetch=OVERFETCH)
+    if focus is not None:
+        first = await retriever.search(
+            question, replace(filters, documents=(focus,)), k=k, overfetch=OVERFETCH
+        )
+        # Ranked above any other (fused scores are below 1), so the model reads them first.
+        first = [replace(hit, score=hit.score + FOCUS_BOOST) for hit in first]
+        found = first + [hit for hit in found if hit.chunk_id not in {h.chunk_id for h in first}]
     hits = [hit for hit in found if decide_postable(hit, audience.plaintext_only)]
     retrieved = time.perf_counter()
     outcome = await rights.filter(hits, audience)

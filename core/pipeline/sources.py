@@ -83,7 +83,8 @@ class SourcesFinder:
         # An outage of Chroma is said in the answer; the room's memories still work.
         (grounding, documents_down), (history, history_down) = await asyncio.gather(
             _unless_unavailable(
-                self._documents(question, audience, settings, between), NO_GROUNDING
+                self._documents(question, audience, settings, between, request.focus),
+                NO_GROUNDING,
             ),
             _unless_unavailable(self._history(request, question, settings, between, since), []),
         )
@@ -111,7 +112,12 @@ class SourcesFinder:
         )  # fmt: skip
 
     async def _documents(
-        self, question: str, audience: Audience, settings: Settings, between: TimeRange | None
+        self,
+        question: str,
+        audience: Audience,
+        settings: Settings,
+        between: TimeRange | None,
+        focus: tuple[str, str] | None = None,
     ) -> Grounding:
         return await fetch_grounding(
             self.retriever,
@@ -120,6 +126,7 @@ class SourcesFinder:
             audience,
             settings.retrieval.context_candidates,
             between.as_timestamps() if between else None,
+            focus,
         )
 
     async def _history(

@@ -102,3 +102,22 @@ async def test_a_voice_message_in_a_direct_chat_is_transcribed_and_answered(
                                      voice=True)  # fmt: skip
     notice = await alice.wait_for(direct, replies_to(failing), timeout=60)
     assert notice["content"]["body"] == strings.VOICE_FAILED
+
+
+async def test_a_question_replying_to_a_file_is_answered_from_that_file_first(people, bot, llm):
+    """Two versions of the hotel rules: the one replied to is the one answered from."""
+    alice = await people("alice")
+    llm.respond = reading_model
+    bot.write_config(knowledge_config(free_port()) + llm_config(llm) + FILES,
+                     allowed_users=[alice.user_id])  # fmt: skip
+    await bot.start()
+    room = await room_with_bot(alice, bot)
+    files = {}
+    for cost in ("120", "140"):
+        pages = (f"Hotels. A night costs at most {cost} euros in Paris.",)
+        files[cost] = await alice.share_file(room, make_pdf(pages, table=False),
+                                             f"hotels-{cost}.pdf", PDF)  # fmt: skip
+    for cost, event in [*files.items(), *reversed(files.items())]:
+        answer = await ask_about(alice, room, "how much may a hotel night cost in Paris?", bot,
+                                 event)  # fmt: skip
+        assert f"{cost} euros" in answer["body"].split("**Sources**")[0], answer["body"]

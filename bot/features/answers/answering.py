@@ -34,9 +34,15 @@ log = logging.getLogger(__name__)
 
 
 class FileReasons(Protocol):
-    """Why a shared file is no knowledge (bot/features/files); None when it is."""
+    """What the bot made of a shared file (bot/features/files)."""
 
-    async def reason_for(self, event_id: str) -> str | None: ...
+    async def reason_for(self, event_id: str) -> str | None:
+        """Why it is no knowledge; None when it is (or is no file)."""
+        ...
+
+    async def document_of(self, event_id: str) -> tuple[str, str] | None:
+        """The (collection, id) it was kept as."""
+        ...
 
 
 class QuestionDesk:
@@ -70,13 +76,15 @@ class QuestionDesk:
     async def answer(self, reply: ReplyWriter, action: AnswerQuestion) -> None:
         """Answer into `reply`; the dispatcher reports what fails."""
         message = reply.message
+        focus = None
         if self.files is not None and message.reply_to:
             # A question about a shared file the bot could not read: why, in one sentence.
             reason = await self.files.reason_for(message.reply_to)
             if reason is not None:
                 await reply.finish(reason)
                 return
-        request = await self._request(message, action.text, reply)
+            focus = await self.files.document_of(message.reply_to)
+        request = replace(await self._request(message, action.text, reply), focus=focus)
         if self.feedback is not None:
             store, answer_id = self.feedback.store, ANSWER_ID.get()
             reply.on_sent = lambda event_id: store.note_answer_event(event_id, answer_id)

@@ -133,6 +133,13 @@ class FileKeeper:
         for record in await self.store.files_before(room_id, cutoff):
             await self.forget(room_id, record.event_id)
 
+    async def document_of(self, event_id: str) -> tuple[str, str] | None:
+        """The document a kept file became, for a question replying to it."""
+        record = await self.store.room_file(event_id)
+        if record is None or record.state != "kept":
+            return None
+        return record.collection, record.doc_id
+
     async def reason_for(self, event_id: str) -> str | None:
         """What to tell someone who asks about a shared file the bot could not read (or
         is still reading); None when it was kept, or is no file the bot knows."""
