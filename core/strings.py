@@ -294,3 +294,8 @@ VOICE_FAILED = (
     "I could not transcribe this voice message (the transcription service failed). "
     "Please try again, or type your question."
 )
+FILE_SUMMARY_HEADING = "Summary of “{name}”"
+FILE_NOT_FOR_ALL = (
+    "“{name}” was shared before some of the people reading this joined, and this room "
+    "does not show them earlier messages: I will not summarise it here."
+)

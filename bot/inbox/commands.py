@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from core import strings
 from core.config import RoomSettings
 
@@ -40,3 +42,16 @@ def build_command_reply(
     if name in COMMANDS and not room.commands_enabled:
         return strings.COMMANDS_OFF.format(prefix=prefix, name=name, help_hint=hint)
     return strings.UNKNOWN_COMMAND.format(prefix=prefix, name=name, help_hint=hint)
+
+
+# "summarize this", "sum it up", "tl;dr?": a reply to a file asking for its summary.
+SUMMARY_REQUEST = re.compile(
+    r"^\W*(please\s+)?(summari[sz]e|sum\s+up|sum\s+(?:it|this)\s+up|tl;?dr)(\s+(this|it|that|the\s+file))?"
+    r"(\s+up)?(\s+please)?\W*$",
+    re.IGNORECASE,
+)
+
+
+def decide_summary_request(text: str) -> bool:
+    """Whether a question replying to a file asks for its summary."""
+    return bool(SUMMARY_REQUEST.match(text.strip()))

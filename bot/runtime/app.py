@@ -294,6 +294,7 @@ class BotApp:
                 parts.kb.indexer,
                 parts.kb.extractor,
                 self.settings,
+                summarizer,
             )
             if parts.kb is not None
             else None

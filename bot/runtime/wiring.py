@@ -91,7 +91,7 @@ def wire_account(
     dispatcher.on_reply(AnswerQuestion, questions.answer)
     desks = Desks(
         memory, feedback, parts.summaries, parts.metrics, parts.catchup,
-        parts.limits or LocalRateLimits(),
+        parts.limits or LocalRateLimits(), parts.files,
     )  # fmt: skip
     commands = desks.replies(settings, router.is_direct)
     dispatcher.on_reply(RunCommand, commands)

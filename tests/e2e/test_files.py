@@ -11,6 +11,7 @@ from tests.e2e.people import Person, replies_to
 from tests.e2e.scripted import ask, finished_reply, llm_config, reading_model
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import knowledge_config, put
+from tests.e2e.test_summaries import chat_model
 from tests.support.files import make_docx, make_pdf, make_scanned_pdf, make_wav
 
 pytestmark = pytest.mark.e2e
@@ -35,7 +36,7 @@ async def ask_about(person: Person, room: str, question: str, bot, file_event: s
 
 async def test_a_pdf_shared_in_an_encrypted_room_is_answered_from_with_its_page(people, bot, llm):
     alice, bob = await people("alice"), await people("bob")
-    llm.respond = reading_model
+    llm.respond = chat_model
     bot.write_config(knowledge_config(free_port()) + llm_config(llm) + FILES,
                      allowed_users=[alice.user_id])  # fmt: skip
     await bot.start()
@@ -57,6 +58,11 @@ async def test_a_pdf_shared_in_an_encrypted_room_is_answered_from_with_its_page(
 
     answer = await ask_about(alice, room, "IT desk room number?", bot, onboarding)
     assert "Room 204" in answer["body"]
+    summary = await ask(alice, room, "summarize this", bot, reply_to=onboarding)
+    assert summary["body"].startswith("Summary of “onboarding.docx”"), summary["body"]
+    assert "**TL;DR** 3 messages." in summary["body"], "the model read its three passages"
+    summary = await ask(alice, room, "!summarize", bot, reply_to=policy)
+    assert summary["body"].startswith("Summary of “travel-policy.pdf”"), summary["body"]
     await alice.redact(room, onboarding)
     answer = await ask(alice, room, "IT desk room number?", bot)
     assert "Room 204" not in answer["body"] and "onboarding.docx" not in answer["body"]

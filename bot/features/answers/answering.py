@@ -12,6 +12,7 @@ from typing import Protocol
 from bot.features.answers.feed import Feed, FeedLine
 from bot.features.feedback.desk import FeedbackDesk
 from bot.inbox.audience import AudienceChanged
+from bot.inbox.commands import decide_summary_request
 from bot.inbox.dispatcher import Spawn
 from bot.inbox.events import IncomingMessage
 from bot.inbox.render import build_answer_markdown
@@ -42,6 +43,10 @@ class FileReasons(Protocol):
 
     async def document_of(self, event_id: str) -> tuple[str, str] | None:
         """The (collection, id) it was kept as."""
+        ...
+
+    async def summarize(self, reply: ReplyWriter, file_event: str) -> bool:
+        """Its summary in `reply`; False when the event is no file."""
         ...
 
 
@@ -82,6 +87,10 @@ class QuestionDesk:
             reason = await self.files.reason_for(message.reply_to)
             if reason is not None:
                 await reply.finish(reason)
+                return
+            if decide_summary_request(action.text) and await self.files.summarize(
+                reply, message.reply_to
+            ):
                 return
             focus = await self.files.document_of(message.reply_to)
         request = replace(await self._request(message, action.text, reply), focus=focus)

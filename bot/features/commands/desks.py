@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from bot.features.catchup.desk import CatchupDesk
 from bot.features.feedback.desk import FeedbackDesk
@@ -23,6 +24,12 @@ from core.metrics import Metrics
 MODEL_COMMANDS = frozenset({"summarize", "catchup"})
 
 
+class FileSummaries(Protocol):
+    async def summarize(self, reply: ReplyWriter, file_event: str) -> bool:
+        """The summary of a shared file; False when the event is no file."""
+        ...
+
+
 @dataclass(frozen=True)
 class Desks:
     memory: ConversationMemory | None = None
@@ -32,6 +39,8 @@ class Desks:
     catchup: CatchupDesk | None = None
     # The questions-per-minute of people and rooms, which commands count against too.
     limits: RateLimits | None = None
+    # `!summarize` replying to a shared file summarises the file (bot/features/files).
+    files: FileSummaries | None = None
 
     def replies(
         self, settings: SettingsHolder, is_direct: Callable[[str], Awaitable[bool]]
@@ -66,6 +75,8 @@ class Desks:
             await reply.finish(await self._memory_reply(reply, action, settings.bot.command_prefix))
         elif action.name == "feedback" and self.feedback is not None:
             await self.feedback.command(reply, action)
+        elif action.name == "summarize" and await self._summarized_file(reply):
+            pass
         elif action.name == "summarize" and self.summaries is not None:
             await self.summaries.command(reply, action)
         elif action.name in ("decisions", "actions") and self.summaries is not None:
@@ -74,6 +85,10 @@ class Desks:
             await self.catchup.command(reply, action, is_direct)
         else:
             await reply.finish(explanation)
+
+    async def _summarized_file(self, reply: ReplyWriter) -> bool:
+        replied = reply.message.reply_to
+        return bool(self.files and replied and await self.files.summarize(reply, replied))
 
     async def _over_limit(
         self, reply: ReplyWriter, action: RunCommand, settings: Settings

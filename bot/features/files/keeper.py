@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from bot.features.files.store import FileStore, RoomFile
 from bot.inbox.events import IncomingMessage
 from bot.inbox.links import build_permalink
+from bot.inbox.reply import ReplyWriter
 from bot.inbox.routing import KeepFile
 from bot.inbox.state import PendingEvent, StateStore
 from bot.matrix.account import MatrixAccount
@@ -30,6 +31,9 @@ from core.knowledge.documents import Document
 from core.knowledge.extraction import Extracted, Unreadable, decide_file_kind
 from core.knowledge.extractor import Extractor
 from core.knowledge.indexer import Indexer
+from core.knowledge.retrieval import build_hit
+from core.summaries.draft import SummaryLine
+from core.summaries.summarizer import Summarizer
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +52,7 @@ class FileKeeper:
         indexer: Indexer,
         extractor: Extractor,
         settings: SettingsHolder,
+        summarizer: Summarizer | None = None,
     ) -> None:
         self.matrix = matrix
         self.state = state
@@ -55,6 +60,7 @@ class FileKeeper:
         self.indexer = indexer
         self.extractor = extractor
         self.settings = settings
+        self.summarizer = summarizer
 
     async def keep(
         self, event: PendingEvent, message: IncomingMessage | None, action: KeepFile
@@ -139,6 +145,45 @@ class FileKeeper:
         if record is None or record.state != "kept":
             return None
         return record.collection, record.doc_id
+
+    async def summarize(self, reply: ReplyWriter, file_event: str) -> bool:
+        """A shared file's summary, for `!summarize` or "summarize this" replying to it
+        (the model's map-reduce over its passages; without a model, the most telling of
+        them); False when `file_event` is no file the bot knows."""
+        record = await self.store.room_file(file_event)
+        if record is None or self.summarizer is None:
+            return False
+        reason = await self.reason_for(file_event)
+        if reason is not None:
+            await reply.finish(reason)
+            return True
+        since = reply.audience.own_since() if reply.audience else None
+        if since is None or record.sent_at < since:
+            # Someone reading the room now joined after it was shared, in a room whose
+            # history new members do not see: its summary is not for them.
+            await reply.finish(strings.FILE_NOT_FOR_ALL.format(name=record.name))
+            return True
+        settings = self.settings.current
+        lines = await self._passages(record, reply.message.sender)
+        result = await self.summarizer.summarize(
+            lines, strings.FILE_SUMMARY_HEADING.format(name=record.name),
+            timezone=settings.room(record.room).timezone,
+            part_tokens=settings.summaries.part_tokens,
+        )  # fmt: skip
+        await reply.finish(result.markdown)
+        return True
+
+    async def _passages(self, record: RoomFile, sender: str) -> list[SummaryLine]:
+        catalog = self.indexer.catalog
+        document = await catalog.document(record.collection, record.doc_id)
+        count = document.chunk_count if document else 0
+        rows = await catalog.chunks_at(record.collection, record.doc_id, range(count))
+        link = build_permalink(record.room, record.event_id, sender)
+        hits = [build_hit(row, False) for row in rows]
+        return [
+            SummaryLine(number, record.name, hit.text, record.sent_at, link, record.event_id)
+            for number, hit in enumerate(sorted(hits, key=lambda h: h.position), start=1)
+        ]
 
     async def reason_for(self, event_id: str) -> str | None:
         """What to tell someone who asks about a shared file the bot could not read (or
