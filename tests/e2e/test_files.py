@@ -18,7 +18,7 @@ pytestmark = pytest.mark.e2e
 FILES = (
     '[sources.matrix]\ntoken = "matrix-token"\n'
     '[collections.room-files]\nsource = "matrix"\n'
-    '[files]\ncollection = "room-files"\n'
+    '[files]\ncollection = "room-files"\nmax_bytes = 60000\n'
 )
 PDF, DOCX = (
     "application/pdf",
@@ -44,6 +44,7 @@ async def test_a_pdf_shared_in_an_encrypted_room_is_answered_from_with_its_page(
     policy = await alice.share_file(room, make_pdf(), "travel-policy.pdf", PDF)
     scan = await alice.share_file(room, make_scanned_pdf(), "signed-contract.pdf", PDF)
     onboarding = await alice.share_file(room, make_docx(), "onboarding.docx", DOCX)
+    large = await alice.share_file(room, make_docx(filler_paragraphs=200), "large.docx", DOCX)
 
     answer = await ask_about(alice, room, "how much may a hotel night cost in Paris?", bot, policy)
     assert "140 euros" in answer["body"]
@@ -55,6 +56,10 @@ async def test_a_pdf_shared_in_an_encrypted_room_is_answered_from_with_its_page(
         "I could not read “signed-contract.pdf”: it has no text layer (a scan, perhaps), "
         "and the bot reads no images."
     )
+
+    answer = await ask_about(alice, room, "what is in it?", bot, large)
+    assert answer["body"].startswith("I could not read “large.docx”: it is ")
+    assert answer["body"].endswith(" bytes, over the limit of 60,000 bytes.")
 
     answer = await ask_about(alice, room, "IT desk room number?", bot, onboarding)
     assert "Room 204" in answer["body"]

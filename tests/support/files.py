@@ -4,6 +4,7 @@ writes Word documents."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 
 import docx
@@ -72,7 +73,9 @@ def make_docx(*, filler_paragraphs: int = 0) -> bytes:
         for cell, text in zip(row.cells, cells, strict=True):
             cell.text = text
     for n in range(filler_paragraphs):
-        document.add_paragraph(f"Filler paragraph {n}: " + "lorem ipsum dolor sit amet " * 40)
+        # Words that do not repeat, so that the file grows (a DOCX is compressed).
+        words = (hashlib.sha256(f"{n}-{i}".encode()).hexdigest()[:8] for i in range(60))
+        document.add_paragraph(f"Filler paragraph {n}: " + " ".join(words))
     out = io.BytesIO()
     document.save(out)
     return out.getvalue()
