@@ -131,10 +131,8 @@ def _read_path(
         fmt = SUFFIXES.get(suffix)
         if suffix in JSONL:
             yield from _from_jsonl(path, collection)
-        elif fmt is not None:
-            yield _read_file(path, fmt, given, collection, root, base_url)
-        elif suffix in BINARY_SUFFIXES:
-            yield _read_binary(path, given, collection, root, base_url, limits)
+        elif fmt is not None or suffix in BINARY_SUFFIXES:
+            yield _read_file(path, given, collection, root, base_url, limits)
         elif given.is_file():  # a file named on purpose, not one met in a folder
             yield FileProblem(f"{path}: not Markdown, text, HTML, JSON lines, PDF or Word")
 
@@ -149,23 +147,18 @@ def _document_id(path: Path, given: Path, root: Path | None) -> str:
 
 
 def _read_file(
-    path: Path,
-    fmt: DocumentFormat,
-    given: Path,
-    collection: str,
-    root: Path | None,
-    base_url: str,
-) -> Document | FileProblem:
+    path: Path, given: Path, collection: str, root: Path | None, base_url: str,
+    limits: FileSettings,
+) -> Document | FileProblem:  # fmt: skip
     try:
-        text = path.read_text(encoding="utf-8")
         doc_id = _document_id(path, given, root)
-        meta, body = parse_front_matter(text) if fmt == "markdown" else ({}, text)
+        body, fmt, meta = _contents(path, limits)
         parse_document_dates(meta.get("date", ""), meta.get("date_end", ""))
     except (OSError, UnicodeDecodeError) as exc:
         return FileProblem(f"{path}: cannot be read: {exc}")
     except FileProblem as outside:
         return outside
-    except ValueError as exc:
+    except (ValueError, Unreadable) as exc:
         return FileProblem(f"{path}: {exc}")
     # A name that is not UTF-8 reads with lone surrogates, which cannot be stored.
     unfit = id_problem(doc_id)
@@ -178,28 +171,21 @@ def _read_file(
     )  # fmt: skip
 
 
-def _read_binary(
-    path: Path, given: Path, collection: str, root: Path | None, base_url: str,
-    limits: FileSettings,
-) -> Document | FileProblem:  # fmt: skip
-    """A PDF or Word file's text, read here: the admin's own files, in a run of its own
-    (the bot reads the files people share in a process of its own, see extractor.py)."""
-    try:
-        doc_id = _document_id(path, given, root)
+def _contents(path: Path, limits: FileSettings) -> tuple[str, DocumentFormat, dict[str, str]]:
+    """The file's text, its format, and what its front matter says (of a PDF or Word
+    file: its own title). PDF and Word files are read here, within `limits`: the admin's
+    own files, in a run of its own (the bot reads the files people share in a process
+    of its own, see extractor.py)."""
+    suffix = path.suffix.lower()
+    if suffix in BINARY_SUFFIXES:
         size = path.stat().st_size
         if size > limits.max_bytes:
             raise Unreadable(f"it is {size:,} bytes, over the limit of {limits.max_bytes:,} bytes")
-        extracted = extract_text(path.read_bytes(), SUFFIX_KINDS[path.suffix.lower()],
-                                 limits.max_pages)  # fmt: skip
-    except OSError as exc:
-        return FileProblem(f"{path}: cannot be read: {exc}")
-    except FileProblem as outside:
-        return outside
-    except Unreadable as exc:
-        return FileProblem(f"{path}: {exc}")
-    unfit = id_problem(doc_id)
-    if unfit:
-        return FileProblem(f"{path}: {unfit}")
-    url = base_url.rstrip("/") + "/" + quote(doc_id) if base_url else ""
-    title = extracted.title or _title(path, "", "text")
-    return Document(collection, doc_id, title, extracted.content, extracted.format, url=url)
+        read = extract_text(path.read_bytes(), SUFFIX_KINDS[suffix], limits.max_pages)
+        return read.content, read.format, {"title": read.title} if read.title else {}
+    fmt = SUFFIXES[suffix]
+    text = path.read_text(encoding="utf-8")
+    if fmt == "markdown":
+        meta, body = parse_front_matter(text)
+        return body, fmt, meta
+    return text, fmt, {}

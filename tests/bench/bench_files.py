@@ -26,17 +26,10 @@ from core.knowledge.base import KnowledgeBase
 from core.knowledge.documents import Document
 from core.knowledge.extractor import Extractor
 from tests.bot.harness import FileReading, running_bot
+from tests.bot.test_files import FILES
 from tests.knowledge.conftest import knowledge_settings
 from tests.support.files import make_docx, make_pdf
 
-FILES = """
-[sources.matrix]
-token = "matrix-token"
-[collections.room-files]
-source = "matrix"
-[files]
-collection = "room-files"
-"""
 ANN, BEN = "@ann:fake.test", "@ben:fake.test"
 
 
