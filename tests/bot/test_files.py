@@ -5,9 +5,19 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
+from bot.features.files.keeper import FileKeeper
+from bot.features.files.store import SqlFileStore
+from bot.inbox.events import parse_message
+from bot.inbox.routing import KeepFile
+from bot.inbox.state import PendingEvent, SqlStateStore
+from bot.matrix.fake import FakeAccount
+from bot.settings_holder import SettingsHolder
+from core.config import parse_config
+from core.ids import RoomID
 from core.knowledge.documents import Document
 from core.knowledge.extraction import Extracted
-from tests.bot.harness import FileReading, eventually, running_bot
+from core.storage.sqlite import SqliteDatabase
+from tests.bot.harness import CONFIG, FileReading, eventually, running_bot
 
 ANN, BEN = "@ann:fake.test", "@ben:fake.test"
 FILES = """
@@ -68,3 +78,49 @@ async def test_a_burst_of_fifty_files_does_not_hold_up_a_question(tmp_path):
         await eventually(all_kept)
         document = next(iter(kept.documents.values()))
         assert document.room == "!r" and document.title.startswith("notes-")
+
+
+async def keeper_with_a_kept_file(tmp_path, reader, kept):
+    """A FileKeeper over SQLite stores and a fake account, and a file it kept."""
+    account = FakeAccount()
+    account.add_room("!r", [ANN, BEN], encrypted=True)
+    db = await SqliteDatabase.open(tmp_path / "state.sqlite3")
+    settings = SettingsHolder(
+        parse_config(
+            CONFIG + FILES, origin="bot.toml", env={"BOT_PASSWORD": "x"}, base_dir=tmp_path
+        )
+    )
+    keeper = FileKeeper(account, await SqlStateStore.open(db), await SqlFileStore.open(db),
+                        kept, reader, settings)  # fmt: skip
+    account.media["mxc://fake.test/a"] = b"The budget is 42,000 euros."
+    source = account.say("!r", ANN, "budget.txt", msgtype="m.file", url="mxc://fake.test/a")
+    message = parse_message(source, RoomID("!r"))
+    assert message is not None
+    reader.go.set()
+    await keeper.keep(PendingEvent("!r", source), message, KeepFile("budget.txt"))
+    return keeper, db, message
+
+
+async def test_a_kept_file_is_its_rooms_encrypted_document_until_the_rooms_retention(tmp_path):
+    reader, kept = HeldReader(), KeptDocuments()
+    keeper, db, message = await keeper_with_a_kept_file(tmp_path, reader, kept)
+    try:
+        [document] = kept.documents.values()
+        assert (document.room, document.encrypted) == ("!r", True)
+        assert await keeper.document_of(message.event_id) == ("room-files", document.id)
+        await keeper.purge_before("!r", message.timestamp_ms / 1000)  # kept: said at the cutoff
+        assert kept.documents
+        await keeper.purge_before("!r", message.timestamp_ms / 1000 + 1)
+        assert kept.documents == {} and await keeper.document_of(message.event_id) is None
+    finally:
+        await db.close()
+
+
+async def test_a_redacted_file_leaves_the_knowledge(tmp_path):
+    reader, kept = HeldReader(), KeptDocuments()
+    keeper, db, message = await keeper_with_a_kept_file(tmp_path, reader, kept)
+    try:
+        await keeper.forget("!r", message.event_id)
+        assert kept.documents == {} and await keeper.reason_for(message.event_id) is None
+    finally:
+        await db.close()
