@@ -35,6 +35,8 @@ from core.pipeline.failures import build_failure_notice, failure_cause
 from core.storage.database import StorageError
 
 log = logging.getLogger(__name__)
+# Between tries of background work whose store failed.
+BACKGROUND_RETRY_SECONDS = 5
 
 # How often an answer is started again because new readers came in while it was written.
 AUDIENCE_ATTEMPTS = 3
@@ -96,12 +98,24 @@ class Dispatcher:
         if event_id in self._handling:
             return True  # still being answered since before the workers started again
         self._handling.add(event_id)
+        if (event.decision or {}).get("kind") in self._background:
+            task = self.spawn(self._in_background(event))
+            task.add_done_callback(lambda _: self._handling.discard(event_id))
+            return True
         done = asyncio.get_running_loop().create_future()
         task = self.spawn(self._handled(event, done))
         task.add_done_callback(lambda _: self._handling.discard(event_id))
-        if (event.decision or {}).get("kind") in self._background:
-            return True
         return await asyncio.shield(done)
+
+    async def _in_background(self, event: PendingEvent) -> None:
+        """Background work whose store failed is tried again here (its worker has moved
+        on), until done or the process stops (then it is pending at the next start)."""
+        while True:
+            done = asyncio.get_running_loop().create_future()
+            await self._handled(event, done)
+            if done.result():
+                return
+            await asyncio.sleep(BACKGROUND_RETRY_SECONDS)
 
     async def _handled(self, event: PendingEvent, done: asyncio.Future[bool]) -> None:
         """`handle`, with the workers' catch-all; `done` says whether it was handled."""

@@ -42,6 +42,8 @@ class Router:
         self.bot = bot
         self.first_start_ms = first_start_ms
         self.feedback = feedback
+        # Voice messages are transcribed (a transcriber is wired).
+        self.transcribes = False
 
     async def route(
         self, event: PendingEvent, received: Collection[str] = ()
@@ -85,7 +87,7 @@ class Router:
             feedback_asked=feedback is not None
             and await feedback.asked(message.room_id, message.thread_root, message.sender),
             keeps_files=self.settings.current.room_files_collection() is not None,
-            transcribes=self.settings.current.speech.url is not None,
+            transcribes=self.transcribes,
             edited_was_addressed=bool(message.replaces)
             and (message.replaces in received or await state.was_received(message.replaces or "")),
         )

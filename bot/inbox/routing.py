@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from bot.inbox.commands import COMMANDS
+from bot.inbox.commands import COMMANDS, decide_summary_request
 from bot.inbox.events import IncomingMessage, parse_message, parse_reaction, parse_redaction
 from bot.inbox.mentions import BotIdentity, is_mentioned, strip_mention, strip_reply_fallback
 from core.config import RoomSettings
@@ -201,6 +201,10 @@ def decide_action(
 
     if not addressed:
         return Ignore("not addressed to the bot")
+    if message.reply_to and room.commands_enabled and decide_summary_request(text):
+        # "summarize this" replying to a message (a shared file): the command, with its
+        # rate limits, as if `!summarize` had been sent as that reply.
+        return RunCommand("summarize", "", thread_root)
     if not text:
         return RunCommand("help", "", thread_root)
     return AnswerQuestion(text, thread_root)

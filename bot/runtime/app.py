@@ -46,6 +46,7 @@ from core.guardrails.guard import Guarded
 from core.guardrails.rate_store import SqlRateLimits
 from core.health import Check
 from core.knowledge.base import KnowledgeBase
+from core.knowledge.extractor import Extractor
 from core.knowledge.serve import run_knowledge_services
 from core.llm.client import LlmClient
 from core.llm.prompts import Prompts, load_prompts
@@ -292,7 +293,8 @@ class BotApp:
                 parts.state,
                 parts.files,
                 parts.kb.indexer,
-                parts.kb.extractor,
+                # Slots of their own: a burst of shared files never delays the API's.
+                Extractor(lambda: self.settings.current.files),
                 self.settings,
                 summarizer,
             )

@@ -82,6 +82,8 @@ def wire_account(
     """Every event kind to the feature that handles it."""
     memory, feedback = parts.memory, parts.feedback
     router = Router(matrix, state, settings, bot, first_start_ms, feedback)
+    # As wired, not as the config says now: [speech] takes a restart.
+    router.transcribes = parts.transcriber is not None
     dispatcher = Dispatcher(matrix, state, settings, audiences, router, parts.metrics)
     conversation = Conversation(bot, settings, memory, router.not_before_ms)
     questions = QuestionDesk(
@@ -112,7 +114,7 @@ def wire_account(
         dispatcher.after_failure.append(feedback.forget_answer_event)
 
     if parts.transcriber is not None:
-        voice = VoiceDesk(matrix, parts.transcriber, questions, conversation, settings)
+        voice = VoiceDesk(matrix, state, parts.transcriber, questions, conversation, settings)
         dispatcher.on_reply(AnswerVoice, voice.answer)
         dispatcher.on_work(KeepVoice, voice.keep, background=True)
 

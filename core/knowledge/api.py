@@ -286,18 +286,22 @@ class IngestApi:
         there is none."""
         assert body.content_base64 is not None and body.format in BINARY_KINDS
         try:
-            data = base64.b64decode(body.content_base64, validate=True)
+            # Line breaks and spaces allowed: `base64` and `openssl base64` wrap lines.
+            data = base64.b64decode("".join(body.content_base64.split()), validate=True)
         except (binascii.Error, ValueError):
             return error(400, "invalid_document", "content_base64: not valid base64")
         limit = self.settings().files.max_bytes
         if len(data) > limit:
             return error(413, "too_large", f"the file is over the limit of {limit} bytes")
         try:
-            return await self.kb.extractor.extract(data, body.format)
+            read = await self.kb.extractor.extract(data, body.format)
         except Unreadable as exc:
             return error(
                 400, "unreadable_document", f"the {body.format} file cannot be read: {exc}"
             )
+        if len(read.content.encode()) > self.settings().knowledge.max_document_bytes:
+            return self._too_large()
+        return read
 
     async def delete_document(self, request: web.Request, source: str) -> web.Response:
         path = self._document_of(request, source)

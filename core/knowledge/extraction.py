@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import io
 import re
-import zipfile
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
@@ -110,23 +109,24 @@ def _page_text(page: object) -> str:
 
 
 def _docx(data: bytes) -> Extracted:
+    try:
+        return _docx_markdown(data)
+    except Unreadable:
+        raise
+    except Exception as exc:  # python-docx raises many kinds for a damaged file
+        raise Unreadable("it is damaged or not a Word document") from exc
+
+
+def _docx_markdown(data: bytes) -> Extracted:
     import docx  # python-docx, loaded by the extraction process only
     from docx.table import Table
 
-    try:
-        document = docx.Document(io.BytesIO(data))
-    except (zipfile.BadZipFile, KeyError, ValueError) as exc:
-        raise Unreadable("it is damaged or not a Word document") from exc
-    except Exception as exc:
-        raise Unreadable("it is damaged or not a Word document") from exc
+    document = docx.Document(io.BytesIO(data))
     lines: list[str] = []
     for item in document.iter_inner_content():
         if isinstance(item, Table):
-            lines += [
-                "",
-                *_markdown_table([[cell.text for cell in row.cells] for row in item.rows]),
-                "",
-            ]
+            rows = [[cell.text for cell in row.cells] for row in item.rows]
+            lines += ["", *_markdown_table(rows), ""]
             continue
         text = " ".join(item.text.split())
         if not text:
@@ -158,7 +158,11 @@ BLOCK_MARKER = re.compile(r"^(#|>|[-+*] |\d+[.)] |\||```|~~~|=+$|-+$)")
 
 
 def _escaped(text: str) -> str:
-    return "\\" + text if BLOCK_MARKER.match(text) else text
+    if not BLOCK_MARKER.match(text):
+        return text
+    # "1." is escaped after its number ("1\."); the other markers before themselves.
+    numbered = re.match(r"^(\d+)([.)])", text)
+    return f"{numbered[1]}\\{text[len(numbered[1]) :]}" if numbered else "\\" + text
 
 
 def _markdown_table(rows: list[list[str]]) -> list[str]:

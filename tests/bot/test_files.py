@@ -107,11 +107,11 @@ async def test_a_kept_file_is_its_rooms_encrypted_document_until_the_rooms_reten
     try:
         [document] = kept.documents.values()
         assert (document.room, document.encrypted) == ("!r", True)
-        assert await keeper.document_of(message.event_id) == ("room-files", document.id)
+        assert await keeper.document_of("!r", message.event_id) == ("room-files", document.id)
         await keeper.purge_before("!r", message.timestamp_ms / 1000)  # kept: said at the cutoff
         assert kept.documents
         await keeper.purge_before("!r", message.timestamp_ms / 1000 + 1)
-        assert kept.documents == {} and await keeper.document_of(message.event_id) is None
+        assert kept.documents == {} and await keeper.document_of("!r", message.event_id) is None
     finally:
         await db.close()
 
@@ -121,6 +121,19 @@ async def test_a_redacted_file_leaves_the_knowledge(tmp_path):
     keeper, db, message = await keeper_with_a_kept_file(tmp_path, reader, kept)
     try:
         await keeper.forget("!r", message.event_id)
-        assert kept.documents == {} and await keeper.reason_for(message.event_id) is None
+        assert kept.documents == {} and await keeper.reason_for("!r", message.event_id) is None
+    finally:
+        await db.close()
+
+
+async def test_a_reply_from_another_room_learns_nothing_of_a_file(tmp_path):
+    """A client may name any event id in a reply: a file of another room is no file there."""
+    reader, kept = HeldReader(), KeptDocuments()
+    keeper, db, message = await keeper_with_a_kept_file(tmp_path, reader, kept)
+    try:
+        assert await keeper.document_of("!other", message.event_id) is None
+        assert await keeper.reason_for("!other", message.event_id) is None
+        await keeper.forget("!other", message.event_id)
+        assert kept.documents, "a redaction in another room cannot remove it"
     finally:
         await db.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 
 from tests.bot.harness import eventually, running_bot
@@ -12,12 +13,15 @@ SPEECH = '[speech]\nurl = "http://127.0.0.1:1/v1"\n'
 
 @dataclass
 class Transcripts:
-    """Hears each recording as its bytes spell."""
+    """Hears each recording as its bytes spell (once `go` is set, when given)."""
 
     heard: list[str] = field(default_factory=list)
+    go: asyncio.Event | None = None
 
     async def transcribe(self, audio: bytes, name: str, media_type: str) -> str:
         self.heard.append(name)
+        if self.go is not None:
+            await self.go.wait()
         return audio.decode()
 
 
@@ -31,7 +35,8 @@ def speak(bot, room: str, sender: str, words: str, n: int) -> dict:
 
 async def test_voice_in_a_room_is_the_rooms_conversation_and_posted_when_asked(tmp_path):
     config = SPEECH + '[rooms."!loud"]\ntranscribe = "reply"\n'
-    async with running_bot(tmp_path, config, transcriber=Transcripts()) as bot:
+    transcripts = Transcripts()
+    async with running_bot(tmp_path, config, transcriber=transcripts) as bot:
         bot.account.add_room("!quiet", [ANN, BEN])
         bot.account.add_room("!loud", [ANN, BEN])
         quiet = speak(bot, "!quiet", ANN, "the release moves to Thursday", 1)
@@ -39,9 +44,9 @@ async def test_voice_in_a_room_is_the_rooms_conversation_and_posted_when_asked(t
 
         async def transcribed() -> bool | None:
             pending = [e.source["event_id"] for e in await bot.state.pending_events()]
-            return True if pending == [] and bot.answerer.requests == [] else None
+            return True if len(transcripts.heard) == 2 and pending == [] else None
 
-        await eventually(transcribed)  # both voice messages are done in the inbox
+        await eventually(transcribed)  # both heard, and done in the inbox
         await bot.reply_to(bot.ask("!quiet", BEN, "when is the release?"))
         recent = [line.text for line in bot.answerer.requests[0].recent]
         assert "the release moves to Thursday" in recent
@@ -57,3 +62,36 @@ async def test_voice_in_a_room_is_the_rooms_conversation_and_posted_when_asked(t
         in_quiet = [w for w in bot.account.messages() if w.room_id == "!quiet"]
         assert all("Transcript:" not in w.content.get("body", "") for w in in_quiet)
         assert quiet["event_id"]
+
+
+async def test_a_voice_message_taken_back_while_transcribed_leaves_no_transcript(tmp_path):
+    transcripts = Transcripts(go=asyncio.Event())
+    config = SPEECH + '[room_defaults]\ntranscribe = "reply"\n'
+    async with running_bot(tmp_path, config, transcriber=transcripts) as bot:
+        bot.account.add_room("!r", [ANN, BEN])
+        voice = speak(bot, "!r", ANN, "the door code is 4711", 1)
+
+        async def heard() -> bool | None:
+            return True if transcripts.heard else None
+
+        await eventually(heard)  # being transcribed when it is taken back
+        bot.account.add_event("!r", ANN, "m.room.redaction", {}, redacts=voice["event_id"])
+
+        async def pending() -> list[str]:
+            return [e.source["event_id"] for e in await bot.state.pending_events()]
+
+        async def followed() -> bool | None:
+            return True if await bot.state.was_redacted(voice["event_id"]) else None
+
+        await eventually(followed)
+        transcripts.go.set()
+
+        async def transcribed() -> bool | None:
+            return True if voice["event_id"] not in await pending() else None
+
+        await eventually(transcribed)
+        assert transcripts.heard == ["Voice message"]
+        await bot.reply_to(bot.ask("!r", BEN, "what is the door code?"))
+        assert all("4711" not in line.text for line in bot.answerer.requests[0].recent)
+        bodies = [w.content.get("body", "") for w in bot.account.messages()]
+        assert all("4711" not in body for body in bodies), bodies

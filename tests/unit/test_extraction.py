@@ -71,3 +71,18 @@ def test_an_unreadable_file_says_why_in_one_sentence(make, kind, reason):
     with pytest.raises(Unreadable) as caught:
         extract_text(make(), kind, max_pages=2)
     assert reason in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_word_paragraph_that_looks_like_markdown_stays_text():
+    import io
+
+    import docx
+
+    document = docx.Document()
+    for text in ("1. not a list", "# not a heading", "- not an item"):
+        document.add_paragraph(text)
+    out = io.BytesIO()
+    document.save(out)
+    extracted = extract_text(out.getvalue(), "docx", max_pages=10)
+    [section] = parse_sections(extracted.content, "markdown")
+    assert [block.kind for block in section.blocks] == ["text", "text", "text"]

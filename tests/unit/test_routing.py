@@ -193,6 +193,18 @@ CASES = {
         FACTS,
         Ignore("not addressed to the bot"),
     ),
+    "summarize this, replying to a message, is the command": (
+        replace(MENTIONED, body="Knowledge Bot: summarize this", reply_to="$file"),
+        ROOM,
+        FACTS,
+        RunCommand("summarize", "", EventID("$q")),
+    ),
+    "summarize this where commands are off is a question": (
+        replace(MENTIONED, body="Knowledge Bot: summarize this", reply_to="$file"),
+        RoomSettings(commands_enabled=False),
+        FACTS,
+        AnswerQuestion("summarize this", EventID("$q")),
+    ),
 }
 
 

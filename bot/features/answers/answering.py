@@ -12,7 +12,6 @@ from typing import Protocol
 from bot.features.answers.feed import Feed, FeedLine
 from bot.features.feedback.desk import FeedbackDesk
 from bot.inbox.audience import AudienceChanged
-from bot.inbox.commands import decide_summary_request
 from bot.inbox.dispatcher import Spawn
 from bot.inbox.events import IncomingMessage
 from bot.inbox.render import build_answer_markdown
@@ -37,16 +36,12 @@ log = logging.getLogger(__name__)
 class FileReasons(Protocol):
     """What the bot made of a shared file (bot/features/files)."""
 
-    async def reason_for(self, event_id: str) -> str | None:
-        """Why it is no knowledge; None when it is (or is no file)."""
+    async def reason_for(self, room_id: str, event_id: str) -> str | None:
+        """Why it is no knowledge; None when it is (or is no file of the room)."""
         ...
 
-    async def document_of(self, event_id: str) -> tuple[str, str] | None:
+    async def document_of(self, room_id: str, event_id: str) -> tuple[str, str] | None:
         """The (collection, id) it was kept as."""
-        ...
-
-    async def summarize(self, reply: ReplyWriter, file_event: str) -> bool:
-        """Its summary in `reply`; False when the event is no file."""
         ...
 
 
@@ -84,15 +79,11 @@ class QuestionDesk:
         focus = None
         if self.files is not None and message.reply_to:
             # A question about a shared file the bot could not read: why, in one sentence.
-            reason = await self.files.reason_for(message.reply_to)
+            reason = await self.files.reason_for(message.room_id, message.reply_to)
             if reason is not None:
                 await reply.finish(reason)
                 return
-            if decide_summary_request(action.text) and await self.files.summarize(
-                reply, message.reply_to
-            ):
-                return
-            focus = await self.files.document_of(message.reply_to)
+            focus = await self.files.document_of(message.room_id, message.reply_to)
         request = replace(await self._request(message, action.text, reply), focus=focus)
         if self.feedback is not None:
             store, answer_id = self.feedback.store, ANSWER_ID.get()

@@ -12,8 +12,10 @@ for whoever asks about it (`reason_for`).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
+import uuid
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -32,6 +34,8 @@ from core.knowledge.extraction import Extracted, Unreadable, decide_file_kind
 from core.knowledge.extractor import Extractor
 from core.knowledge.indexer import Indexer
 from core.knowledge.retrieval import build_hit
+from core.knowledge.vectors import KnowledgeUnavailable
+from core.storage.database import StorageError
 from core.summaries.draft import SummaryLine
 from core.summaries.summarizer import Summarizer
 
@@ -61,6 +65,10 @@ class FileKeeper:
         self.extractor = extractor
         self.settings = settings
         self.summarizer = summarizer
+        # Download, reading and indexing of one file at a time (`files.at_once`): files
+        # are held in memory whole while read.
+        self._slots: asyncio.Semaphore | None = None
+        self._slots_for = 0
 
     async def keep(
         self, event: PendingEvent, message: IncomingMessage | None, action: KeepFile
@@ -69,25 +77,42 @@ class FileKeeper:
         collection = self.settings.current.room_files_collection()
         if message is None or message.file is None or collection is None:
             return
+        at_once = self.settings.current.files.at_once
+        if self._slots is None or self._slots_for != at_once:
+            self._slots, self._slots_for = asyncio.Semaphore(at_once), at_once
+        async with self._slots:
+            await self._keep(message, collection)
+
+    async def _keep(self, message: IncomingMessage, collection: str) -> None:
+        assert message.file is not None
+        if await self.state.was_redacted(message.event_id):
+            return
         record = RoomFile(message.event_id, message.room_id, message.file.name,
                           message.timestamp_ms / 1000, "reading", "", collection, "")  # fmt: skip
         await self.store.store_file(record)
+        document = None
         try:
             extracted = await self._read(message)
+            document = self._document(message, collection, extracted)
+            await self.indexer.put_many([document])
+            record = _with(record, state="kept", doc_id=document.id)
+            log.info("a file shared in %s is kept (%d pages)", message.room_id, extracted.pages)
         except Unreadable as exc:
             # The reason says nothing of the file's text; its name stays out of the log.
             log.info("a file shared in %s is not kept: %s", message.room_id, exc)
-            await self.store.store_file(_with(record, state="unreadable", reason=str(exc)))
-            return
-        document = self._document(message, collection, extracted)
-        await self.indexer.put_many([document])
+            record = _with(record, state="unreadable", reason=str(exc))
+        except (StorageError, KnowledgeUnavailable):
+            raise  # not the file's fault: it stays pending and is read again
+        except Exception:
+            reference = uuid.uuid4().hex[:8]
+            log.exception("a file shared in %s could not be kept (reference %s)",
+                          message.room_id, reference)  # fmt: skip
+            record = _with(record, state="unreadable", reason=strings.FILE_FAILED)
+        await self.store.store_file(record)
+        # Checked after the record is written: a redaction marks the message before it
+        # removes the file, so one that came while it was read is seen here.
         if await self.state.was_redacted(message.event_id):
-            # Redacted while it was read: the redaction found nothing to remove yet.
-            await self.indexer.delete(collection, document.id)
-            await self.store.forget_file(message.event_id)
-            return
-        await self.store.store_file(_with(record, state="kept", doc_id=document.id))
-        log.info("a file shared in %s is kept (%d pages)", message.room_id, extracted.pages)
+            await self.forget(message.room_id, message.event_id)
 
     async def _read(self, message: IncomingMessage) -> Extracted:
         assert message.file is not None
@@ -100,11 +125,18 @@ class FileKeeper:
                 f"it is {shared.size:,} bytes, over the limit of {limits.max_bytes:,} bytes"
             )
         try:
-            data = await self.matrix.fetch_media(shared.media)
-        except MatrixError as exc:
-            log.warning("a file shared in %s could not be downloaded: %s", message.room_id, exc)
+            data = await asyncio.wait_for(
+                self.matrix.fetch_media(shared.media), limits.timeout_seconds
+            )
+        except (MatrixError, TimeoutError) as exc:
+            log.warning("a file shared in %s could not be downloaded: %s", message.room_id,
+                        type(exc).__name__ if isinstance(exc, TimeoutError) else exc)  # fmt: skip
             raise Unreadable(strings.FILE_NOT_DOWNLOADED) from None
-        return await self.extractor.extract(data, kind)
+        extracted = await self.extractor.extract(data, kind)
+        most = self.settings.current.knowledge.max_document_bytes
+        if len(extracted.content.encode()) > most:
+            raise Unreadable(f"its text is over the limit of {most:,} bytes")
+        return extracted
 
     def _document(
         self, message: IncomingMessage, collection: str, extracted: Extracted
@@ -130,6 +162,9 @@ class FileKeeper:
 
     async def forget(self, room_id: str, event_id: str) -> None:
         """A shared file's message was redacted: the file leaves the knowledge."""
+        known = await self.store.room_file(event_id)
+        if known is None or known.room != room_id:
+            return  # no file, or one of another room (a redaction cannot reach it)
         record = await self.store.forget_file(event_id)
         if record is not None and record.doc_id:
             await self.indexer.delete(record.collection, record.doc_id)
@@ -139,21 +174,27 @@ class FileKeeper:
         for record in await self.store.files_before(room_id, cutoff):
             await self.forget(room_id, record.event_id)
 
-    async def document_of(self, event_id: str) -> tuple[str, str] | None:
-        """The document a kept file became, for a question replying to it."""
-        record = await self.store.room_file(event_id)
+    async def document_of(self, room_id: str, event_id: str) -> tuple[str, str] | None:
+        """The document a kept file of this room became, for a question replying to it."""
+        record = await self._record_in(room_id, event_id)
         if record is None or record.state != "kept":
             return None
         return record.collection, record.doc_id
+
+    async def _record_in(self, room_id: str, event_id: str) -> RoomFile | None:
+        """The file shared by `event_id` in this room: a reply naming a file of another
+        room (a client may send any event id) learns nothing of it."""
+        record = await self.store.room_file(event_id)
+        return record if record is not None and record.room == room_id else None
 
     async def summarize(self, reply: ReplyWriter, file_event: str) -> bool:
         """A shared file's summary, for `!summarize` or "summarize this" replying to it
         (the model's map-reduce over its passages; without a model, the most telling of
         them); False when `file_event` is no file the bot knows."""
-        record = await self.store.room_file(file_event)
+        record = await self._record_in(reply.message.room_id, file_event)
         if record is None or self.summarizer is None:
             return False
-        reason = await self.reason_for(file_event)
+        reason = await self.reason_for(record.room, file_event)
         if reason is not None:
             await reply.finish(reason)
             return True
@@ -185,10 +226,10 @@ class FileKeeper:
             for number, hit in enumerate(sorted(hits, key=lambda h: h.position), start=1)
         ]
 
-    async def reason_for(self, event_id: str) -> str | None:
-        """What to tell someone who asks about a shared file the bot could not read (or
-        is still reading); None when it was kept, or is no file the bot knows."""
-        record = await self.store.room_file(event_id)
+    async def reason_for(self, room_id: str, event_id: str) -> str | None:
+        """What to tell someone who asks about a file of this room the bot could not read
+        (or is still reading); None when it was kept, or is no file the bot knows."""
+        record = await self._record_in(room_id, event_id)
         if record is None or record.state == "kept":
             return None
         if record.state == "reading":

@@ -9,6 +9,7 @@ and with the room's `transcribe = "reply"` the transcript is posted in a thread 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import replace
 from typing import Protocol
@@ -19,7 +20,7 @@ from bot.inbox.events import IncomingMessage
 from bot.inbox.render import build_notice
 from bot.inbox.reply import ReplyWriter
 from bot.inbox.routing import AnswerQuestion, AnswerVoice, KeepVoice
-from bot.inbox.state import PendingEvent
+from bot.inbox.state import PendingEvent, StateStore
 from bot.matrix.account import MatrixAccount
 from bot.matrix.types import MatrixError
 from bot.settings_holder import SettingsHolder
@@ -37,13 +38,18 @@ class VoiceDesk:
     def __init__(
         self,
         matrix: MatrixAccount,
+        state: StateStore,
         transcriber: Transcribing,
         questions: QuestionDesk,
         conversation: Conversation,
         settings: SettingsHolder,
     ) -> None:
         self.matrix = matrix
+        self.state = state
         self.transcriber = transcriber
+        # Voice messages kept (not asked) are transcribed one at a time: each is held
+        # in memory whole.
+        self._one_at_a_time = asyncio.Semaphore(1)
         self.questions = questions
         self.conversation = conversation
         self.settings = settings
@@ -52,6 +58,8 @@ class VoiceDesk:
         """The inbox's AnswerVoice: the transcript, answered as a question."""
         message = reply.message
         text = await self._transcript(message)
+        if await self.state.was_redacted(message.event_id):
+            return  # taken back while it was transcribed: nothing of it is kept or said
         if text is None:
             await reply.finish(strings.VOICE_FAILED)
             return
@@ -65,8 +73,10 @@ class VoiceDesk:
         """The inbox's KeepVoice: the transcript into the room's history (and thread)."""
         if message is None:
             return
-        text = await self._transcript(message)
-        if text is None:
+        async with self._one_at_a_time:
+            text = await self._transcript(message)
+        # Taken back while it was transcribed: its words go nowhere.
+        if text is None or await self.state.was_redacted(message.event_id):
             return
         if action.post:
             await self._post(message, action.thread_root, text)
@@ -75,13 +85,15 @@ class VoiceDesk:
     async def _transcript(self, message: IncomingMessage) -> str | None:
         if message.file is None:
             return None
+        limit = self.settings.current.speech.timeout_seconds
         try:
-            audio = await self.matrix.fetch_media(message.file.media)
+            audio = await asyncio.wait_for(self.matrix.fetch_media(message.file.media), limit)
             return await self.transcriber.transcribe(
                 audio, message.file.name, message.file.media_type
             )
-        except (MatrixError, SpeechError) as exc:
-            log.warning("a voice message of %s was not transcribed: %s", message.room_id, exc)
+        except (MatrixError, SpeechError, TimeoutError) as exc:
+            log.warning("a voice message of %s was not transcribed: %s", message.room_id,
+                        type(exc).__name__ if isinstance(exc, TimeoutError) else exc)  # fmt: skip
             return None
 
     async def _post(self, message: IncomingMessage, thread_root: str, text: str) -> None:
