@@ -68,6 +68,7 @@ class Dispatcher:
         self._work: dict[type, WorkHandler] = {}
         # The kinds (by name, as stored) handled in the background (see on_work).
         self._background: set[str] = set()
+        self.background_retry_seconds: float = BACKGROUND_RETRY_SECONDS
         # Called with a reply's message when it is an edit asked anew.
         self.follow_edit: Callable[[IncomingMessage], Awaitable[None]] | None = None
         # Called with the event id of a reply that a failure notice replaced.
@@ -115,7 +116,7 @@ class Dispatcher:
             await self._handled(event, done)
             if done.result():
                 return
-            await asyncio.sleep(BACKGROUND_RETRY_SECONDS)
+            await asyncio.sleep(self.background_retry_seconds)
 
     async def _handled(self, event: PendingEvent, done: asyncio.Future[bool]) -> None:
         """`handle`, with the workers' catch-all; `done` says whether it was handled."""
@@ -126,7 +127,9 @@ class Dispatcher:
         except asyncio.CancelledError:
             done.cancel()  # as the worker would have seen it: the event stays pending
             raise
-        except StorageError as exc:
+        except (StorageError, KnowledgeUnavailable) as exc:
+            # An outage, not the event's fault (a question's own outage is answered as
+            # such in `_reply_to`): it stays pending and is tried again.
             log.warning("message %s stays pending: %s", event_id, exc)
             handled = False
         except Exception:

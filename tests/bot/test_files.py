@@ -16,6 +16,7 @@ from core.config import parse_config
 from core.ids import RoomID
 from core.knowledge.documents import Document
 from core.knowledge.extraction import Extracted
+from core.knowledge.vectors import KnowledgeUnavailable
 from core.storage.sqlite import SqliteDatabase
 from tests.bot.harness import CONFIG, FileReading, eventually, running_bot
 
@@ -137,3 +138,31 @@ async def test_a_reply_from_another_room_learns_nothing_of_a_file(tmp_path):
         assert kept.documents, "a redaction in another room cannot remove it"
     finally:
         await db.close()
+
+
+@dataclass
+class DownOnce(KeptDocuments):
+    """Chroma away the first time a file is indexed."""
+
+    failed: bool = False
+
+    async def put_many(self, documents: list[Document]) -> list[object]:
+        if not self.failed:
+            self.failed = True
+            raise KnowledgeUnavailable("Chroma is restarting")
+        return await super().put_many(documents)
+
+
+async def test_a_file_read_during_an_outage_is_kept_once_it_is_over(tmp_path):
+    reader, kept = HeldReader(), DownOnce()
+    reader.go.set()
+    async with running_bot(tmp_path, FILES, files=FileReading(reader, kept)) as bot:
+        bot.dispatcher.background_retry_seconds = 0.05
+        bot.account.add_room("!r", [ANN, BEN])
+        share(bot, "!r", 1)
+
+        async def kept_once() -> bool | None:
+            return True if kept.documents else None
+
+        await eventually(kept_once)
+        assert kept.failed and len(kept.documents) == 1
