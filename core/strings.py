@@ -286,6 +286,10 @@ FILE_TITLE = "{name} (shared by {sender}, {when})"
 FILE_UNREADABLE = "I could not read “{name}”: {reason}."
 FILE_STILL_READING = "I am still reading “{name}”: ask again in a moment."
 FILE_NOT_DOWNLOADED = "it could not be downloaded from the homeserver (share it again)"
+FILE_ENCRYPTED_ROOM_ONLY = (
+    "this room is encrypted, and the admins keep the text of encrypted rooms out of the "
+    "knowledge (summaries.encrypted_rooms)"
+)
 FILE_FAILED = "reading it failed (the admins can find why in the log)"
 FILE_KIND_UNREAD = "the bot reads PDF, Word (.docx), Markdown, HTML and text files only"
 

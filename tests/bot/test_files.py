@@ -166,3 +166,26 @@ async def test_a_file_read_during_an_outage_is_kept_once_it_is_over(tmp_path):
 
         await eventually(kept_once)
         assert kept.failed and len(kept.documents) == 1
+
+
+async def test_files_of_encrypted_rooms_stay_out_when_the_admins_keep_their_text_out(tmp_path):
+    reader, kept = HeldReader(), KeptDocuments()
+    reader.go.set()
+    config = FILES + '[summaries]\nencrypted_rooms = "room_only"\n'
+    async with running_bot(tmp_path, config, files=FileReading(reader, kept)) as bot:
+        bot.account.add_room("!sealed", [ANN, BEN], encrypted=True)
+        bot.account.add_room("!open", [ANN, BEN])
+        share(bot, "!open", 1)
+        sealed = bot.account.say("!sealed", ANN, "secret.txt", msgtype="m.file",
+                                 url="mxc://fake.test/notes-1", info={"mimetype": "text/plain"})  # fmt: skip
+
+        async def both_done() -> bool | None:
+            return True if kept.documents and not await bot.state.pending_events() else None
+
+        await eventually(both_done)
+        assert [d.room for d in kept.documents.values()] == ["!open"]
+        answer = await bot.reply_to(
+            bot.ask("!sealed", BEN, "what is in it?", **{"m.relates_to": {
+                "m.in_reply_to": {"event_id": sealed["event_id"]}}})
+        )  # fmt: skip
+        assert "keep the text of encrypted rooms out of the knowledge" in answer.content["body"]

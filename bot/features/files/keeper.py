@@ -87,6 +87,17 @@ class FileKeeper:
         assert message.file is not None
         if await self.state.was_redacted(message.event_id):
             return
+        room = self.matrix.room(message.room_id)
+        if self.settings.current.summaries.encrypted_rooms == "room_only" and (
+            room is None or room.encrypted
+        ):
+            # The admins keep encrypted rooms' decrypted text out of the collection.
+            await self.store.store_file(RoomFile(
+                message.event_id, message.room_id, message.file.name,
+                message.timestamp_ms / 1000, "unreadable", strings.FILE_ENCRYPTED_ROOM_ONLY,
+                collection, "",
+            ))  # fmt: skip
+            return
         record = RoomFile(message.event_id, message.room_id, message.file.name,
                           message.timestamp_ms / 1000, "reading", "", collection, "")  # fmt: skip
         await self.store.store_file(record)
