@@ -56,9 +56,11 @@ class Leadership:
         """Take or renew the lease: None when the store could not be asked in time."""
         started = self.clock()
         try:
-            taken = await asyncio.wait_for(
-                self.store.take_lease(self.lease, self.seconds), max(within, 0.05)
-            )
+            # asyncio.timeout, not wait_for: Python 3.11's wait_for returns the result of
+            # a call that ends as the task is cancelled, losing the cancellation (a stop
+            # then waited for ever on this loop).
+            async with asyncio.timeout(max(within, 0.05)):
+                taken = await self.store.take_lease(self.lease, self.seconds)
         except (StorageError, TimeoutError) as exc:
             log.warning("the syncing lease could not be asked for: %s", type(exc).__name__)
             return None

@@ -40,3 +40,29 @@ async def test_a_killed_active_processs_lease_runs_out_and_it_would_stop_itself(
         async with asyncio.timeout(5):
             await active.keep()
     assert not active.active and active.remaining() == 0
+
+
+class CancelledAsItRenews:
+    """A lease store whose renewal ends at the very moment its process is stopped."""
+
+    def __init__(self) -> None:
+        self.keeping: asyncio.Task | None = None
+        self.calls = 0
+
+    async def take_lease(self, lease, seconds: float) -> bool:
+        self.calls += 1
+        if self.calls == 2 and self.keeping is not None:
+            self.keeping.cancel()  # the stop comes as the renewal returns
+        return True
+
+    async def release_lease(self, lease) -> None:
+        return None
+
+
+async def test_a_stop_that_comes_as_the_lease_is_renewed_stops_the_renewals():
+    store = CancelledAsItRenews()
+    leadership = Leadership(store, ACCOUNT, 0.3)  # type: ignore[arg-type]
+    await leadership.acquire()
+    store.keeping = keeping = asyncio.create_task(leadership.keep())
+    done, _ = await asyncio.wait({keeping}, timeout=5)
+    assert done == {keeping} and keeping.cancelled(), "the renewals went on after the stop"
