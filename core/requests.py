@@ -49,6 +49,9 @@ class Request:
     # A document the question is about (the shared file it replies to): its passages
     # come first, as far as the readers may see them.
     focus: tuple[str, str] | None = None
+    # The language to answer in (ISO 639-1): the room's, else the asker's as detected;
+    # None when neither is known (the model answers in the question's language).
+    language: str | None = None
 
 
 @dataclass(frozen=True)

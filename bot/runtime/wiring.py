@@ -39,6 +39,7 @@ from bot.matrix.types import SyncBatch
 from bot.settings_holder import SettingsHolder
 from core.answering import Answerer
 from core.guardrails.rate_store import LocalRateLimits, RateLimits
+from core.i18n.detection import LanguageFinder
 from core.memory.memory import ConversationMemory
 from core.metrics import Metrics
 
@@ -57,6 +58,9 @@ class FeatureParts:
     files: FileKeeper | None = None
     # Voice messages are transcribed with it ([speech]); ignored without.
     transcriber: Transcribing | None = None
+    # Detects the asker's language for replies; without it, English unless the room
+    # sets its language.
+    languages: LanguageFinder | None = None
 
 
 @dataclass(frozen=True)
@@ -84,7 +88,9 @@ def wire_account(
     router = Router(matrix, state, settings, bot, first_start_ms, feedback)
     # As wired, not as the config says now: [speech] takes a restart.
     router.transcribes = parts.transcriber is not None
-    dispatcher = Dispatcher(matrix, state, settings, audiences, router, parts.metrics)
+    dispatcher = Dispatcher(
+        matrix, state, settings, audiences, router, parts.metrics, languages=parts.languages
+    )
     conversation = Conversation(bot, settings, memory, router.not_before_ms)
     questions = QuestionDesk(
         matrix, state, answerer, settings, router, conversation.feed, dispatcher.spawn,

@@ -9,6 +9,7 @@ from pydantic import Field, PrivateAttr, SecretStr, ValidationInfo, field_valida
 from core.config.rights import ReaderMapping
 from core.config.secrets import env_var_checker, resolve_one_secret
 from core.config.strict import Strict
+from core.i18n.language import check_language_code
 
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,62}$"
@@ -43,6 +44,11 @@ class CollectionSettings(Strict):
     chunk_tokens: int = Field(default=200, ge=32, le=512)
     chunk_overlap: int = Field(default=40, ge=0)
     embedding_model: str | None = None
+    # The documents' language (ISO 639-1): the keyword search stems it, and questions in
+    # other languages are also searched in it (translated by the pre-step).
+    language: str = "en"
+
+    _language = field_validator("language")(check_language_code)
 
     @model_validator(mode="after")
     def _overlap_below_budget(self) -> CollectionSettings:

@@ -44,6 +44,7 @@ from core.config.storage import StorageSettings
 from core.config.strict import Strict
 from core.config.summaries import SummarySettings, check_schedule
 from core.config.users import check_user_id, check_user_ids
+from core.i18n.language import check_language_code
 from core.predetermined import PredeterminedAnswer
 
 MIN_PICKLE_KEY_LENGTH = 16
@@ -181,6 +182,10 @@ def _check_timezone(value: str | None) -> str | None:
     return value
 
 
+def _check_language(value: str | None) -> str | None:
+    return None if value is None else check_language_code(value)
+
+
 class RoomSettings(Strict):
     """How the bot behaves in one room."""
 
@@ -196,8 +201,12 @@ class RoomSettings(Strict):
     # ("silent"), also posted as a notice in a thread on the voice message ("reply"), or
     # not at all ("off"). A voice message addressed to the bot is answered in any case.
     transcribe: Literal["off", "reply", "silent"] = "silent"
+    # The language the bot speaks here (ISO 639-1: "de", "fr", "es" have translations)
+    # and answers in; unset: each asker's own language, as detected in their message.
+    language: str | None = None
 
     _timezone = field_validator("timezone")(_check_timezone)
+    _language = field_validator("language")(_check_language)
     _schedule = field_validator("summary_schedule")(check_schedule)
 
 
@@ -212,8 +221,10 @@ class RoomOverride(Strict):
     timezone: str | None = None
     summary_schedule: str | None = None
     transcribe: Literal["off", "reply", "silent"] | None = None
+    language: str | None = None
 
     _timezone = field_validator("timezone")(_check_timezone)
+    _language = field_validator("language")(_check_language)
     _schedule = field_validator("summary_schedule")(check_schedule)
 
 
@@ -270,6 +281,11 @@ class Settings(Strict):
         if not self.files.rooms:
             return None
         return self.files.collection or self.summaries.collection
+
+    def language_of(self, collection: str) -> str:
+        """A collection's language; English for one not (or no longer) configured."""
+        found = self.collections.get(collection)
+        return found.language if found else "en"
 
     def embedding_model_of(self, collection: str) -> str:
         """The model of a collection: its own, or the default of [knowledge]."""

@@ -81,7 +81,9 @@ class KnowledgeBase:
             storage = own = Storage(start.storage, start.bot.data_dir)
         db = await storage.database("catalog")
         catalog = await SqlCatalog.open(db)
-        catalog.text_search_config = start.storage.text_search_config
+        await catalog.use_languages(
+            lambda name: settings().language_of(name), start.storage.text_search_config
+        )
         kb = cls(settings, catalog, await SqlJobStore.open(db), embedders)
         kb._own_storage = own
         return kb

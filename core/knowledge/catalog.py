@@ -3,23 +3,31 @@
 It is the source of truth for what readers see: a document's chunks are swapped in one
 transaction, and Chroma only proposes candidate chunk ids, so chunks of a replaced or
 half-written version are never returned. The chunks' text is indexed for the keyword
-side of hybrid search: FTS5 ranked by `bm25()` on SQLite, a `tsvector` ranked by
-`ts_rank()` on PostgreSQL (see the README on how the two differ).
+side of hybrid search in the language of each collection: on SQLite an FTS5 table of
+the chunks' Snowball stems (written here, core/knowledge/keywords.py) ranked by `bm25()`,
+on PostgreSQL a `tsvector` of the language's text search configuration ranked by
+`ts_rank()` (see the README on how the two differ). A collection indexed in another
+language (or before languages) is indexed again once, when the process starts
+(`align_languages`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import astuple, dataclass
-from typing import Any, Protocol
+import asyncio
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import astuple, dataclass, replace
+from typing import Any, Protocol, Self
 
 from core.knowledge.documents import SearchFilters
 from core.knowledge.keywords import (
+    ENGLISH,
+    build_index_text,
     build_match_query,
     build_tsquery,
     decide_selective_words,
+    parse_query_stems,
     parse_query_words,
-    stem_word,
+    postgres_config,
 )
 from core.storage.database import Database, Dialect, Row
 from core.storage.store import SqlStore
@@ -96,12 +104,31 @@ INSERT INTO chunk_fts (chunk_fts) VALUES ('rebuild');
 # the summaries of earlier releases (unknown: left out wherever encrypted ones are).
 V3 = "ALTER TABLE documents ADD COLUMN encrypted INTEGER"
 
+# The keyword index in each collection's language: on SQLite, an FTS5 table of stems
+# written by the catalog (FTS5's tokenizers stem English only), filled again for every
+# collection by `align_languages`; the language each collection is indexed in.
+V4_SQLITE = """
+DROP TRIGGER IF EXISTS chunks_ai;
+DROP TRIGGER IF EXISTS chunks_ad;
+DROP TABLE IF EXISTS chunk_vocab;
+DROP TABLE IF EXISTS chunk_fts;
+CREATE VIRTUAL TABLE chunk_fts USING fts5(
+    title, heading, text, tokenize='unicode61 remove_diacritics 2'
+);
+CREATE VIRTUAL TABLE chunk_vocab USING fts5vocab(chunk_fts, 'row');
+CREATE TABLE keyword_languages (collection TEXT PRIMARY KEY, language TEXT NOT NULL);
+"""
+V4_POSTGRES = "CREATE TABLE keyword_languages (collection TEXT PRIMARY KEY, language TEXT NOT NULL)"
+# Chunks indexed again per transaction when a collection changes language.
+REINDEX_BATCH = 500
+
 UPGRADES = UpgradeTable(
     "catalog",
     [
         Upgrade("documents, chunks, dates, keyword index", V1_SQLITE, V1_POSTGRES),
         Upgrade("keyword index with stemming", V2_SQLITE, "SELECT 1"),
         Upgrade("documents of encrypted rooms marked", V3, V3),
+        Upgrade("keyword index in each collection's language", V4_SQLITE, V4_POSTGRES),
     ],
 )
 
@@ -214,11 +241,92 @@ def build_filter_sql(filters: SearchFilters, dialect: Dialect) -> tuple[str, lis
 
 
 class SqlCatalog(SqlStore):
-    """The catalog over either backend; `text_search_config` is PostgreSQL's language
-    (set after opening; English by default)."""
+    """The catalog over either backend. Set after opening: `language_of` (a collection's
+    language, from the live config; English by default) and `text_search_config`
+    (PostgreSQL's configuration for English collections)."""
 
     upgrades = UPGRADES
     text_search_config = "english"
+    language_of: Callable[[str], str] = staticmethod(lambda collection: ENGLISH)
+
+    @classmethod
+    async def open(cls, db: Database) -> Self:
+        """The catalog on `db`, its keyword index complete (in English until
+        `use_languages`)."""
+        catalog = await super().open(db)
+        await catalog.align_languages()
+        return catalog
+
+    async def use_languages(
+        self, language_of: Callable[[str], str], text_search_config: str = "english"
+    ) -> None:
+        """Index in each collection's language from now on (`language_of` reads the live
+        config), and index again those indexed in another."""
+        self.language_of = language_of
+        self.text_search_config = text_search_config
+        await self.align_languages()
+
+    def _postgres_config(self, collection: str) -> str:
+        return postgres_config(self.language_of(collection), self.text_search_config)
+
+    async def _index_keywords(self, tx: Database, collection: str, where: str, *params) -> None:
+        """Write the keyword index of the collection's chunks that match `where`."""
+        if tx.dialect == "postgres":
+            config = self._postgres_config(collection)
+            await tx.execute(
+                f"UPDATE chunks SET search = {TSVECTOR} WHERE collection = ? AND {where}",
+                config, config, config, collection, *params,
+            )  # fmt: skip
+            return
+        language = self.language_of(collection)
+        rows = await tx.fetch(
+            f"SELECT rowid, title, heading, text FROM chunks WHERE collection = ? AND {where}",
+            collection, *params,
+        )  # fmt: skip
+        await tx.execute(
+            "DELETE FROM chunk_fts WHERE rowid IN"
+            f" (SELECT rowid FROM chunks WHERE collection = ? AND {where})",
+            collection, *params,
+        )  # fmt: skip
+        await tx.executemany(
+            "INSERT INTO chunk_fts (rowid, title, heading, text) VALUES (?, ?, ?, ?)",
+            [(rowid, *(build_index_text(part, language) for part in parts))
+             for rowid, *parts in rows],
+        )  # fmt: skip
+
+    async def align_languages(self) -> list[str]:
+        """Index again, once, the keyword side of each collection whose language is not
+        the one it was indexed in (a changed `language`, or an index of an earlier
+        release); the collections it did."""
+        rows = await self.db.fetch("SELECT collection, language FROM keyword_languages")
+        indexed = {collection: language for collection, language in rows}
+        present = [row[0] for row in await self.db.fetch("SELECT DISTINCT collection FROM chunks")]
+        done = []
+        for collection in present:
+            language = self.language_of(collection)
+            if indexed.get(collection) == language:
+                continue
+            rowids = [row[0] for row in await self.db.fetch(
+                "SELECT rowid FROM chunks WHERE collection = ? ORDER BY rowid", collection
+            )]  # fmt: skip
+            for start in range(0, len(rowids), REINDEX_BATCH):
+                batch = rowids[start : start + REINDEX_BATCH]
+                async with self.db.transaction() as tx:
+                    await self._index_keywords(
+                        tx, collection, "rowid BETWEEN ? AND ?", batch[0], batch[-1]
+                    )
+                await asyncio.sleep(0)  # answers go on meanwhile
+            await self._record_language(self.db, collection, language)
+            done.append(collection)
+        return done
+
+    @staticmethod
+    async def _record_language(db: Database, collection: str, language: str) -> None:
+        await db.execute(
+            "INSERT INTO keyword_languages VALUES (?, ?)"
+            " ON CONFLICT (collection) DO UPDATE SET language = excluded.language",
+            collection, language,
+        )  # fmt: skip
 
     async def document(self, collection: str, doc_id: str) -> DocumentRecord | None:
         row = await self.db.fetchrow(
@@ -241,11 +349,11 @@ class SqlCatalog(SqlStore):
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [(c.chunk_id, *key, c.position, record.title, c.heading, c.text) for c in chunks],
             )
-            if tx.dialect == "postgres":
-                await tx.execute(
-                    f"UPDATE chunks SET search = {TSVECTOR} WHERE collection = ? AND doc_id = ?",
-                    *[self.text_search_config] * 3, *key,
-                )  # fmt: skip
+            await self._index_keywords(tx, record.collection, "doc_id = ?", record.doc_id)
+            if not await tx.fetchval(
+                "SELECT 1 FROM keyword_languages WHERE collection = ?", record.collection
+            ):
+                await self._record_language(tx, record.collection, self.language_of(key[0]))
             values = list(astuple(record))
             values[8] = int(record.public)
             values[12] = None if record.encrypted is None else int(record.encrypted)
@@ -257,6 +365,12 @@ class SqlCatalog(SqlStore):
 
     @staticmethod
     async def _delete(tx: Database, collection: str, doc_id: str) -> bool:
+        if tx.dialect == "sqlite":
+            await tx.execute(
+                "DELETE FROM chunk_fts WHERE rowid IN"
+                " (SELECT rowid FROM chunks WHERE collection = ? AND doc_id = ?)",
+                collection, doc_id,
+            )  # fmt: skip
         for table in ("chunks", "document_dates"):
             await tx.execute(
                 f"DELETE FROM {table} WHERE collection = ? AND doc_id = ?", collection, doc_id
@@ -278,46 +392,68 @@ class SqlCatalog(SqlStore):
         )
         return {name: (int(documents), int(chunks)) for name, documents, chunks in rows}
 
-    async def _word_frequencies(self, words: list[str]) -> tuple[dict[str, int], int]:
-        """How many chunks hold each word, and (an upper bound of) how many chunks there
+    async def _word_frequencies(self, stems: list[str]) -> tuple[dict[str, int], int]:
+        """How many chunks hold each stem, and (an upper bound of) how many chunks there
         are. Only FTS5 keeps these at hand; PostgreSQL's GIN index needs no pruning."""
-        if not words or self.db.dialect != "sqlite":
+        if not stems or self.db.dialect != "sqlite":
             return {}, 0
-        stems = {word: stem_word(word) for word in words}
         rows = await self.db.fetch(
-            f"SELECT term, doc FROM chunk_vocab WHERE term IN ({','.join('?' * len(words))})",
-            *stems.values(),
+            f"SELECT term, doc FROM chunk_vocab WHERE term IN ({','.join('?' * len(stems))})",
+            *stems,
         )
         chunks = await self.db.fetchval("SELECT COALESCE(MAX(rowid), 0) FROM chunks")
-        counts = {term: int(count) for term, count in rows}
-        return {word: counts[stem] for word, stem in stems.items() if stem in counts}, int(chunks)
+        return {term: int(count) for term, count in rows}, int(chunks)
 
     async def keyword_search(self, text: str, filters: SearchFilters, limit: int) -> list[str]:
-        """Chunk ids ranked by keyword relevance (title and heading count more than body)."""
-        words = parse_query_words(text)
-        selective = decide_selective_words(words, *await self._word_frequencies(words))
-        if not selective:
-            return []
+        """Chunk ids ranked by keyword relevance (title and heading count more than body),
+        the words read in each searched collection's language."""
+        names = filters.collections or tuple(
+            row[0] for row in await self.db.fetch("SELECT DISTINCT collection FROM documents")
+        )
+        by_language: dict[str, list[str]] = {}
+        for name in names:
+            by_language.setdefault(self.language_of(name), []).append(name)
+        scored: list[tuple[float, str]] = []
+        for language, collections in by_language.items():
+            within = replace(filters, collections=tuple(collections))
+            scored += await self._keyword_search_in(text, language, within, limit)
+        if len(by_language) > 1:
+            scored.sort(key=lambda found: found[0], reverse=True)
+        return [chunk_id for _, chunk_id in scored[:limit]]
+
+    async def _keyword_search_in(
+        self, text: str, language: str, filters: SearchFilters, limit: int
+    ) -> list[tuple[float, str]]:
+        """(score, chunk id), best first, among collections of one language."""
+        words = parse_query_words(text, language)
         where, params = build_filter_sql(filters, self.db.dialect)
         if self.db.dialect == "sqlite":
+            stems = parse_query_stems(text, language)
+            selective = decide_selective_words(stems, *await self._word_frequencies(stems))
+            if not selective:
+                return []
             rows = await self.db.fetch(
-                "SELECT c.chunk_id FROM chunk_fts"
+                "SELECT -bm25(chunk_fts, 2.0, 1.5, 1.0) AS score, c.chunk_id FROM chunk_fts"
                 " JOIN chunks c ON c.rowid = chunk_fts.rowid"
                 " JOIN documents d ON d.collection = c.collection AND d.doc_id = c.doc_id"
                 f" WHERE chunk_fts MATCH ? AND {where}"
-                " ORDER BY bm25(chunk_fts, 2.0, 1.5, 1.0) LIMIT ?",
+                " ORDER BY score DESC LIMIT ?",
                 build_match_query(selective), *params, limit,
             )  # fmt: skip
         else:
+            if not words:
+                return []
             rows = await self.db.fetch(
-                "SELECT c.chunk_id FROM chunks c"
+                f"SELECT ts_rank('{TS_WEIGHTS}', c.search, query, 1) AS score, c.chunk_id"
+                " FROM chunks c"
                 " JOIN documents d ON d.collection = c.collection AND d.doc_id = c.doc_id,"
                 " to_tsquery(?::text::regconfig, ?) query"
                 f" WHERE c.search @@ query AND {where}"
-                f" ORDER BY ts_rank('{TS_WEIGHTS}', c.search, query, 1) DESC, c.rowid LIMIT ?",
-                self.text_search_config, build_tsquery(selective), *params, limit,
+                " ORDER BY score DESC, c.rowid LIMIT ?",
+                postgres_config(language, self.text_search_config),
+                build_tsquery(words), *params, limit,
             )  # fmt: skip
-        return [row[0] for row in rows]
+        return [(float(score), chunk_id) for score, chunk_id in rows]
 
     async def room_documents_before(self, collection: str, room: str, cutoff: float) -> list[str]:
         """The ids of the room's dated documents in the collection that end before

@@ -1,34 +1,103 @@
 """The keyword side of hybrid search, as pure functions: which of a question's words to
-look for, and the query each backend's full-text index understands."""
+look for, the form the index keeps of each word in the collection's language, and the
+query each backend's full-text index understands.
+
+Words are stemmed by Snowball in the collection's language (PyStemmer: the same stemmers
+as PostgreSQL's text search configurations), so that "Replikate" finds "Replikat" in a
+German collection as "replicas" finds "replica" in an English one. A language Snowball
+lacks is searched by its plain words.
+"""
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import re
 import unicodedata
+from functools import lru_cache
 
-from nltk.stem.porter import PorterStemmer
-from spacy.lang.en.stop_words import STOP_WORDS
+import Stemmer
 
 MAX_QUERY_WORDS = 12
 COMMON_WORD_SHARE = 0.1
 COMMON_WORD_MIN_CHUNKS = 50
+ENGLISH = "en"
+# ISO 639-1 -> Snowball's (and PostgreSQL's) name of the language.
+SNOWBALL = {
+    "ar": "arabic", "hy": "armenian", "eu": "basque", "ca": "catalan", "cs": "czech",
+    "da": "danish", "nl": "dutch", "en": "english", "eo": "esperanto", "et": "estonian",
+    "fi": "finnish", "fr": "french", "de": "german", "el": "greek", "hi": "hindi",
+    "hu": "hungarian", "id": "indonesian", "ga": "irish", "it": "italian", "lt": "lithuanian",
+    "ne": "nepali", "no": "norwegian", "nb": "norwegian", "fa": "persian", "pl": "polish",
+    "pt": "portuguese", "ro": "romanian", "ru": "russian", "sr": "serbian", "es": "spanish",
+    "sv": "swedish", "ta": "tamil", "tr": "turkish", "yi": "yiddish",
+}  # fmt: skip
+# PostgreSQL's built-in text search configurations (15); other languages use `simple`.
+POSTGRES_CONFIGS = frozenset(SNOWBALL.values()) - {"czech", "esperanto", "estonian", "persian",
+                                                   "polish"}  # fmt: skip
 
 
-def parse_query_words(text: str) -> list[str]:
-    """The question's words as FTS5 indexes them (lower case, no accents), without stop words."""
-    plain = unicodedata.normalize("NFKD", text.lower())
-    plain = "".join(char for char in plain if not unicodedata.combining(char))
-    return [w for w in dict.fromkeys(re.findall(r"\w+", plain)) if w not in STOP_WORDS]
+def _plain(word: str) -> str:
+    """Without accents, as FTS5's `remove_diacritics` would index it."""
+    decomposed = unicodedata.normalize("NFKD", word)
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
 
 
-# Martin Porter's original algorithm, as FTS5's `porter` tokenizer applies it.
-STEMMER = PorterStemmer(mode=PorterStemmer.ORIGINAL_ALGORITHM)
+def split_words(text: str) -> list[str]:
+    """The text's words, lower case (accents kept: the stemmers need them)."""
+    return re.findall(r"[^\W_]+", text.lower())
 
 
-def stem_word(word: str) -> str:
-    """The form the keyword index keeps of a word (for its frequency in the index)."""
-    return STEMMER.stem(word, to_lowercase=False)
+@lru_cache(maxsize=64)
+def stop_words(language: str) -> frozenset[str]:
+    """The language's stop words (spaCy's lists; none for a language spaCy lacks)."""
+    try:
+        module = importlib.import_module(f"spacy.lang.{language}.stop_words")
+    except ImportError:
+        return frozenset()
+    return frozenset(getattr(module, "STOP_WORDS", ()))
+
+
+@lru_cache(maxsize=64)
+def _stemmer(language: str) -> Stemmer.Stemmer | None:
+    name = SNOWBALL.get(language)
+    return Stemmer.Stemmer(name) if name else None
+
+
+def stem_word(word: str, language: str = ENGLISH) -> str:
+    """The form the keyword index keeps of a word (lower case, no accents)."""
+    stemmer = _stemmer(language)
+    return _plain(stemmer.stemWord(word) if stemmer else word)
+
+
+def build_index_text(text: str, language: str = ENGLISH) -> str:
+    """A text as the SQLite keyword index keeps it: its words' stems, in order."""
+    stemmer = _stemmer(language)
+    words = split_words(text)
+    return " ".join(_plain(w) for w in (stemmer.stemWords(words) if stemmer else words))
+
+
+def parse_query_words(text: str, language: str = ENGLISH) -> list[str]:
+    """The question's words worth looking for (lower case, stop words of the language left
+    out, each once), unstemmed."""
+    skipped = stop_words(language)
+    return [w for w in dict.fromkeys(split_words(text)) if w not in skipped]
+
+
+def parse_query_stems(text: str, language: str = ENGLISH) -> list[str]:
+    """The question's words as the SQLite keyword index keeps them (see stem_word), each once."""
+    return list(
+        dict.fromkeys(stem_word(word, language) for word in parse_query_words(text, language))
+    )
+
+
+def postgres_config(language: str, english: str = "english") -> str:
+    """PostgreSQL's text search configuration for a collection's language; `english` is
+    the one configured for English (storage.text_search_config)."""
+    if language == ENGLISH:
+        return english
+    name = SNOWBALL.get(language, "simple")
+    return name if name in POSTGRES_CONFIGS else "simple"
 
 
 def decide_selective_words(words: list[str], frequency: dict[str, int], chunks: int) -> list[str]:

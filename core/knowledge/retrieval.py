@@ -1,4 +1,10 @@
-"""Hybrid search: vector similarity and BM25 keyword search, fused by weighted reciprocal rank."""
+"""Hybrid search: vector similarity and BM25 keyword search, fused by weighted reciprocal rank.
+
+A question in another language than a collection's is also searched in the collection's
+language (`translations`, written by the pre-step): the embedding model and the
+stemmers know one language each, so the translation is what finds the passages, and the
+question as asked still finds what it names verbatim (a setting, an error code).
+"""
 
 from __future__ import annotations
 
@@ -26,6 +32,19 @@ def fuse_by_rank(rankings: Sequence[Ranking], k: int) -> list[tuple[str, float]]
         for rank, chunk_id in enumerate(ids, start=1):
             scores[chunk_id] = scores.get(chunk_id, 0.0) + weight / (k + rank)
     return sorted(scores.items(), key=lambda item: item[1], reverse=True)
+
+
+def decide_queries(
+    query: str, translations: Mapping[str, str], languages: Mapping[str, str]
+) -> list[tuple[str, tuple[str, ...]]]:
+    """(text, collections) to search: the query in every collection, and each translation
+    in the collections of its language (one that only repeats the query is left out)."""
+    searches = [(query, tuple(languages))]
+    for language, text in translations.items():
+        collections = tuple(name for name, lang in languages.items() if lang == language)
+        if collections and text.strip() and text.strip().casefold() != query.strip().casefold():
+            searches.append((text, collections))
+    return searches
 
 
 def build_hit(row: Row, public: bool) -> Hit:
@@ -103,10 +122,12 @@ class Retriever:
         k: int | None = None,
         overfetch: float = 1.0,
         mode: str = "hybrid",
+        translations: Mapping[str, str] | None = None,
     ) -> list[Hit]:
         """The best chunks for `query`; `overfetch` > 1 returns more, for later filtering.
 
-        `mode` is "hybrid", "vector" or "keyword" (the single ones are for evaluation).
+        `mode` is "hybrid", "vector" or "keyword" (the single ones are for evaluation);
+        `translations` are the query in other languages (language code -> text).
         """
         settings = self.settings().retrieval
         want = max(1, round((k or settings.top_k) * overfetch))
@@ -115,16 +136,26 @@ class Retriever:
         if not collections:
             return []
         filters = replace(filters, collections=tuple(collections))
-        vector_hits, keyword_ids = await asyncio.gather(
-            self.vector_ranking(query, collections, n) if mode != "keyword" else _no_hits(),
-            self.keyword_ranking(query, filters, n) if mode != "vector" else _none(),
-        )
-        vector_ids = [chunk_id for chunk_id, _ in vector_hits]
-        distance = dict(vector_hits)
-        fused = fuse_by_rank(
-            [(vector_ids, settings.vector_weight), (keyword_ids, settings.keyword_weight)],
-            settings.rrf_k,
-        )
+        languages = {name: self.settings().language_of(name) for name in collections}
+        rankings: list[Ranking] = []
+        vector_ids: list[str] = []
+        keyword_ids: list[str] = []
+        distance: dict[str, float] = {}
+        for text, names in decide_queries(query, translations or {}, languages):
+            within = {name: collections[name] for name in names}
+            vector_hits, keyword_found = await asyncio.gather(
+                self.vector_ranking(text, within, n) if mode != "keyword" else _no_hits(),
+                self.keyword_ranking(text, replace(filters, collections=names), n)
+                if mode != "vector"
+                else _none(),
+            )
+            found = [chunk_id for chunk_id, _ in vector_hits]
+            rankings += [(found, settings.vector_weight), (keyword_found, settings.keyword_weight)]
+            for chunk_id, far in vector_hits:
+                distance[chunk_id] = min(far, distance.get(chunk_id, far))
+            vector_ids += [chunk_id for chunk_id in found if chunk_id not in vector_ids]
+            keyword_ids += [chunk_id for chunk_id in keyword_found if chunk_id not in keyword_ids]
+        fused = fuse_by_rank(rankings, settings.rrf_k)
         rows = await self.catalog.current_chunks([chunk_id for chunk_id, _ in fused], filters)
         factors = await self.adjustments() if self.adjustments else {}
         vector_rank = {chunk_id: rank for rank, chunk_id in enumerate(vector_ids, start=1)}

@@ -15,9 +15,9 @@ from typing import Any
 
 # (allowed, required) placeholders per prompt part.
 PLACEHOLDERS: dict[tuple[str, str], tuple[frozenset[str], frozenset[str]]] = {
-    ("prestep", "system"): (frozenset({"collections"}), frozenset()),
+    ("prestep", "system"): (frozenset({"collections", "languages"}), frozenset()),
     ("prestep", "user"): (frozenset({"conversation", "question"}), frozenset({"question"})),
-    ("answer", "system"): (frozenset({"collections"}), frozenset()),
+    ("answer", "system"): (frozenset({"collections", "language"}), frozenset()),
     ("answer", "user"): (
         frozenset({"sources", "memories", "conversation", "question"}),
         frozenset({"sources", "question"}),

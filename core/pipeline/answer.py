@@ -33,6 +33,7 @@ from dataclasses import replace
 from core import strings
 from core.citations import build_cited_text
 from core.config import Settings
+from core.i18n.language import language_name
 from core.knowledge.documents import Hit
 from core.knowledge.retrieval import Retriever
 from core.llm.client import (
@@ -56,7 +57,12 @@ from core.pipeline.context import (
     passage_cost,
 )
 from core.pipeline.grounding import build_audience, fetch_context_hits
-from core.pipeline.prestep import PrestepVerdict, decide_from_verdict, decide_locally
+from core.pipeline.prestep import (
+    PrestepVerdict,
+    decide_from_verdict,
+    decide_locally,
+    decide_translations,
+)
 from core.pipeline.recall import build_memories_block
 from core.pipeline.sources import Sources, SourcesFinder
 from core.pipeline.speculation import HeldProgress, drop
@@ -88,6 +94,13 @@ NO_SOURCES_MEMORIES = (
     "(No source was found. Answer only from the memories below; if they do not answer "
     "the question, say that you do not know. Cite nothing.)"
 )
+
+# The answer's language when the asker's is not known (too short to tell).
+ASKERS_LANGUAGE = "the language of the question"
+
+
+def _collection_languages(settings: Settings) -> set[str]:
+    return {collection.language for collection in settings.collections.values()}
 
 
 class AnswerPipeline:
@@ -156,14 +169,21 @@ class AnswerPipeline:
                 RephraseStep(0.0, question, verdict.standalone_question, check.accepted,
                              check.reason, check.chrf)
             )  # fmt: skip
-            if question == request.text:
+            translations = decide_translations(
+                verdict, question, _collection_languages(settings), request.language
+            )
+            if question == request.text and not translations:
                 sources = await fast
             else:
                 fast.cancel()
                 if early is not None:
-                    drop(early)  # rewritten: the early answer was for other words, never shown
+                    # Rewritten or translated: the early answer was for other words or
+                    # other sources, never shown.
+                    drop(early)
                     early = None
-                sources = await self.finder.find(request, question, audience, settings)
+                sources = await self.finder.find(
+                    request, question, audience, settings, translations
+                )
             trace += sources.trace
             if early is not None:
                 await held.release()
@@ -258,6 +278,7 @@ class AnswerPipeline:
         messages = self.prompts().messages(
             "answer",
             collections=build_collections_list(settings),
+            language=language_name(request.language) if request.language else ASKERS_LANGUAGE,
             sources=sources_block
             or (
                 NO_SOURCES_GENERAL
@@ -326,6 +347,10 @@ class AnswerPipeline:
         messages = self.prompts().messages(
             "prestep",
             collections=build_collections_list(settings),
+            languages=", ".join(
+                f"{language_name(code)} ({code})"
+                for code in sorted(_collection_languages(settings))
+            ),
             conversation=build_conversation(recent, settings.pipeline.context_tokens // 4),
             question=fence(request.text),
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from core.config import Settings
@@ -45,10 +46,11 @@ async def fetch_grounding(
     k: int,
     between: tuple[float, float] | None = None,
     focus: tuple[str, str] | None = None,
+    translations: Mapping[str, str] | None = None,
 ) -> Grounding:
     """The best passages every reader may see; dated documents must meet `between`. The
     passages of `focus` (a document the question is about) come first, under the same
-    filters and rights as any."""
+    filters and rights as any. `translations`: the question in other languages."""
     started = time.perf_counter()
     filters = SearchFilters(
         public_only=audience.public_only,
@@ -56,11 +58,14 @@ async def fetch_grounding(
         rooms_since=tuple((room, since) for room, since in audience.rooms if since > ALWAYS),
         dated_between=between,
     )
-    found = await retriever.search(question, filters, k=k, overfetch=OVERFETCH)
+    found = await retriever.search(
+        question, filters, k=k, overfetch=OVERFETCH, translations=translations
+    )
     if focus is not None:
         first = await retriever.search(
-            question, replace(filters, documents=(focus,)), k=k, overfetch=OVERFETCH
-        )
+            question, replace(filters, documents=(focus,)), k=k, overfetch=OVERFETCH,
+            translations=translations,
+        )  # fmt: skip
         # Ranked above any other (fused scores are below 1), so the model reads them first.
         first = [replace(hit, score=hit.score + FOCUS_BOOST) for hit in first]
         found = first + [hit for hit in found if hit.chunk_id not in {h.chunk_id for h in first}]

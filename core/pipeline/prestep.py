@@ -14,6 +14,15 @@ GREETING = re.compile(
 )
 
 
+class SearchQuery(BaseModel):
+    """The question written for searching a collection of another language."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    language: str
+    query: str
+
+
 class PrestepVerdict(BaseModel):
     """What the model says about a message (the schema of the structured call)."""
 
@@ -26,9 +35,26 @@ class PrestepVerdict(BaseModel):
     remember: bool
     needs_context: bool
     standalone_question: str
+    # Optional, so that a model (or a scripted reply) that writes none still sorts the
+    # message: the question is then searched as asked, as before languages.
+    search_queries: list[SearchQuery] = Field(default_factory=list)
 
 
 Decision = Literal["greeting", "toxic", "injection", "comment", "out_of_scope", "answer"]
+
+
+def decide_translations(
+    verdict: PrestepVerdict, question: str, languages: set[str], asked_in: str | None
+) -> dict[str, str]:
+    """The search queries worth a search of their own: in a language of the collections
+    that is not the question's, and not the question again."""
+    found: dict[str, str] = {}
+    for item in verdict.search_queries:
+        language, query = item.language.strip().lower(), item.query.strip()
+        same = query.casefold() == question.strip().casefold()
+        if language in languages and language != asked_in and query and not same:
+            found.setdefault(language, query)
+    return found
 
 
 def decide_locally(text: str) -> Decision | None:

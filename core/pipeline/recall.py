@@ -9,6 +9,7 @@ from html import escape
 from zoneinfo import ZoneInfo
 
 from core import strings
+from core.i18n.dates import format_when
 from core.knowledge.documents import Hit
 from core.memory.history import HistoryHit
 from core.memory.store import Memory
@@ -27,7 +28,7 @@ def build_history_hit(found: HistoryHit, timezone: str) -> Hit:
         collection=HISTORY,
         document_id=window.id,
         source=HISTORY,
-        title=strings.HISTORY_TITLE.format(when=when.strftime("%d %b %Y, %H:%M")),
+        title=strings.HISTORY_TITLE.format(when=f"{format_when(when, 'day')}, {when:%H:%M}"),
         url=window.link,
         heading="",
         text=window.text,
@@ -41,7 +42,7 @@ def build_history_hit(found: HistoryHit, timezone: str) -> Hit:
 
 def build_ledger_hit(entry: LedgerEntry, room: str, timezone: str) -> Hit:
     """A decision or action item of the room's ledger as a source, linked to its message."""
-    when = datetime.fromtimestamp(entry.ts, ZoneInfo(timezone)).strftime("%d %b %Y")
+    when = format_when(datetime.fromtimestamp(entry.ts, ZoneInfo(timezone)), "day")
     title = strings.LEDGER_SOURCE_TITLE[entry.kind].format(when=when)
     details = ", ".join(part for part in (
         strings.LEDGER_OWNER.format(owner=entry.owner) if entry.owner else "",

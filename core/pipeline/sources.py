@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeVar
@@ -72,8 +72,15 @@ class SourcesFinder:
         self.times = times
 
     async def find(
-        self, request: Request, question: str, audience: Audience, settings: Settings
+        self,
+        request: Request,
+        question: str,
+        audience: Audience,
+        settings: Settings,
+        translations: Mapping[str, str] | None = None,
     ) -> Sources:
+        """The sources for `question`; the documents also for its `translations` (the
+        question in the collections' other languages)."""
         timezone = settings.room(request.room).timezone
         now = datetime.now(ZoneInfo(timezone))
         started = time.perf_counter()
@@ -83,7 +90,7 @@ class SourcesFinder:
         # An outage of Chroma is said in the answer; the room's memories still work.
         (grounding, documents_down), (history, history_down) = await asyncio.gather(
             _unless_unavailable(
-                self._documents(question, audience, settings, between, request.focus),
+                self._documents(question, audience, settings, between, request.focus, translations),
                 NO_GROUNDING,
             ),
             _unless_unavailable(self._history(request, question, settings, between, since), []),
@@ -118,6 +125,7 @@ class SourcesFinder:
         settings: Settings,
         between: TimeRange | None,
         focus: tuple[str, str] | None = None,
+        translations: Mapping[str, str] | None = None,
     ) -> Grounding:
         return await fetch_grounding(
             self.retriever,
@@ -127,6 +135,7 @@ class SourcesFinder:
             settings.retrieval.context_candidates,
             between.as_timestamps() if between else None,
             focus,
+            translations,
         )
 
     async def _history(

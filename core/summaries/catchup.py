@@ -74,7 +74,7 @@ def build_room_catchup(room_name: str, lines: Sequence[SummaryLine], reader: Rea
 
 
 def _point(line: SummaryLine) -> str:
-    return f"- {line.sender}: {line.text} ([message]({line.link}))"
+    return f"- {line.sender}: {line.text} ([{strings.MESSAGE_LINK}]({line.link}))"
 
 
 def _section(title: str, lines: Sequence[SummaryLine]) -> list[str]:

@@ -111,7 +111,7 @@ def build_extractive_markdown(
         if picked:
             out += ["", f"**{title}**"]
             out += [
-                f"- {line.sender}: {line.text} ([message]({line.link}))"
+                f"- {line.sender}: {line.text} ([{strings.MESSAGE_LINK}]({line.link}))"
                 for line in sorted(picked, key=lambda line: line.ts)
             ]
     return "\n".join(out)

@@ -7,6 +7,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from core import strings
+from core.i18n.dates import format_when
 from core.summaries.ledger import LedgerEntry
 
 MAX_LISTED = 25
@@ -23,8 +24,8 @@ def build_ledger_text(entries: Sequence[LedgerEntry], kind: str, timezone: str, 
         details = [
             strings.LEDGER_OWNER.format(owner=entry.owner) if entry.owner else "",
             strings.LEDGER_DUE.format(due=entry.due) if entry.due else "",
-            f"{datetime.fromtimestamp(entry.ts, zone):%d %b %Y}",
+            format_when(datetime.fromtimestamp(entry.ts, zone), "day"),
         ]
         said = ", ".join(part for part in details if part)
-        lines.append(f"- {entry.text} ({said}, [message]({entry.link}))")
+        lines.append(f"- {entry.text} ({said}, [{strings.MESSAGE_LINK}]({entry.link}))")
     return "\n".join(lines)

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from core import strings
+from core.i18n.dates import format_when
 from core.knowledge.documents import Document
 from core.timerange import TimeRange
 
@@ -45,7 +46,7 @@ def decide_summary_range(
 
 
 def _when(ts: float, timezone: str) -> str:
-    return f"{datetime.fromtimestamp(ts, ZoneInfo(timezone)):%d %b %Y %H:%M}"
+    return format_when(datetime.fromtimestamp(ts, ZoneInfo(timezone)))
 
 
 def build_heading(
@@ -58,9 +59,9 @@ def build_heading(
 
 
 def build_nothing_text(covered: SummaryRange, timezone: str, *, thread: bool) -> str:
-    what = strings.SUMMARY_THIS_THREAD if thread else strings.SUMMARY_THIS_ROOM
+    what = strings.SUMMARY_IN_THIS_THREAD if thread else strings.SUMMARY_IN_THIS_ROOM
     return strings.SUMMARY_NOTHING.format(
-        what=f"in {what}", start=_when(covered.start, timezone), end=_when(covered.end, timezone)
+        what=what, start=_when(covered.start, timezone), end=_when(covered.end, timezone)
     )
 
 

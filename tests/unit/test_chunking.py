@@ -8,7 +8,12 @@ import pytest
 
 from core.knowledge.chunking import build_chunks, parse_sections
 from core.knowledge.html_text import html_to_blocks
-from core.knowledge.keywords import build_match_query, decide_selective_words, parse_query_words
+from core.knowledge.keywords import (
+    build_index_text,
+    build_match_query,
+    decide_selective_words,
+    parse_query_stems,
+)
 from core.knowledge.retrieval import fuse_by_rank
 from core.knowledge.text_tools import SentenceSplitter, count_words
 
@@ -139,13 +144,32 @@ QUERIES = {
     ),
     "FTS syntax is quoted away": ('NEAR(x1) "OR" *', '"near" AND "x1"'),
     "accents as the index folds them": ("Café Zürich", '"cafe" AND "zurich"'),
+    "words as the index stems them": ("replicas vacuuming", '"replica" AND "vacuum"'),
     "only stop words": ("what is it?", ""),
 }
 
 
 @pytest.mark.parametrize("text,expected", QUERIES.values(), ids=QUERIES.keys())
 def test_build_match_query(text, expected):
-    assert build_match_query(parse_query_words(text)) == expected
+    assert build_match_query(parse_query_stems(text)) == expected
+
+
+STEMS = {
+    "German": ("Wie richte ich die Replikate ein?", "de", ["richt", "replikat"]),
+    "French": ("Comment configurer les répliques ?", "fr", ["configur", "repliqu"]),
+    "Spanish": ("¿Cómo configuro las réplicas?", "es", ["configur", "replic"]),
+    "a language Snowball lacks: plain words": ("東京 タワー", "ja", ["東京", "タワー"]),
+}
+
+
+@pytest.mark.parametrize("text,language,expected", STEMS.values(), ids=STEMS.keys())
+def test_questions_are_stemmed_in_the_collections_language(text, language, expected):
+    assert parse_query_stems(text, language) == expected
+
+
+def test_the_index_and_the_question_stem_alike():
+    indexed = build_index_text("Die Replikation der Tabellen", "de").split()
+    assert set(parse_query_stems("Replikationen von Tabelle", "de")) <= set(indexed)
 
 
 SELECTIONS = {

@@ -21,12 +21,14 @@ def test_the_shipped_prompts_load_and_render():
     system, user = prompts.messages(
         "answer",
         collections="- handbook",
+        language="German",
         sources="<source n=1>x</source>",
         memories="",
         conversation="",
         question="Why?",
     )
     assert system["role"] == "system" and "- handbook" in system["content"]
+    assert "Write the answer in German" in system["content"]
     assert user["content"].endswith("<question>\nWhy?\n</question>")
 
 
@@ -34,7 +36,7 @@ def test_an_override_replaces_one_part_and_marks_the_version():
     config = settings('[prompts.answer]\nuser = "Sources:\\n{sources}\\nQ: {question}"')
     prompts = load_prompts(config.prompts.overrides())
     _, user = prompts.messages(
-        "answer", collections="", sources="S", conversation="C", question="Q?"
+        "answer", collections="", language="", sources="S", conversation="C", question="Q?"
     )
     assert user["content"] == "Sources:\nS\nQ: Q?"
     assert "You are a workplace assistant" in prompts.parts[("answer", "system")]

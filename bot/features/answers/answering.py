@@ -23,6 +23,7 @@ from bot.logs import ANSWER_ID
 from bot.matrix.account import SEND_ERRORS, MatrixAccount, typing_while
 from bot.settings_holder import SettingsHolder
 from core.answering import Answerer
+from core.i18n.language import decided_language
 from core.ids import AnswerID, EventID, RoomID, UserID
 from core.llm.client import LlmError
 from core.memory.memory import ConversationMemory
@@ -147,6 +148,7 @@ class QuestionDesk:
             open_room=audience.open_room,
             event=message.event_id,
             in_bot_conversation=in_bot_conversation,
+            language=decided_language(),
         )
 
     async def _placeholder_unless_quick(self, work: asyncio.Future, reply: ReplyWriter) -> None:

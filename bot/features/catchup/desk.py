@@ -21,6 +21,7 @@ from bot.matrix.account import MatrixAccount
 from bot.matrix.types import MatrixError, SyncBatch
 from bot.settings_holder import SettingsHolder
 from core import strings
+from core.i18n.dates import format_when
 from core.ids import UserID
 from core.llm.client import LlmError
 from core.rights.readers import decide_knowledge_since, decide_open
@@ -111,7 +112,7 @@ class CatchupDesk:
         if all(room.empty for room in rooms):
             return
         when = datetime.fromtimestamp(digest.next_run, ZoneInfo(digest.timezone))
-        heading = strings.DIGEST_HEADING.format(when=f"{when:%a %d %b %H:%M:%S}")
+        heading = strings.DIGEST_HEADING.format(when=format_when(when, "weekday"))
         sealed = self._covers_encrypted(rooms)
         direct = await self._direct_room(UserID(digest.user_id), sealed)
         text = build_catchup_markdown(heading, rooms)

@@ -29,6 +29,7 @@ from bot.matrix.account import MatrixAccount
 from bot.matrix.types import MatrixError
 from bot.settings_holder import SettingsHolder
 from core import strings
+from core.i18n.dates import format_when
 from core.knowledge.documents import Document
 from core.knowledge.extraction import Extracted, Unreadable, decide_file_kind
 from core.knowledge.extractor import Extractor
@@ -160,7 +161,7 @@ class FileKeeper:
             collection=collection,
             id=build_file_document_id(message.room_id, message.event_id),
             title=strings.FILE_TITLE.format(
-                name=message.file.name, sender=sender, when=f"{shared_at:%d %b %Y}"
+                name=message.file.name, sender=sender, when=format_when(shared_at, "day")
             ),
             content=extracted.content,
             format=extracted.format,

@@ -1,0 +1,55 @@
+"""The language a person writes in, detected locally with lingua (its models ship in
+its wheel: nothing is downloaded, no text leaves the process)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+
+from lingua import IsoCode639_1, Language, LanguageDetector, LanguageDetectorBuilder
+
+# The languages told apart: those the bot speaks (core/i18n/locale) and the other
+# languages of Western Europe's workplaces, which the model answers in. Fewer languages
+# make short messages more reliable (and the detector smaller: ~100 MB for these).
+DETECTED = ("en", "de", "fr", "es", "it", "pt", "nl", "pl")
+# How far the likeliest language must lead the next one (lingua's relative distance);
+# below it, a short message ("ok", "budget") has no language of its own.
+MIN_DISTANCE = 0.25
+# Mentions, links and inline code say nothing of the language.
+NOISE = re.compile(r"https?://\S+|`[^`]*`|@\S+:\S+|<[^>]+>")
+
+
+class LanguageFinder:
+    """Detects the language of a message; the models load on first use, in a thread."""
+
+    def __init__(self, languages: tuple[str, ...] = DETECTED) -> None:
+        self._languages = languages
+        self._lock = threading.Lock()
+        self._detector: LanguageDetector | None = None
+
+    def _model(self) -> LanguageDetector:
+        with self._lock:
+            if self._detector is None:
+                chosen = [
+                    Language.from_iso_code_639_1(getattr(IsoCode639_1, code.upper()))
+                    for code in self._languages
+                ]
+                self._detector = (
+                    LanguageDetectorBuilder.from_languages(*chosen)
+                    .with_minimum_relative_distance(MIN_DISTANCE)
+                    .build()
+                )
+            return self._detector
+
+    def find(self, text: str) -> str | None:
+        """The ISO 639-1 code of the text's language; None when it is not clear."""
+        plain = NOISE.sub(" ", text).strip()
+        if not any(char.isalpha() for char in plain):
+            return None
+        found = self._model().detect_language_of(plain)
+        return found.iso_code_639_1.name.lower() if found else None
+
+    async def detect(self, text: str) -> str | None:
+        """`find`, off the event loop (the first call loads the models: ~2 s)."""
+        return await asyncio.to_thread(self.find, text)

@@ -1,0 +1,93 @@
+"""The bot's sentences in every language it speaks: each catalog complete, each
+translation keeping its message's placeholders, each read in the event's language."""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+from babel.messages.pofile import read_po
+
+from core import strings
+from core.i18n.catalogs import available_languages, catalog_path, translate
+from core.i18n.extract import iter_messages
+from core.i18n.language import check_language_code, language_name, speaking
+
+LANGUAGES = [language for language in available_languages() if language != "en"]
+MESSAGES = dict(iter_messages(strings))
+
+
+def _catalog(language: str):
+    with catalog_path(language).open("rb") as source:
+        return read_po(source, locale=language)
+
+
+def _fields(text: str) -> list[tuple[str, str | None, str | None]]:
+    """The placeholders of a message with their conversions and formats, in order of name."""
+    parsed = string.Formatter().parse(text)
+    return sorted((name, spec, conv) for _, name, spec, conv in parsed if name is not None)
+
+
+def test_the_bot_speaks_german_french_and_spanish() -> None:
+    assert {"de", "fr", "es"} <= set(LANGUAGES)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_message_has_a_translation(language: str) -> None:
+    catalog = _catalog(language)
+    missing = [
+        where for where, text in MESSAGES.items()
+        if (entry := catalog.get(text)) is None or not entry.string or entry.fuzzy
+    ]  # fmt: skip
+    assert not missing, (
+        f"{language}.po lacks (or marks fuzzy) {missing}: run python -m core.i18n.extract and translate them"
+    )
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_translations_keep_the_placeholders(language: str) -> None:
+    catalog = _catalog(language)
+    wrong = [
+        where for where, text in MESSAGES.items()
+        if (entry := catalog.get(text)) is not None and entry.string
+        and _fields(entry.string) != _fields(text)
+    ]  # fmt: skip
+    assert not wrong, f"{language}.po changes the {{placeholders}} of {wrong}"
+
+
+def test_a_message_is_read_in_the_language_of_the_event() -> None:
+    english = strings.HELP_HEADER
+    with speaking("fr"):
+        french = strings.HELP_HEADER
+        descriptions = strings.COMMAND_DESCRIPTIONS
+    assert french != english and french == translate(english, "fr")
+    assert descriptions["help"] != strings.COMMAND_DESCRIPTIONS["help"]
+    assert strings.HELP_HEADER == english  # outside the block, English again
+
+
+def test_a_language_without_a_catalog_gets_english() -> None:
+    with speaking("it"):
+        assert strings.NOTHING_FOUND == MESSAGES["NOTHING_FOUND"]
+
+
+def test_the_notice_prefix_is_the_same_in_every_language() -> None:
+    with speaking("de"):
+        assert strings.NOTICE_PREFIX == "⚠️ "
+    assert "NOTICE_PREFIX" not in MESSAGES
+
+
+@pytest.mark.parametrize(
+    ("value", "accepted"),
+    [("de", True), ("fr", True), ("es", True), ("pt", True), ("xx", False), ("DE", False),
+     ("deu", False), ("german", False), ("", False)],
+)  # fmt: skip
+def test_language_codes_in_the_config(value: str, accepted: bool) -> None:
+    if accepted:
+        assert check_language_code(value) == value
+    else:
+        with pytest.raises(ValueError, match="language code"):
+            check_language_code(value)
+
+
+def test_language_names_for_prompts() -> None:
+    assert [language_name(code) for code in ("de", "fr", "es")] == ["German", "French", "Spanish"]
