@@ -311,6 +311,20 @@ FILE_ENCRYPTED_ROOM_ONLY = (
 )
 FILE_FAILED = "reading it failed (the admins can find why in the log)"
 FILE_KIND_UNREAD = "the bot reads PDF, Word (.docx), Markdown, HTML and text files only"
+# Why a file has no text (core/knowledge/extraction.py's Unreadable names one of these).
+FILE_NOT_UTF8 = "it is not UTF-8 text"
+FILE_EMPTY = "it is empty"
+FILE_PASSWORD = "it is protected by a password"
+FILE_TOO_MANY_PAGES = "it has {count} pages, more than the {max_pages} the bot reads"
+FILE_NOT_A_PDF = "it is damaged or not a PDF"
+FILE_SCANNED = "it has no text layer (a scan, perhaps), and the bot reads no images"
+FILE_NOT_A_DOCX = "it is damaged or not a Word document"
+FILE_NO_TEXT = "it has no text"
+FILE_TOO_LARGE = "it is {size} bytes, over the limit of {limit} bytes"
+FILE_TEXT_TOO_LARGE = "its text is over the limit of {limit} bytes"
+FILE_TOO_SLOW = "reading it took longer than the {seconds} s the bot gives a file"
+FILE_CRASHED = "it could not be read"
+FILE_TOO_MUCH_MEMORY = "it needs more memory to read than the bot gives a file"
 
 # Voice messages (bot/features/voice).
 VOICE_TRANSCRIPT = "🎤 *Transcript:* {text}"

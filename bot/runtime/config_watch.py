@@ -18,6 +18,7 @@ from core import strings
 from core.config import ConfigError, Settings, decide_restart_only_changes, parse_config
 from core.config.load import parse_config_text
 from core.config.model import RESTART_ONLY_KEYS, RESTART_ONLY_SECTIONS
+from core.i18n.language import speaking
 
 log = logging.getLogger(__name__)
 # How long an edit that drops whole sections must leave the file unchanged to count.
@@ -69,14 +70,17 @@ class ConfigWatcher:
     async def reload(self) -> bool:
         """Validate the file and apply it; an invalid file changes nothing. The catch-all
         of config edits: nothing an admin writes may stop the bot."""
+        admin_room = self.holder.current.bot.admin_room
+        language = self.holder.current.room(admin_room).language if admin_room else None
         async with self._lock:
-            try:
-                return await self._reload()
-            except Exception:
-                reference = uuid.uuid4().hex[:8]
-                log.exception("applying a config edit failed (reference %s)", reference)
-                await self.report(strings.CONFIG_RELOAD_FAILED.format(reference=reference))
-                return False
+            with speaking(language):
+                try:
+                    return await self._reload()
+                except Exception:
+                    reference = uuid.uuid4().hex[:8]
+                    log.exception("applying a config edit failed (reference %s)", reference)
+                    await self.report(strings.CONFIG_RELOAD_FAILED.format(reference=reference))
+                    return False
 
     async def _reload(self) -> bool:
         try:

@@ -5,7 +5,8 @@
     knowledge-eval compare 3 4 [--plot scores.png]
     knowledge-eval list
     knowledge-eval retrieval --config config.toml --collection eval --corpus docs/ \
-        --questions questions.jsonl [--index-dir DIR] [--fusion-grid]
+        --questions questions.jsonl [--index-dir DIR] [--fusion-grid] \
+        [--other-languages questions-other-languages.jsonl]
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ from pathlib import Path
 from core.config import ConfigError, Settings, load_config
 from core.config.storage import StorageSettings
 from core.evaluation.compare import build_comparison, write_plot
+from core.evaluation.cross_lingual import (
+    build_cross_lingual_table,
+    measure_cross_lingual,
+    read_foreign_questions,
+)
 from core.evaluation.questions import QuestionSetError, read_questions
 from core.evaluation.retrieval import build_table, measure_fusion_grid, measure_retrieval
 from core.evaluation.runner import Evaluation
@@ -69,6 +75,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     study.add_argument(
         "--fusion-grid", action="store_true",
         help="also rank with each of a grid of fusion weights (hybrid mode, hit@5 and MRR)",
+    )  # fmt: skip
+    study.add_argument(
+        "--other-languages", type=Path, metavar="FILE",
+        help="also these questions in other languages (JSON lines with language and english):"
+        " the English question, the question as asked, and the question with its known"
+        " English as the pre-step's translation (an upper bound)",
     )  # fmt: skip
     return parser.parse_args(argv)
 
@@ -142,6 +154,7 @@ async def study_retrieval(settings: Settings, args: argparse.Namespace) -> int:
         return 2
     try:
         questions = read_questions(args.questions)
+        foreign = read_foreign_questions(args.other_languages) if args.other_languages else []
     except (QuestionSetError, OSError) as exc:
         print(f"The question set cannot be used: {exc}", file=sys.stderr)
         return 2
@@ -156,6 +169,10 @@ async def study_retrieval(settings: Settings, args: argparse.Namespace) -> int:
             if args.fusion_grid:
                 print()
                 print(await measure_fusion_grid(kb, current, questions, args.collection))
+            if foreign:
+                print()
+                crossed = await measure_cross_lingual(kb, current[0], foreign, args.collection)
+                print(build_cross_lingual_table(crossed))
         finally:
             await kb.close()
     return 0

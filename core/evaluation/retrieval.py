@@ -11,7 +11,7 @@ neighbours merged: what the pipeline does now), so that both can be reported.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from core.config import Settings
@@ -48,6 +48,10 @@ class Tally:
     def add(self, name: str, value: float) -> None:
         self.values.setdefault(name, []).append(value)
 
+    def add_all(self, measures: Mapping[str, float]) -> None:
+        for name, value in measures.items():
+            self.add(name, value)
+
     def mean(self, name: str) -> float | None:
         found = self.values.get(name)
         return sum(found) / len(found) if found else None
@@ -71,6 +75,39 @@ async def _context(kb: KnowledgeBase, hits: list[Hit], strategy: str, budget: in
     return block
 
 
+async def measure_hits(
+    kb: KnowledgeBase,
+    settings: Settings,
+    question: Question,
+    hits: list[Hit],
+    strategy: str,
+    budget: int,
+) -> dict[str, float]:
+    """The measures of one search's `hits` for `question`, the context chosen by
+    `strategy` within `budget` tokens: ranking and context recall for an answerable
+    question, whether nothing would be shown for an unanswerable one."""
+    retrieval = settings.retrieval
+    shown = decide_relevant_hits(
+        hits,
+        retrieval.top_k,
+        near=retrieval.passage_near_distance,
+        max_distance=retrieval.passage_max_distance,
+        relative=retrieval.passage_relative_distance,
+    )
+    if not question.expected_ids:
+        return {"nothing found (unanswerable)": float(not shown)}
+    ranked = list(dict.fromkeys(hit.document_id for hit in hits))
+    context = await _context(kb, hits, strategy, budget, retrieval.top_k)
+    return {
+        "hit@5": hit_at(ranked, question.expected_ids, 5),
+        "mrr": reciprocal_rank(ranked, question.expected_ids),
+        "passages shown (answerable)": float(bool(shown)),
+        "context recall": fact_recall(question.facts, context),
+        "context chars": float(len(context)),
+        "context tokens": float(estimate_tokens(context)),
+    }
+
+
 async def measure_retrieval(
     kb: KnowledgeBase,
     settings: Settings,
@@ -80,36 +117,18 @@ async def measure_retrieval(
     strategies: Sequence[str] = STRATEGIES,
 ) -> dict[tuple[str, str, str], Tally]:
     """Every measure per (mode, strategy, budget name)."""
-    retrieval = settings.retrieval
     budgets = budgets_of(settings)
     filters = SearchFilters(collections=(collection,))
     tallies: dict[tuple[str, str, str], Tally] = {}
     for question in questions:
         for mode in modes:
             hits = await kb.retriever.search(
-                question.question, filters, k=retrieval.context_candidates, mode=mode
-            )
-            ranked = list(dict.fromkeys(hit.document_id for hit in hits))
-            shown = decide_relevant_hits(
-                hits,
-                retrieval.top_k,
-                near=retrieval.passage_near_distance,
-                max_distance=retrieval.passage_max_distance,
-                relative=retrieval.passage_relative_distance,
+                question.question, filters, k=settings.retrieval.context_candidates, mode=mode
             )
             for strategy in strategies:
                 for name, budget in budgets.items():
-                    tally = tallies.setdefault((mode, strategy, name), Tally())
-                    if not question.expected_ids:
-                        tally.add("nothing found (unanswerable)", float(not shown))
-                        continue
-                    tally.add("hit@5", hit_at(ranked, question.expected_ids, 5))
-                    tally.add("mrr", reciprocal_rank(ranked, question.expected_ids))
-                    tally.add("passages shown (answerable)", float(bool(shown)))
-                    context = await _context(kb, hits, strategy, budget, retrieval.top_k)
-                    tally.add("context recall", fact_recall(question.facts, context))
-                    tally.add("context chars", float(len(context)))
-                    tally.add("context tokens", float(estimate_tokens(context)))
+                    measures = await measure_hits(kb, settings, question, hits, strategy, budget)
+                    tallies.setdefault((mode, strategy, name), Tally()).add_all(measures)
     return tallies
 
 

@@ -15,11 +15,16 @@ limit (see core/knowledge/extractor.py).
 from __future__ import annotations
 
 import io
+import json
 import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
 
+from babel.numbers import format_decimal
+
+from core import strings
+from core.i18n.language import ENGLISH, current_language, speaking
 from core.knowledge.documents import DocumentFormat
 
 FileKind = Literal["pdf", "docx", "markdown", "text", "html"]
@@ -44,8 +49,37 @@ TEXT_FORMATS: dict[FileKind, DocumentFormat] = {
 
 
 class Unreadable(Exception):
-    """A file whose text cannot be had; the message is one sentence for people, such as
-    "it has no text layer (a scan?)"."""
+    """A file whose text cannot be had. `reason` names the sentence of core/strings.py
+    that says why ("FILE_SCANNED": "it has no text layer (a scan, perhaps)…"), `values`
+    fill it; str() is the English sentence (for the API and the admin's own tools), and
+    `encode()` keeps it to be told later in whatever language asks (`describe_reason`)."""
+
+    def __init__(self, reason: str, **values: int | str) -> None:
+        self.reason, self.values = reason, values
+        with speaking(ENGLISH):
+            super().__init__(_fill(getattr(strings, reason), values))
+
+    def encode(self) -> str:
+        return json.dumps({"reason": self.reason, "values": self.values})
+
+
+def _fill(template: str, values: dict[str, int | str]) -> str:
+    """The sentence with its numbers written as the language being spoken writes them."""
+    language = current_language()
+    return template.format(**{
+        name: format_decimal(value, locale=language) if isinstance(value, int) else value
+        for name, value in values.items()
+    })  # fmt: skip
+
+
+def describe_reason(stored: str) -> str:
+    """A reason kept by `Unreadable.encode`, in the language being spoken; numbers written
+    as that language writes them. Text kept as it is (a release before this) stays so."""
+    try:
+        found = json.loads(stored)
+        return _fill(getattr(strings, found["reason"]), found.get("values", {}))
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return stored
 
 
 @dataclass(frozen=True)
@@ -74,9 +108,9 @@ def extract_text(data: bytes, kind: FileKind, max_pages: int) -> Extracted:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise Unreadable("it is not UTF-8 text") from None
+        raise Unreadable("FILE_NOT_UTF8") from None
     if not text.strip():
-        raise Unreadable("it is empty")
+        raise Unreadable("FILE_EMPTY")
     return Extracted(text, TEXT_FORMATS[kind])
 
 
@@ -86,19 +120,19 @@ def _pdf(data: bytes, max_pages: int) -> Extracted:
     try:
         reader = pypdf.PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
-            raise Unreadable("it is protected by a password")
+            raise Unreadable("FILE_PASSWORD")
         count = len(reader.pages)
         if count > max_pages:
-            raise Unreadable(f"it has {count} pages, more than the {max_pages} the bot reads")
+            raise Unreadable("FILE_TOO_MANY_PAGES", count=count, max_pages=max_pages)
         pages = [_page_text(page) for page in reader.pages]
         metadata = reader.metadata
         title = str((metadata.get("/Title") if metadata else "") or "").strip()
     except Unreadable:
         raise
     except Exception as exc:  # pypdf raises many kinds for a damaged file
-        raise Unreadable("it is damaged or not a PDF") from exc
+        raise Unreadable("FILE_NOT_A_PDF") from exc
     if not any(pages):
-        raise Unreadable("it has no text layer (a scan, perhaps), and the bot reads no images")
+        raise Unreadable("FILE_SCANNED")
     return Extracted(PAGE_BREAK.join(pages), "paged", _one_line(title), count)
 
 
@@ -114,7 +148,7 @@ def _docx(data: bytes) -> Extracted:
     except Unreadable:
         raise
     except Exception as exc:  # python-docx raises many kinds for a damaged file
-        raise Unreadable("it is damaged or not a Word document") from exc
+        raise Unreadable("FILE_NOT_A_DOCX") from exc
 
 
 def _docx_markdown(data: bytes) -> Extracted:
@@ -141,7 +175,7 @@ def _docx_markdown(data: bytes) -> Extracted:
             lines += ["", _escaped(text), ""]
     content = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
     if not content:
-        raise Unreadable("it has no text")
+        raise Unreadable("FILE_NO_TEXT")
     title = _one_line(document.core_properties.title or "")
     return Extracted(content + "\n", "markdown", title)
 

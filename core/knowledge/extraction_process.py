@@ -24,9 +24,9 @@ def main(argv: list[str]) -> int:
     try:
         result: dict[str, object] = asdict(extract_text(data, _kind(kind), max_pages))
     except Unreadable as exc:
-        result = {"unreadable": str(exc)}
+        result = {"unreadable": {"reason": exc.reason, "values": exc.values}}
     except MemoryError:
-        result = {"unreadable": "it needs more memory to read than the bot gives a file"}
+        result = {"unreadable": {"reason": "FILE_TOO_MUCH_MEMORY", "values": {}}}
     sys.stdout.write(json.dumps(result))
     return 0
 

@@ -31,9 +31,7 @@ class Extractor:
         """The file's text; Unreadable (one sentence for people) says why there is none."""
         settings = self.settings()
         if len(data) > settings.max_bytes:
-            raise Unreadable(
-                f"it is {len(data):,} bytes, over the limit of {settings.max_bytes:,} bytes"
-            )
+            raise Unreadable("FILE_TOO_LARGE", size=len(data), limit=settings.max_bytes)
         if kind not in BINARY_KINDS:
             return extract_text(data, kind, settings.max_pages)
         async with self._slots_now(settings.at_once):
@@ -59,16 +57,14 @@ class Extractor:
             await asyncio.shield(process.wait())
             if isinstance(stopped, asyncio.CancelledError):
                 raise
-            limit = f"{settings.timeout_seconds:g} s"
-            raise Unreadable(
-                f"reading it took longer than the {limit} the bot gives a file"
-            ) from None
+            raise Unreadable("FILE_TOO_SLOW", seconds=f"{settings.timeout_seconds:g}") from None
         if process.returncode != 0:
             # A crash of the reader (its memory limit, a bug): logged without the file's text.
             log.warning("reading a %s file failed (exit %s): %s", kind, process.returncode,
                         err.decode(errors="replace")[-300:])  # fmt: skip
-            raise Unreadable("it could not be read")
+            raise Unreadable("FILE_CRASHED")
         result = json.loads(out)
         if "unreadable" in result:
-            raise Unreadable(result["unreadable"])
+            found = result["unreadable"]
+            raise Unreadable(found["reason"], **found["values"])
         return Extracted(**result)

@@ -180,7 +180,7 @@ def _contents(path: Path, limits: FileSettings) -> tuple[str, DocumentFormat, di
     if suffix in BINARY_SUFFIXES:
         size = path.stat().st_size
         if size > limits.max_bytes:
-            raise Unreadable(f"it is {size:,} bytes, over the limit of {limits.max_bytes:,} bytes")
+            raise Unreadable("FILE_TOO_LARGE", size=size, limit=limits.max_bytes)
         read = extract_text(path.read_bytes(), SUFFIX_KINDS[suffix], limits.max_pages)
         return read.content, read.format, {"title": read.title} if read.title else {}
     fmt = SUFFIXES[suffix]

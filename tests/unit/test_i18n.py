@@ -91,3 +91,16 @@ def test_language_codes_in_the_config(value: str, accepted: bool) -> None:
 
 def test_language_names_for_prompts() -> None:
     assert [language_name(code) for code in ("de", "fr", "es")] == ["German", "French", "Spanish"]
+
+
+def test_why_a_file_is_unreadable_is_told_in_the_askers_language() -> None:
+    from core.knowledge.extraction import Unreadable, describe_reason
+
+    kept = Unreadable("FILE_TOO_LARGE", size=36927, limit=1000).encode()
+    assert str(Unreadable("FILE_TOO_LARGE", size=36927, limit=1000)) == (
+        "it is 36,927 bytes, over the limit of 1,000 bytes"
+    )
+    with speaking("de"):
+        assert describe_reason(kept) == "sie ist 36.927 Bytes groß, über der Grenze von 1.000 Bytes"
+    # A reason kept as text by an earlier release is told as it was kept.
+    assert describe_reason("it is empty") == "it is empty"

@@ -42,6 +42,11 @@ REMEMBER = {
     "please, and a colon": ("Please remember: deploys freeze on Fridays", "room", "Deploys…"),
     "a fact about the speaker": ("remember that I am on call this week", "user", "I am on call…"),
     "my ...": ("keep in mind my team is Ops", "user", "My team is Ops"),
+    "German": ("Merk dir, dass das Standup um 10 Uhr ist", "room", "Das Standup…"),
+    "German, about the speaker": ("bitte merke dir: ich habe Bereitschaft", "user", "Ich habe…"),
+    "French": ("Souviens-toi que le déploiement est gelé le vendredi", "room", "Le déploiement…"),
+    "French, elided": ("retiens qu'on livre lundi", "room", "On livre lundi"),
+    "Spanish": ("Recuerda que mi equipo es Ops", "user", "Mi equipo es Ops"),
 }
 
 

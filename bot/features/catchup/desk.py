@@ -22,6 +22,7 @@ from bot.matrix.types import MatrixError, SyncBatch
 from bot.settings_holder import SettingsHolder
 from core import strings
 from core.i18n.dates import format_when
+from core.i18n.language import decided_language, speaking
 from core.ids import UserID
 from core.llm.client import LlmError
 from core.rights.readers import decide_knowledge_since, decide_open
@@ -100,7 +101,9 @@ class CatchupDesk:
             return strings.DIGEST_UNREADABLE.format(args=args, prefix=prefix)
         now = time.time()
         next_run = decide_next_run(schedule, now, timezone)
-        await self.digests.set_digest(Digest(user, schedule, timezone, next_run, now))
+        await self.digests.set_digest(
+            Digest(user, schedule, timezone, next_run, now, decided_language())
+        )
         return strings.DIGEST_SET.format(
             schedule=schedule.describe(), timezone=timezone, prefix=prefix
         )
@@ -108,6 +111,10 @@ class CatchupDesk:
     async def deliver(self, digest: Digest) -> None:
         """A scheduled catch-up: since the previous one (or where the person last read
         each room, when later), sent to their direct chat when something is new."""
+        with speaking(digest.language):
+            await self._deliver(digest)
+
+    async def _deliver(self, digest: Digest) -> None:
         rooms = await self.build(UserID(digest.user_id), None, not_before=digest.last_run)
         if all(room.empty for room in rooms):
             return

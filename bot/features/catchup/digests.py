@@ -28,7 +28,15 @@ CREATE TABLE IF NOT EXISTS digests (
     next_run DOUBLE PRECISION NOT NULL, last_run DOUBLE PRECISION NOT NULL
 );
 """
-UPGRADES = UpgradeTable("digests", [Upgrade("scheduled catch-ups per person", V1, V1)])
+# The language the person asked for it in (NULL: English, as before languages).
+V2 = "ALTER TABLE digests ADD COLUMN language TEXT"
+UPGRADES = UpgradeTable(
+    "digests",
+    [
+        Upgrade("scheduled catch-ups per person", V1, V1),
+        Upgrade("each in its person's language", V2, V2),
+    ],
+)
 
 
 @dataclass(frozen=True)
@@ -38,6 +46,8 @@ class Digest:
     timezone: str
     next_run: float
     last_run: float  # when the previous digest was due (what it covered up to)
+    # The language it is written in: the one it was asked for in; None: English.
+    language: str | None = None
 
 
 class DigestStore(Protocol):
@@ -54,12 +64,13 @@ class SqlDigestStore(SqlStore):
     async def set_digest(self, digest: Digest) -> None:
         s = digest.schedule
         await self.db.execute(
-            "INSERT INTO digests VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE"
-            " SET days = excluded.days, hour = excluded.hour, minute = excluded.minute,"
-            " seconds = excluded.seconds, timezone = excluded.timezone,"
-            " next_run = excluded.next_run, last_run = excluded.last_run",
+            "INSERT INTO digests VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id)"
+            " DO UPDATE SET days = excluded.days, hour = excluded.hour,"
+            " minute = excluded.minute, seconds = excluded.seconds,"
+            " timezone = excluded.timezone, next_run = excluded.next_run,"
+            " last_run = excluded.last_run, language = excluded.language",
             digest.user_id, ",".join(map(str, s.days)), s.hour, s.minute, s.seconds,
-            digest.timezone, digest.next_run, digest.last_run,
+            digest.timezone, digest.next_run, digest.last_run, digest.language,
         )  # fmt: skip
 
     async def remove_digest(self, user_id: str) -> bool:
@@ -88,9 +99,9 @@ class SqlDigestStore(SqlStore):
 
 
 def _digest(row: Sequence[Any]) -> Digest:
-    user_id, days, hour, minute, seconds, timezone, next_run, last_run = row
+    user_id, days, hour, minute, seconds, timezone, next_run, last_run, language = row
     schedule = DigestSchedule(tuple(int(d) for d in days.split(",") if d), hour, minute, seconds)
-    return Digest(user_id, schedule, timezone, float(next_run), float(last_run))
+    return Digest(user_id, schedule, timezone, float(next_run), float(last_run), language)
 
 
 class Deliver(Protocol):

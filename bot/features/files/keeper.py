@@ -31,7 +31,7 @@ from bot.settings_holder import SettingsHolder
 from core import strings
 from core.i18n.dates import format_when
 from core.knowledge.documents import Document
-from core.knowledge.extraction import Extracted, Unreadable, decide_file_kind
+from core.knowledge.extraction import Extracted, Unreadable, decide_file_kind, describe_reason
 from core.knowledge.extractor import Extractor
 from core.knowledge.indexer import Indexer
 from core.knowledge.retrieval import build_hit
@@ -95,7 +95,8 @@ class FileKeeper:
             # The admins keep encrypted rooms' decrypted text out of the collection.
             await self.store.store_file(RoomFile(
                 message.event_id, message.room_id, message.file.name,
-                message.timestamp_ms / 1000, "unreadable", strings.FILE_ENCRYPTED_ROOM_ONLY,
+                message.timestamp_ms / 1000, "unreadable",
+                Unreadable("FILE_ENCRYPTED_ROOM_ONLY").encode(),
                 collection, "",
             ))  # fmt: skip
             return
@@ -112,14 +113,14 @@ class FileKeeper:
         except Unreadable as exc:
             # The reason says nothing of the file's text; its name stays out of the log.
             log.info("a file shared in %s is not kept: %s", message.room_id, exc)
-            record = _with(record, state="unreadable", reason=str(exc))
+            record = _with(record, state="unreadable", reason=exc.encode())
         except (StorageError, KnowledgeUnavailable):
             raise  # not the file's fault: it stays pending and is read again
         except Exception:
             reference = uuid.uuid4().hex[:8]
             log.exception("a file shared in %s could not be kept (reference %s)",
                           message.room_id, reference)  # fmt: skip
-            record = _with(record, state="unreadable", reason=strings.FILE_FAILED)
+            record = _with(record, state="unreadable", reason=Unreadable("FILE_FAILED").encode())
         await self.store.store_file(record)
         # Checked after the record is written: a redaction marks the message before it
         # removes the file, so one that came while it was read is seen here.
@@ -131,11 +132,9 @@ class FileKeeper:
         shared, limits = message.file, self.settings.current.files
         kind = decide_file_kind(shared.name, shared.media_type)
         if kind is None:
-            raise Unreadable(strings.FILE_KIND_UNREAD)
+            raise Unreadable("FILE_KIND_UNREAD")
         if shared.size is not None and shared.size > limits.max_bytes:
-            raise Unreadable(
-                f"it is {shared.size:,} bytes, over the limit of {limits.max_bytes:,} bytes"
-            )
+            raise Unreadable("FILE_TOO_LARGE", size=shared.size, limit=limits.max_bytes)
         try:
             data = await asyncio.wait_for(
                 self.matrix.fetch_media(shared.media), limits.timeout_seconds
@@ -143,11 +142,11 @@ class FileKeeper:
         except (MatrixError, TimeoutError) as exc:
             log.warning("a file shared in %s could not be downloaded: %s", message.room_id,
                         type(exc).__name__ if isinstance(exc, TimeoutError) else exc)  # fmt: skip
-            raise Unreadable(strings.FILE_NOT_DOWNLOADED) from None
+            raise Unreadable("FILE_NOT_DOWNLOADED") from None
         extracted = await self.extractor.extract(data, kind)
         most = self.settings.current.knowledge.max_document_bytes
         if len(extracted.content.encode()) > most:
-            raise Unreadable(f"its text is over the limit of {most:,} bytes")
+            raise Unreadable("FILE_TEXT_TOO_LARGE", limit=most)
         return extracted
 
     def _document(
@@ -246,7 +245,9 @@ class FileKeeper:
             return None
         if record.state == "reading":
             return strings.FILE_STILL_READING.format(name=record.name)
-        return strings.FILE_UNREADABLE.format(name=record.name, reason=record.reason)
+        return strings.FILE_UNREADABLE.format(
+            name=record.name, reason=describe_reason(record.reason)
+        )
 
 
 def _with(record: RoomFile, **changes: str) -> RoomFile:

@@ -19,6 +19,7 @@ from bot.inbox.routing import RunCommand
 from bot.matrix.account import MatrixAccount
 from bot.settings_holder import SettingsHolder
 from core import strings
+from core.i18n.language import speaking
 from core.knowledge.documents import Document
 from core.knowledge.indexer import Indexer
 from core.metrics import Metrics
@@ -294,7 +295,12 @@ class SummaryDesk:
 
     async def run_scheduled(self, room_id: str) -> None:
         """One scheduled run: what is new since the last run, into the knowledge
-        collection (and the room, if configured); nothing new, nothing written."""
+        collection (and the room, if configured); nothing new, nothing written. Written
+        in the room's language (the scheduler has no asker to detect one of)."""
+        with speaking(self.settings.current.room(room_id).language):
+            await self._run_scheduled(room_id)
+
+    async def _run_scheduled(self, room_id: str) -> None:
         settings = self.settings.current
         if self.indexer is None or settings.summaries.collection is None:
             return
