@@ -286,6 +286,13 @@ DIGEST_SET = (
     "Your catch-up comes {schedule} ({timezone}) in our direct chat, when there is something "
     "new. `{prefix}catchup off` stops it."
 )
+DIGEST_EVERY_SECONDS = "every {seconds} s"
+DIGEST_EVERY_DAYS = {
+    "day": "every day at {time}",
+    "weekday": "every weekday at {time}",
+    "weekend": "every weekend at {time}",
+}
+DIGEST_EVERY_WEEKDAY = "every {day} at {time}"
 DIGEST_OFF = "Your scheduled catch-up is off."
 DIGEST_NONE = "You had no scheduled catch-up."
 DIGEST_UNREADABLE = (

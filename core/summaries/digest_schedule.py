@@ -8,7 +8,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from babel.dates import get_day_names
+
+from core import strings
 from core.config.summaries import parse_schedule
+from core.i18n.language import ENGLISH, current_language
 
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 DAY_SETS = {"day": tuple(range(7)), "weekday": tuple(range(5)), "weekend": (5, 6)}
@@ -29,10 +33,20 @@ class DigestSchedule:
     seconds: int | None = None
 
     def describe(self) -> str:
+        """When it comes, in the language being spoken ("every weekday at 09:00")."""
         if self.seconds is not None:
-            return f"every {self.seconds} s"
-        names = {v: k for k, v in DAY_SETS.items()}.get(self.days) or DAYS[self.days[0]]
-        return f"every {names} at {self.hour:02d}:{self.minute:02d}"
+            return strings.DIGEST_EVERY_SECONDS.format(seconds=self.seconds)
+        time = f"{self.hour:02d}:{self.minute:02d}"
+        named = {v: k for k, v in DAY_SETS.items()}.get(self.days)
+        if named is not None:
+            return strings.DIGEST_EVERY_DAYS[named].format(time=time)
+        language = current_language()
+        day = (
+            DAYS[self.days[0]]
+            if language == ENGLISH
+            else get_day_names(locale=language)[self.days[0]]
+        )
+        return strings.DIGEST_EVERY_WEEKDAY.format(day=day, time=time)
 
 
 def parse_digest_schedule(text: str) -> DigestSchedule | None:

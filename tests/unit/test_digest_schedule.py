@@ -11,6 +11,7 @@ import pytest
 
 from bot.features.catchup.digests import Digest, SqlDigestStore, run_digests
 from bot.matrix.types import MatrixError
+from core.i18n.language import speaking
 from core.summaries.digest_schedule import (
     DigestSchedule,
     decide_next_run,
@@ -88,3 +89,14 @@ async def test_a_digest_that_could_not_be_delivered_is_covered_by_the_next(
     finally:
         running.cancel()
     assert covered == [now - 100, now - 100], "from where the undelivered one began"
+
+
+async def test_a_digest_keeps_the_language_it_was_asked_for_in(open_database):
+    store = await SqlDigestStore.open(await open_database())
+    schedule = DigestSchedule((0,), 8, 0)
+    await store.set_digest(Digest("@ana:x", schedule, "Europe/Madrid", 100.0, 50.0, "es"))
+    [due] = await store.due_digests(now=100.0)
+    assert due.language == "es"
+    with speaking("es"):
+        assert schedule.describe() == "cada lunes a las 08:00"
+    assert schedule.describe() == "every monday at 08:00"
