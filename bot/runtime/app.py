@@ -110,7 +110,7 @@ class BotApp:
         # While this process is the active one: its Matrix connection and sync loop.
         self._matrix: MatrixAccount | None = None
         self._sync: SyncLoop | None = None
-        # One per process: its models take ~100 MB, loaded on the first message.
+        # One per process: its models take ~220 MiB, loaded on the first message.
         self.languages = LanguageFinder()
 
     async def run(self) -> None:

@@ -6,12 +6,14 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
+from functools import lru_cache
 
 from lingua import IsoCode639_1, Language, LanguageDetector, LanguageDetectorBuilder
 
 # The languages told apart: those the bot speaks (core/i18n/locale) and the other
 # languages of Western Europe's workplaces, which the model answers in. Fewer languages
-# make short messages more reliable (and the detector smaller: ~100 MB for these).
+# make short messages more reliable and the detector smaller (~220 MiB for these,
+# loaded with the first message: tests/bench/bench_languages.py).
 DETECTED = ("en", "de", "fr", "es", "it", "pt", "nl", "pl")
 # How far the likeliest language must lead the next one (lingua's relative distance);
 # below it, a short message ("ok", "budget") has no language of its own.
@@ -20,27 +22,27 @@ MIN_DISTANCE = 0.25
 NOISE = re.compile(r"https?://\S+|`[^`]*`|@\S+:\S+|<[^>]+>")
 
 
+_LOADING = threading.Lock()
+
+
+@lru_cache(maxsize=4)
+def _detector(languages: tuple[str, ...]) -> LanguageDetector:
+    """Built once per process and set of languages (bots started in one process, as the
+    tests do, share its ~220 MiB); lingua's detector is safe to use from several threads."""
+    chosen = [Language.from_iso_code_639_1(getattr(IsoCode639_1, c.upper())) for c in languages]
+    builder = LanguageDetectorBuilder.from_languages(*chosen)
+    return builder.with_minimum_relative_distance(MIN_DISTANCE).build()
+
+
 class LanguageFinder:
     """Detects the language of a message; the models load on first use, in a thread."""
 
     def __init__(self, languages: tuple[str, ...] = DETECTED) -> None:
         self._languages = languages
-        self._lock = threading.Lock()
-        self._detector: LanguageDetector | None = None
 
     def _model(self) -> LanguageDetector:
-        with self._lock:
-            if self._detector is None:
-                chosen = [
-                    Language.from_iso_code_639_1(getattr(IsoCode639_1, code.upper()))
-                    for code in self._languages
-                ]
-                self._detector = (
-                    LanguageDetectorBuilder.from_languages(*chosen)
-                    .with_minimum_relative_distance(MIN_DISTANCE)
-                    .build()
-                )
-            return self._detector
+        with _LOADING:
+            return _detector(self._languages)
 
     def find(self, text: str) -> str | None:
         """The ISO 639-1 code of the text's language; None when it is not clear."""
