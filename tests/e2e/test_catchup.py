@@ -71,13 +71,19 @@ async def test_catchup_covers_what_came_after_the_read_receipt_in_shared_rooms_o
     assert not any("Vega launch" in text for text in seen_in_a), "only bob gets bob's"
 
 
-async def test_a_digest_comes_once_per_scheduled_time_across_a_restart(people, bot):
+async def alice_and_bob_with_the_bot(people, bot) -> tuple:
+    """Alice and bob in a room with the bot, bob in a direct chat with it; the bot started."""
     alice, bob = await people("alice"), await people("bob")
     bot.write_config(allowed_users=[alice.user_id, bob.user_id])
     await bot.start()
     room = await shared_room(alice, bot, bob)
     direct = await bob.create_room([bot.user_id], direct=True)
     await bob.wait_for(direct, membership_of(bot.user_id, "join"))
+    return alice, bob, room, direct
+
+
+async def test_a_digest_comes_once_per_scheduled_time_across_a_restart(people, bot):
+    alice, bob, room, direct = await alice_and_bob_with_the_bot(people, bot)
     schedule = (await ask(bob, direct, "!catchup every 10s", bot))["body"]
     assert schedule.startswith("Your catch-up comes every 10 s")
 

@@ -10,9 +10,8 @@ import pytest
 from bot.dev.synapse import free_port
 from core import strings
 from core.i18n.language import speaking
-from tests.e2e.people import membership_of
 from tests.e2e.scripted import ask, llm_config
-from tests.e2e.test_catchup import shared_room
+from tests.e2e.test_catchup import alice_and_bob_with_the_bot
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import knowledge_config, put
 from tests.pipeline.conftest import question_in, verdict
@@ -83,12 +82,7 @@ async def test_help_comes_in_the_rooms_language(people, bot):
 
 
 async def test_a_spanish_speakers_catchup_has_spanish_headings(people, bot):
-    alice, bob = await people("alice"), await people("bob")
-    bot.write_config(allowed_users=[alice.user_id, bob.user_id])
-    await bot.start()
-    room = await shared_room(alice, bot, bob)
-    direct = await bob.create_room([bot.user_id], direct=True)
-    await bob.wait_for(direct, membership_of(bot.user_id, "join"))
+    alice, bob, room, direct = await alice_and_bob_with_the_bot(people, bot)
     await alice.say(room, "Decision: the Vega launch moves to Monday.")
     await alice.say(room, "bob, can you review the migration script by Friday?",
                     mentions=[bob.user_id])  # fmt: skip
