@@ -110,7 +110,7 @@ class BotApp:
         # While this process is the active one: its Matrix connection and sync loop.
         self._matrix: MatrixAccount | None = None
         self._sync: SyncLoop | None = None
-        # One per process: its models take ~220 MiB, loaded on the first message.
+        # One per process: its models take ~220 MiB, loaded before the lease is taken.
         self.languages = LanguageFinder()
 
     async def run(self) -> None:
@@ -152,6 +152,7 @@ class BotApp:
                 state, kb, memory, feedback_store, marks, metrics, answerer, receipts, digests,
                 ledger, limits, await SqlFileStore.open(state.db),
             )  # fmt: skip
+            await self.languages.load()
             bot = self.settings.current.bot
             leadership = Leadership(state, self.settings.current.matrix.user_id, bot.lease_seconds)
             watcher = ConfigWatcher(self.config_path, self.env, self.settings, self._report)

@@ -13,7 +13,7 @@ from lingua import IsoCode639_1, Language, LanguageDetector, LanguageDetectorBui
 # The languages told apart: those the bot speaks (core/i18n/locale) and the other
 # languages of Western Europe's workplaces, which the model answers in. Fewer languages
 # make short messages more reliable and the detector smaller (~220 MiB for these,
-# loaded with the first message: tests/bench/bench_languages.py).
+# tests/bench/bench_languages.py).
 DETECTED = ("en", "de", "fr", "es", "it", "pt", "nl", "pl")
 # How far the likeliest language must lead the next one (lingua's relative distance);
 # below it, a short message ("ok", "budget") has no language of its own.
@@ -31,11 +31,13 @@ def _detector(languages: tuple[str, ...]) -> LanguageDetector:
     tests do, share its ~220 MiB); lingua's detector is safe to use from several threads."""
     chosen = [Language.from_iso_code_639_1(getattr(IsoCode639_1, c.upper())) for c in languages]
     builder = LanguageDetectorBuilder.from_languages(*chosen)
-    return builder.with_minimum_relative_distance(MIN_DISTANCE).build()
+    # Preloaded: lingua otherwise loads them at the first detection, wherever that is.
+    builder = builder.with_minimum_relative_distance(MIN_DISTANCE)
+    return builder.with_preloaded_language_models().build()
 
 
 class LanguageFinder:
-    """Detects the language of a message; the models load on first use, in a thread."""
+    """Detects the language of a message (the models load with `load`, else on first use)."""
 
     def __init__(self, languages: tuple[str, ...] = DETECTED) -> None:
         self._languages = languages
@@ -43,6 +45,13 @@ class LanguageFinder:
     def _model(self) -> LanguageDetector:
         with _LOADING:
             return _detector(self._languages)
+
+    async def load(self) -> None:
+        """Load the models now. lingua holds the GIL while it loads them (~2 s): the
+        whole process stalls, threads or not, so a bot does it before it takes the
+        account's lease rather than at its first message, when a stall could cost it
+        the lease."""
+        await asyncio.to_thread(self._model)
 
     def find(self, text: str) -> str | None:
         """The ISO 639-1 code of the text's language; None when it is not clear."""
