@@ -119,6 +119,9 @@ _HINTS = {
     "fr": set("est qu que qui nous on a ont avons s c quoi ce les des pour avec dans il elle "
               "je vous quel quelle fait dit decide passe".split()),
     "es": set("que se ha han hemos el los las por con para fue paso dijo".split()),
+    # English too: a lone "Hoy" or "HEUTE" in an English question is a name, not a day.
+    "en": set("the what does do did is are was were we you how which of to for with and "
+              "it this that".split()),
 }  # fmt: skip
 _TOKEN = re.compile(r"\d+(?:er|re|e|o|a|º|ª)?\.?(?!\d)|\w+")
 _NUMBER = re.compile(r"\d+")
@@ -227,7 +230,7 @@ def readings(expression: str) -> list[Reading]:
 def language_of(text: str) -> str | None:
     """The language most of the little words of `text` belong to; None if no one leads."""
     words = [token.group() for token in _TOKEN.finditer(fold(text))]
-    counts = sorted(((sum(w in _HINTS[lang] for w in words), lang) for lang in LANGUAGES),
+    counts = sorted(((sum(w in _HINTS[lang] for w in words), lang) for lang in _HINTS),
                     reverse=True)  # fmt: skip
     return counts[0][1] if counts[0][0] > counts[1][0] else None
 
@@ -250,6 +253,8 @@ def _plausible(parts: list[Item], language: str, text_language: str | None) -> b
         return False  # "Mars", "Mayo", "Julio": names too; "en mars", "3 mars" are dates
     if language == "es" and "weekday" in kinds and not kinds & {"connective", "article"}:
         return False  # "Domingo" is a name, "el domingo" a day
+    if kinds <= {"named", "article"} and text_language not in (None, language):
+        return False  # "the Hoy plugin", "What does HEUTE mean": names in another language
     if "ambiguous" in kinds and "connective" not in kinds and text_language != language:
         return False  # German "hier" is "here": "depuis hier", or a French question
     return True

@@ -180,6 +180,9 @@ class Dispatcher:
             return
         working = self._work.get(type(action))
         if working is not None:
+            # What work says (the question after a 👎) is in the room's language: a
+            # reaction tells no language of its own.
+            LANGUAGE.set(self.languages.of_room(event.room_id))
             await working(event, message, action)
         await self.state.mark_done(event.source.get("event_id", ""))
 
@@ -197,7 +200,9 @@ class Dispatcher:
         reply = self._reply(message, action.thread_root, resume_from=event.reply_event_id)
         ANSWER_ID.set(uuid.uuid4().hex)
         # Every sentence of this reply (and what it sets off) in the reader's language.
-        LANGUAGE.set(await self.languages.of_message(message.room_id, message.body))
+        LANGUAGE.set(
+            await self.languages.of_message(message.room_id, message.body, message.msgtype)
+        )
         try:
             await self._act_for_readers(reply, action, handler)
         except asyncio.CancelledError:

@@ -45,6 +45,7 @@ from core.feedback.store import SqlFeedbackStore
 from core.guardrails.guard import Guarded
 from core.guardrails.rate_store import SqlRateLimits
 from core.health import Check
+from core.i18n.catalogs import available_languages, translations
 from core.i18n.detection import LanguageFinder
 from core.knowledge.base import KnowledgeBase
 from core.knowledge.extractor import Extractor
@@ -153,6 +154,9 @@ class BotApp:
                 ledger, limits, await SqlFileStore.open(state.db),
             )  # fmt: skip
             await self.languages.load()
+            # Compiled now, so that a broken catalog stops the start, not a notice.
+            for language in available_languages():
+                translations(language)
             bot = self.settings.current.bot
             leadership = Leadership(state, self.settings.current.matrix.user_id, bot.lease_seconds)
             watcher = ConfigWatcher(self.config_path, self.env, self.settings, self._report)

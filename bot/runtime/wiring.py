@@ -120,7 +120,10 @@ def wire_account(
         dispatcher.after_failure.append(feedback.forget_answer_event)
 
     if parts.transcriber is not None:
-        voice = VoiceDesk(matrix, state, parts.transcriber, questions, conversation, settings)
+        voice = VoiceDesk(
+            matrix, state, parts.transcriber, questions, conversation, settings,
+            dispatcher.languages,
+        )  # fmt: skip
         dispatcher.on_reply(AnswerVoice, voice.answer)
         dispatcher.on_work(KeepVoice, voice.keep, background=True)
 

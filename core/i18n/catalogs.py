@@ -15,7 +15,7 @@ from pathlib import Path
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
-from core.i18n.language import ENGLISH
+from core.i18n.language import ENGLISH, current_language
 
 LOCALE_DIR = Path(__file__).parent / "locale"
 DOMAIN = "bot"
@@ -25,9 +25,18 @@ def catalog_path(language: str) -> Path:
     return LOCALE_DIR / f"{language}.po"
 
 
+@lru_cache(maxsize=1)
 def available_languages() -> tuple[str, ...]:
     """The languages the bot speaks: English and each catalog written for it."""
     return (ENGLISH, *sorted(path.stem for path in LOCALE_DIR.glob("*.po")))
+
+
+def spoken_language() -> str:
+    """The language the bot's sentences are in now: the event's, where a catalog exists,
+    else English (dates and numbers follow it, so that an English sentence for an
+    Italian reader does not carry Italian month names)."""
+    language = current_language()
+    return language if language in available_languages() else ENGLISH
 
 
 @lru_cache(maxsize=32)

@@ -7,7 +7,8 @@ from datetime import datetime
 
 from babel.dates import format_skeleton
 
-from core.i18n.language import ENGLISH, current_language
+from core.i18n.catalogs import spoken_language
+from core.i18n.language import ENGLISH
 
 # (strftime for English, as the bot always wrote it; for the others, a CLDR date
 # skeleton, which each language's locale data orders and punctuates its own way, and
@@ -22,7 +23,7 @@ PATTERNS = {
 def format_when(moment: datetime, precision: str = "minute") -> str:
     """`moment` (aware, in the room's zone) to the day, the minute, or with its weekday."""
     english, day, time = PATTERNS[precision]
-    language = current_language()
+    language = spoken_language()
     if language == ENGLISH:
         return moment.strftime(english)
     written = format_skeleton(day, moment, tzinfo=moment.tzinfo, locale=language)

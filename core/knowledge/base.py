@@ -80,9 +80,14 @@ class KnowledgeBase:
         if storage is None:
             storage = own = Storage(start.storage, start.bot.data_dir)
         db = await storage.database("catalog")
-        catalog = await SqlCatalog.open(db)
-        await catalog.use_languages(
-            lambda name: settings().language_of(name), start.storage.text_search_config
+        # The languages as the process starts: a collection's changed `language` is
+        # indexed again at the next start, so its chunks never mix two languages' stems
+        # (a collection added meanwhile takes its language from the live config).
+        started = {name: collection.language for name, collection in start.collections.items()}
+        catalog = await SqlCatalog.open(
+            db,
+            lambda name: started.get(name) or settings().language_of(name),
+            start.storage.text_search_config,
         )
         kb = cls(settings, catalog, await SqlJobStore.open(db), embedders)
         kb._own_storage = own

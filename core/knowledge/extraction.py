@@ -24,7 +24,8 @@ from typing import Literal
 from babel.numbers import format_decimal
 
 from core import strings
-from core.i18n.language import ENGLISH, current_language, speaking
+from core.i18n.catalogs import spoken_language
+from core.i18n.language import ENGLISH, speaking
 from core.knowledge.documents import DocumentFormat
 
 FileKind = Literal["pdf", "docx", "markdown", "text", "html"]
@@ -65,7 +66,7 @@ class Unreadable(Exception):
 
 def _fill(template: str, values: dict[str, int | str]) -> str:
     """The sentence with its numbers written as the language being spoken writes them."""
-    language = current_language()
+    language = spoken_language()
     return template.format(**{
         name: format_decimal(value, locale=language) if isinstance(value, int) else value
         for name, value in values.items()

@@ -46,29 +46,27 @@ REINDEX_BATCH = 500
 
 
 class KeywordIndex(SqlStore):
-    """The catalog's keyword index. Set with `use_languages` after opening: a
-    collection's language (from the live config; English by default), and PostgreSQL's
-    configuration for English collections."""
+    """The catalog's keyword index: each collection in its language (`language_of`;
+    English by default), English ones with PostgreSQL's `text_search_config`."""
 
     text_search_config = "english"
     language_of: Callable[[str], str] = staticmethod(lambda collection: ENGLISH)
 
     @classmethod
-    async def open(cls, db: Database) -> Self:
-        """The catalog on `db`, its keyword index complete (in English until
-        `use_languages`)."""
+    async def open(
+        cls,
+        db: Database,
+        language_of: Callable[[str], str] | None = None,
+        text_search_config: str = "english",
+    ) -> Self:
+        """The catalog on `db`, each collection's keyword index in its language (indexed
+        again first where it was indexed in another)."""
         catalog = await super().open(db)
+        if language_of is not None:
+            catalog.language_of = language_of
+        catalog.text_search_config = text_search_config
         await catalog.align_languages()
         return catalog
-
-    async def use_languages(
-        self, language_of: Callable[[str], str], text_search_config: str = "english"
-    ) -> None:
-        """Index in each collection's language from now on (`language_of` reads the live
-        config), and index again those indexed in another."""
-        self.language_of = language_of
-        self.text_search_config = text_search_config
-        await self.align_languages()
 
     def _postgres_config(self, collection: str) -> str:
         return postgres_config(self.language_of(collection), self.text_search_config)
@@ -119,7 +117,7 @@ class KeywordIndex(SqlStore):
                     await self._index_keywords(
                         tx, collection, "rowid BETWEEN ? AND ?", batch[0], batch[-1]
                     )
-                await asyncio.sleep(0)  # answers go on meanwhile
+                await asyncio.sleep(0)  # the ingestion API, already serving, goes on
             await self._record_language(self.db, collection, language)
             done.append(collection)
         return done

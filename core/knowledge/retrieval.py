@@ -34,6 +34,15 @@ def fuse_by_rank(rankings: Sequence[Ranking], k: int) -> list[tuple[str, float]]
     return sorted(scores.items(), key=lambda item: item[1], reverse=True)
 
 
+def merge_by_best_rank(rankings: Sequence[Sequence[str]]) -> list[str]:
+    """One ranking of several: each id at the best rank it has in any (ties in order)."""
+    best: dict[str, tuple[int, int]] = {}
+    for order, ids in enumerate(rankings):
+        for rank, chunk_id in enumerate(ids):
+            best[chunk_id] = min(best.get(chunk_id, (rank, order)), (rank, order))
+    return sorted(best, key=lambda chunk_id: best[chunk_id])
+
+
 def decide_queries(
     query: str, translations: Mapping[str, str], languages: Mapping[str, str]
 ) -> list[tuple[str, tuple[str, ...]]]:
@@ -137,25 +146,28 @@ class Retriever:
             return []
         filters = replace(filters, collections=tuple(collections))
         languages = {name: self.settings().language_of(name) for name in collections}
-        rankings: list[Ranking] = []
-        vector_ids: list[str] = []
-        keyword_ids: list[str] = []
-        distance: dict[str, float] = {}
-        for text, names in decide_queries(query, translations or {}, languages):
-            within = {name: collections[name] for name in names}
-            vector_hits, keyword_found = await asyncio.gather(
-                self.vector_ranking(text, within, n) if mode != "keyword" else _no_hits(),
+        searches = decide_queries(query, translations or {}, languages)
+        found = await asyncio.gather(*(
+            asyncio.gather(
+                self.vector_ranking(text, {name: collections[name] for name in names}, n)
+                if mode != "keyword" else _no_hits(),
                 self.keyword_ranking(text, replace(filters, collections=names), n)
-                if mode != "vector"
-                else _none(),
+                if mode != "vector" else _none(),
             )
-            found = [chunk_id for chunk_id, _ in vector_hits]
-            rankings += [(found, settings.vector_weight), (keyword_found, settings.keyword_weight)]
+            for text, names in searches
+        ))  # fmt: skip
+        # Each side ranked once over all the searches (the nearest distance, the best
+        # rank), so that a chunk the translation finds too does not count twice.
+        distance: dict[str, float] = {}
+        for vector_hits, _ in found:
             for chunk_id, far in vector_hits:
                 distance[chunk_id] = min(far, distance.get(chunk_id, far))
-            vector_ids += [chunk_id for chunk_id in found if chunk_id not in vector_ids]
-            keyword_ids += [chunk_id for chunk_id in keyword_found if chunk_id not in keyword_ids]
-        fused = fuse_by_rank(rankings, settings.rrf_k)
+        vector_ids = sorted(distance, key=lambda chunk_id: distance[chunk_id])[:n]
+        keyword_ids = merge_by_best_rank([keyword_found for _, keyword_found in found])[:n]
+        fused = fuse_by_rank(
+            [(vector_ids, settings.vector_weight), (keyword_ids, settings.keyword_weight)],
+            settings.rrf_k,
+        )
         rows = await self.catalog.current_chunks([chunk_id for chunk_id, _ in fused], filters)
         factors = await self.adjustments() if self.adjustments else {}
         vector_rank = {chunk_id: rank for rank, chunk_id in enumerate(vector_ids, start=1)}

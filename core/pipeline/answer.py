@@ -169,9 +169,7 @@ class AnswerPipeline:
                 RephraseStep(0.0, question, verdict.standalone_question, check.accepted,
                              check.reason, check.chrf)
             )  # fmt: skip
-            translations = decide_translations(
-                verdict, question, _collection_languages(settings), request.language
-            )
+            translations = decide_translations(verdict, question, _collection_languages(settings))
             if question == request.text and not translations:
                 sources = await fast
             else:

@@ -40,19 +40,24 @@ class PrestepVerdict(BaseModel):
     search_queries: list[SearchQuery] = Field(default_factory=list)
 
 
+# A translated search query longer than this (and than 4 times the question) is dropped.
+MAX_QUERY_CHARS = 1_000
+
 Decision = Literal["greeting", "toxic", "injection", "comment", "out_of_scope", "answer"]
 
 
 def decide_translations(
-    verdict: PrestepVerdict, question: str, languages: set[str], asked_in: str | None
+    verdict: PrestepVerdict, question: str, languages: set[str]
 ) -> dict[str, str]:
-    """The search queries worth a search of their own: in a language of the collections
-    that is not the question's, and not the question again."""
+    """The search queries worth a search of their own: one per language of the
+    searched collections, not the question again, and no longer than a question may be
+    several times over (a model's runaway output is no query)."""
     found: dict[str, str] = {}
+    limit = max(MAX_QUERY_CHARS, len(question) * 4)
     for item in verdict.search_queries:
         language, query = item.language.strip().lower(), item.query.strip()
         same = query.casefold() == question.strip().casefold()
-        if language in languages and language != asked_in and query and not same:
+        if language in languages and query and not same and len(query) <= limit:
             found.setdefault(language, query)
     return found
 

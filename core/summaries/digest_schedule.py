@@ -12,7 +12,8 @@ from babel.dates import get_day_names
 
 from core import strings
 from core.config.summaries import parse_schedule
-from core.i18n.language import ENGLISH, current_language
+from core.i18n.catalogs import spoken_language
+from core.i18n.language import ENGLISH
 
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 DAY_SETS = {"day": tuple(range(7)), "weekday": tuple(range(5)), "weekend": (5, 6)}
@@ -40,7 +41,7 @@ class DigestSchedule:
         named = {v: k for k, v in DAY_SETS.items()}.get(self.days)
         if named is not None:
             return strings.DIGEST_EVERY_DAYS[named].format(time=time)
-        language = current_language()
+        language = spoken_language()
         day = (
             DAYS[self.days[0]]
             if language == ENGLISH

@@ -4,6 +4,9 @@ writes no translation."""
 
 from __future__ import annotations
 
+import pytest
+
+from core.pipeline.prestep import PrestepVerdict, decide_translations
 from core.requests import Request
 from core.rights.readers import ALWAYS
 from core.trace import RetrieveStep, find_step
@@ -53,9 +56,34 @@ async def test_an_asker_of_unknown_language_is_answered_in_the_questions(pipelin
     assert "Write the answer in the language of the question" in system
 
 
-async def test_a_translation_into_the_questions_own_language_is_not_searched_again(pipeline, llm):
+async def test_a_translation_that_repeats_the_question_is_not_searched_again(pipeline, llm):
     llm.enqueue(translated(query="How many leave days do full-timers have?"))
     llm.enqueue("27 days [1].")
     answer = await pipeline.answer(ask("How many leave days do full-timers have?", "en"))
     # Answered beside the pre-step (no second search, no second answer call).
     assert len(llm.history) == 2 and answer.sources
+
+
+QUESTION = "Wie viele Urlaubstage?"
+TRANSLATIONS = {
+    "one per collection language": (
+        [("en", "How many leave days?")],
+        {"en": "How many leave days?"},
+    ),
+    "a language no collection has": ([("fr", "Combien de jours ?")], {}),
+    "the question repeated": ([("en", " wie viele urlaubstage? ")], {}),
+    "empty": ([("en", "  ")], {}),
+    "runaway output": ([("en", "leave " * 300)], {}),
+    "the first of two for one language": (
+        [("EN", "How many leave days?"), ("en", "Leave days?")],
+        {"en": "How many leave days?"},
+    ),
+}
+
+
+@pytest.mark.parametrize("queries,expected", TRANSLATIONS.values(), ids=TRANSLATIONS.keys())
+def test_decide_translations(queries, expected):
+    found = PrestepVerdict.model_validate(verdict(search_queries=[
+        {"language": language, "query": query} for language, query in queries
+    ]))  # fmt: skip
+    assert decide_translations(found, QUESTION, {"en", "de"}) == expected

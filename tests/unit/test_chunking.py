@@ -14,7 +14,7 @@ from core.knowledge.keywords import (
     decide_selective_words,
     parse_query_stems,
 )
-from core.knowledge.retrieval import fuse_by_rank
+from core.knowledge.retrieval import decide_queries, fuse_by_rank, merge_by_best_rank
 from core.knowledge.text_tools import SentenceSplitter, count_words
 
 SPLIT = SentenceSplitter()
@@ -213,3 +213,31 @@ def test_fuse_by_rank_rewards_agreement_and_respects_weights():
     assert [chunk_id for chunk_id, _ in fused] == ["c", "a", "b", "d"]
     only_keyword = fuse_by_rank([(["a"], 0.0), (["b"], 1.0)], k=60)
     assert only_keyword[0] == ("b", 1 / 61)
+
+
+def test_searches_in_two_languages_are_ranked_as_one():
+    # The translation finds "b" first; the question as asked, "a" first: each id keeps
+    # its best rank once, so neither search's finds count twice in the fusion.
+    assert merge_by_best_rank([["a", "c", "b"], ["b", "a"]]) == ["a", "b", "c"]
+    assert merge_by_best_rank([[], ["x"]]) == ["x"]
+
+
+QUERIES_BY_LANGUAGE = {
+    "the question everywhere, its translation where its language is": (
+        {"en": "How many leave days?"}, {"docs": "en", "wiki": "de"},
+        [("Wie viele Urlaubstage?", ("docs", "wiki")), ("How many leave days?", ("docs",))],
+    ),
+    "no collection of that language": (
+        {"fr": "Combien ?"}, {"docs": "en"}, [("Wie viele Urlaubstage?", ("docs",))],
+    ),
+    "a translation that repeats the question": (
+        {"de": "wie viele urlaubstage?"}, {"wiki": "de"}, [("Wie viele Urlaubstage?", ("wiki",))],
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "translations,languages,expected", QUERIES_BY_LANGUAGE.values(), ids=QUERIES_BY_LANGUAGE.keys()
+)
+def test_decide_queries(translations, languages, expected):
+    assert decide_queries("Wie viele Urlaubstage?", translations, languages) == expected

@@ -104,3 +104,16 @@ def test_why_a_file_is_unreadable_is_told_in_the_askers_language() -> None:
         assert describe_reason(kept) == "sie ist 36.927 Bytes groß, über der Grenze von 1.000 Bytes"
     # A reason kept as text by an earlier release is told as it was kept.
     assert describe_reason("it is empty") == "it is empty"
+
+
+def test_a_language_without_a_catalog_gets_english_dates_too() -> None:
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from core.i18n.dates import format_when
+
+    moment = datetime(2026, 11, 25, 14, 5, tzinfo=ZoneInfo("Europe/Rome"))
+    with speaking("it"):
+        assert format_when(moment, "day") == "25 Nov 2026"
+    with speaking("de"):
+        assert format_when(moment, "day") == "25. Nov. 2026"

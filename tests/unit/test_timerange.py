@@ -167,6 +167,8 @@ QUESTIONS = {
     "es a weekday": ("¿Qué decidimos el domingo?", at("2026-11-15"), MONDAY),
 }  # fmt: skip
 NOT_TIMES = {
+    "a Spanish word as a name in English": "Configure the Hoy plugin for Slack",
+    "a German word asked about in English": "What does HEUTE mean in the logs?",
     "de hier is here": "Was ist hier los?",
     "de hier is here, with a connective": "Können wir ab hier weitermachen?",
     "de a duration": "Wir brauchen 3 Tage dafür.",

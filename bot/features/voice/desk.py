@@ -17,6 +17,7 @@ from typing import Protocol
 from bot.features.answers.answering import QuestionDesk
 from bot.features.answers.conversation import Conversation
 from bot.inbox.events import IncomingMessage
+from bot.inbox.language import ReplyLanguages
 from bot.inbox.render import build_notice
 from bot.inbox.reply import ReplyWriter
 from bot.inbox.routing import AnswerQuestion, AnswerVoice, KeepVoice
@@ -25,6 +26,7 @@ from bot.matrix.account import MatrixAccount
 from bot.matrix.types import MatrixError
 from bot.settings_holder import SettingsHolder
 from core import strings
+from core.i18n.language import LANGUAGE
 from core.speech import SpeechError
 
 log = logging.getLogger(__name__)
@@ -43,8 +45,10 @@ class VoiceDesk:
         questions: QuestionDesk,
         conversation: Conversation,
         settings: SettingsHolder,
+        languages: ReplyLanguages,
     ) -> None:
         self.matrix = matrix
+        self.languages = languages
         self.state = state
         self.transcriber = transcriber
         # Voice messages kept (not asked) are transcribed one at a time: each is held
@@ -63,6 +67,9 @@ class VoiceDesk:
         if text is None:
             await reply.finish(strings.VOICE_FAILED)
             return
+        # Spoken, the question's language is the transcript's (the message's body is
+        # only the file's name).
+        LANGUAGE.set(await self.languages.of_message(message.room_id, text))
         if self.settings.current.room(message.room_id).transcribe == "reply":
             await self._post(message, action.thread_root, text)
         await self.questions.answer(reply, AnswerQuestion(text, action.thread_root))
