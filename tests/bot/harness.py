@@ -129,11 +129,13 @@ async def running_bot(
     feedback: bool = False,
     files: FileReading | None = None,
     transcriber: Any = None,
+    languages: Any = None,
 ) -> AsyncIterator[Bot]:
     """The bot's sync loop and workers running over a fake account until the block ends;
     with `feedback`, votes are taken (in a SQLite store of their own); with `files`,
     shared files are read with its extractor and indexer; with `transcriber`, voice
-    messages are transcribed."""
+    messages are transcribed; with `languages` (a LanguageFinder), replies are in the
+    asker's language."""
     account = account or FakeAccount(BOT)
     settings = SettingsHolder(
         parse_config(
@@ -164,6 +166,7 @@ async def running_bot(
         feedback=FeedbackDesk(account, state, votes, settings) if votes else None,
         files=keeper,
         transcriber=transcriber,
+        languages=languages,
     )
     wired = wire_account(
         account, state, settings, BotIdentity(account.user_id, "Knowledge Bot"), answerer,

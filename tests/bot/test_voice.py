@@ -95,3 +95,29 @@ async def test_a_voice_message_taken_back_while_transcribed_leaves_no_transcript
         assert all("4711" not in line.text for line in bot.answerer.requests[0].recent)
         bodies = [w.content.get("body", "") for w in bot.account.messages()]
         assert all("4711" not in body for body in bodies), bodies
+
+
+async def test_a_spoken_question_is_answered_in_the_language_it_was_spoken_in(tmp_path):
+    from core.i18n.detection import LanguageFinder
+
+    transcripts = Transcripts()
+    async with running_bot(tmp_path, SPEECH, transcriber=transcripts,
+                           languages=LanguageFinder()) as bot:  # fmt: skip
+        bot.account.add_room("!r", [ANN, BEN])
+        answer = await bot.reply_to(bot.ask("!r", ANN, "Wie viele Urlaubstage habe ich?"))
+        # A voice message replying to the bot's answer is a question to it.
+        bot.account.media["mxc://fake.test/voice-1"] = "¿Y cuántos días me quedan?".encode()
+        bot.account.say("!r", ANN, "Voice message", msgtype="m.audio",
+                        url="mxc://fake.test/voice-1", info={"mimetype": "audio/ogg"},
+                        **{"org.matrix.msc3245.voice": {},
+                           "m.relates_to": {"m.in_reply_to": {"event_id": answer.event_id}}})  # fmt: skip
+
+        async def both_asked() -> bool | None:
+            return True if len(bot.answerer.requests) == 2 else None
+
+        await eventually(both_asked)
+        # The voice message's body is "Voice message": its language is the transcript's.
+        assert [(r.text, r.language) for r in bot.answerer.requests] == [
+            ("Wie viele Urlaubstage habe ich?", "de"),
+            ("¿Y cuántos días me quedan?", "es"),
+        ]
