@@ -12,23 +12,8 @@ import pytest
 from core.evaluation.cli import main
 from core.evaluation.cross_lingual import ROWS, query_of, read_foreign_questions
 from core.evaluation.questions import QuestionSetError
+from tests.evaluation.test_evaluation import CONFIG
 
-CONFIG = """
-[matrix]
-homeserver = "http://127.0.0.1:1"
-user_id = "@bot:localhost"
-password = "unused"
-
-[bot]
-data_dir = "data"
-
-[sources.wiki]
-token = "t"
-
-[collections.handbook]
-source = "wiki"
-public = true
-"""
 PAGES = {
     "vacation": ("Annual leave", "Full-time staff have 27 days of annual leave. Carry-over of "
                  "up to five days is allowed until March."),
