@@ -18,13 +18,12 @@ per language and overall, and the upper bound as a share of the English figures.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from core.config import Settings
-from core.evaluation.questions import Question, QuestionSetError
+from core.evaluation.questions import Question, read_json_lines
 from core.evaluation.retrieval import Tally, budgets_of, measure_hits
 from core.knowledge.base import KnowledgeBase
 from core.knowledge.documents import Hit, SearchFilters
@@ -63,17 +62,7 @@ def parse_foreign(item: Mapping) -> ForeignQuestion:
 
 def read_foreign_questions(path: Path) -> list[ForeignQuestion]:
     """The file's questions; QuestionSetError names a line that cannot be used."""
-    found = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            found.append(parse_foreign(json.loads(line)))
-        except (ValueError, TypeError, AttributeError) as exc:
-            raise QuestionSetError(f"{path}:{number}: {type(exc).__name__}: {exc}") from None
-    if not found:
-        raise QuestionSetError(f"{path}: no questions")
-    return found
+    return read_json_lines(path, parse_foreign)
 
 
 def query_of(item: ForeignQuestion, row: str) -> tuple[str, dict[str, str]]:

@@ -5,8 +5,12 @@ those documents that hold the answer)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -22,28 +26,35 @@ class QuestionSetError(Exception):
     """The question file cannot be used; the text names the line."""
 
 
-def read_questions(path: Path) -> list[Question]:
-    questions = []
+def read_json_lines(path: Path, parse: Callable[[Any], T]) -> list[T]:
+    """Each non-blank line of a JSON-lines question file, parsed; QuestionSetError names
+    a line that cannot be used, or a file with none."""
+    found = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
-            ids, facts = item.get("expected_ids", []), item.get("facts", [])
-            if not isinstance(item["question"], str) or not isinstance(ids, list):
-                raise ValueError("question must be text and expected_ids a list")
-            if not isinstance(facts, list):
-                raise ValueError("facts must be a list")
-            questions.append(
-                Question(
-                    item["question"],
-                    str(item.get("expected_answer", "")),
-                    tuple(map(str, ids)),
-                    tuple(map(str, facts)),
-                )
-            )
-        except (ValueError, KeyError, TypeError) as exc:
+            found.append(parse(json.loads(line)))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise QuestionSetError(f"{path}:{number}: {type(exc).__name__}: {exc}") from None
-    if not questions:
+    if not found:
         raise QuestionSetError(f"{path}: no questions")
-    return questions
+    return found
+
+
+def parse_question(item: Any) -> Question:
+    ids, facts = item.get("expected_ids", []), item.get("facts", [])
+    if not isinstance(item["question"], str) or not isinstance(ids, list):
+        raise ValueError("question must be text and expected_ids a list")
+    if not isinstance(facts, list):
+        raise ValueError("facts must be a list")
+    return Question(
+        item["question"],
+        str(item.get("expected_answer", "")),
+        tuple(map(str, ids)),
+        tuple(map(str, facts)),
+    )
+
+
+def read_questions(path: Path) -> list[Question]:
+    return read_json_lines(path, parse_question)
