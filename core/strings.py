@@ -188,6 +188,10 @@ SUMMARY_NO_DECISION = "No decision."
 SUMMARY_NO_ACTION = "No action item."
 SUMMARY_NO_QUESTION = "No open question."
 SUMMARY_DUE = "by {due}"
+# After a model's summary whose check left points out (core/summaries/support.py).
+SUMMARY_POINTS_DROPPED = (
+    "_Points left out because the messages they cite do not say them: {count}._"
+)
 SUMMARY_EXTRACTIVE = (
     "_No language model is connected: these are the discussion's own messages, decisions, "
     "action items and open questions first._"

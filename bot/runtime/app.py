@@ -347,6 +347,10 @@ class BotApp:
             kb.embedders if kb else None,
             lambda: self.settings.current.knowledge.embedding_model,
             task,
+            # A catch-up keeps only the TL;DR, which no point of the check covers.
+            check_support=lambda: (
+                task == "summary" and self.settings.current.summaries.check_support
+            ),
         )
 
     async def _keep_summary_jobs(self, scheduler: SummaryScheduler, matrix: MatrixAccount) -> None:

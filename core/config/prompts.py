@@ -41,6 +41,10 @@ class SummaryMergePrompt(PromptOverride):
     name: ClassVar[str] = "summary_merge"
 
 
+class SummarySupportPrompt(PromptOverride):
+    name: ClassVar[str] = "summary_support"
+
+
 class JudgePrompt(PromptOverride):
     name: ClassVar[str] = "judge"
 
@@ -51,6 +55,7 @@ class PromptSettings(Strict):
     support: SupportPrompt = Field(default_factory=SupportPrompt)
     summary: SummaryPrompt = Field(default_factory=SummaryPrompt)
     summary_merge: SummaryMergePrompt = Field(default_factory=SummaryMergePrompt)
+    summary_support: SummarySupportPrompt = Field(default_factory=SummarySupportPrompt)
     judge: JudgePrompt = Field(default_factory=JudgePrompt)
 
     def overrides(self) -> dict[str, dict[str, str]]:

@@ -83,6 +83,9 @@ class SummarySettings(Strict):
     # Tokens (estimated) of messages per model call; longer ranges are summarised in
     # parts that are then merged.
     part_tokens: int = Field(default=6000, ge=500, le=200_000)
+    # Check each point of a model's summary against the messages it cites (one more
+    # model call, the `support` task's model): unsupported points are left out.
+    check_support: bool = True
     # [restart] Where the scheduler keeps its jobs and runs (a SQLAlchemy URL). Empty:
     # the [storage] PostgreSQL database when there is one, else a SQLite file in
     # bot.data_dir. The password, if any, comes from `job_store_password_env`.

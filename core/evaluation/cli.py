@@ -7,6 +7,7 @@
     knowledge-eval retrieval --config config.toml --collection eval --corpus docs/ \
         --questions questions.jsonl [--index-dir DIR] [--fusion-grid] \
         [--other-languages questions-other-languages.jsonl]
+    knowledge-eval summaries [--logs tests/data/summaries] [--no-embeddings]
 """
 
 from __future__ import annotations
@@ -33,9 +34,17 @@ from core.evaluation.retrieval import build_table, measure_fusion_grid, measure_
 from core.evaluation.runner import Evaluation
 from core.evaluation.scores import average
 from core.evaluation.store import RunStore, SqlRunStore
+from core.evaluation.summaries import (
+    LogError,
+    build_misses,
+    build_summaries_table,
+    measure_summaries,
+    read_logs,
+)
 from core.knowledge.base import KnowledgeBase
 from core.knowledge.cli import ingest
 from core.knowledge.documents import Document
+from core.knowledge.embedding import Embedders
 from core.knowledge.files import FileProblem, read_documents
 from core.llm.client import LlmClient
 from core.llm.prompts import load_prompts
@@ -43,6 +52,7 @@ from core.privacy import create_private_files
 from core.storage.database import StorageError
 from core.storage.opening import Storage
 from core.storage.sqlite import SqliteDatabase
+from core.summaries.summarizer import Summarizer
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -81,6 +91,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="also these questions in other languages (JSON lines with language and english):"
         " the English question, the question as asked, and the question with its known"
         " English as the pre-step's translation (an upper bound)",
+    )  # fmt: skip
+    summaries = commands.add_parser(
+        "summaries",
+        help="key-fact coverage and noise of summaries over labelled room logs, without a"
+        " model and (when [llm] is configured) with it",
+    )
+    summaries.add_argument(
+        "--logs", type=Path, nargs="+", default=[Path("tests/data/summaries")],
+        help="labelled logs (JSON) or folders of them",
+    )  # fmt: skip
+    summaries.add_argument(
+        "--no-embeddings", action="store_true",
+        help="pick the other representative messages without the embedding model",
     )  # fmt: skip
     return parser.parse_args(argv)
 
@@ -194,9 +217,40 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+async def study_summaries(settings: Settings, args: argparse.Namespace) -> int:
+    try:
+        logs = read_logs(args.logs)
+    except LogError as exc:
+        print(f"The logs cannot be used: {exc}", file=sys.stderr)
+        return 2
+    embedders = None if args.no_embeddings else Embedders()
+    llm = LlmClient(settings.llm) if settings.llm.url else None
+    prompts = load_prompts(settings.prompts.overrides())
+    model = settings.knowledge.embedding_model
+    summarizers = {"without a model": Summarizer(None, lambda: prompts, embedders, lambda: model)}
+    if llm is not None:
+        summarizers[f"model {settings.llm.model}"] = Summarizer(
+            llm, lambda: prompts, embedders, lambda: model
+        )
+    try:
+        scores = await measure_summaries(logs, summarizers, settings.summaries.part_tokens)
+    finally:
+        if llm is not None:
+            await llm.close()
+        if embedders is not None:
+            embedders.close()
+    print(build_summaries_table(scores))
+    if misses := build_misses(scores):
+        print()
+        print(misses)
+    return 0
+
+
 async def _command(settings: Settings, args: argparse.Namespace) -> int:
     if args.command == "retrieval":  # measures only: no run is stored
         return await study_retrieval(settings, args)
+    if args.command == "summaries":
+        return await study_summaries(settings, args)
     storage = Storage(settings.storage, settings.bot.data_dir)
     db = await (SqliteDatabase.open(args.db) if args.db else storage.database("evaluations"))
     store = await SqlRunStore.open(db)

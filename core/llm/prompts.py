@@ -26,6 +26,8 @@ PLACEHOLDERS: dict[tuple[str, str], tuple[frozenset[str], frozenset[str]]] = {
     ("summary", "user"): (frozenset({"messages"}), frozenset({"messages"})),
     ("summary_merge", "system"): (frozenset(), frozenset()),
     ("summary_merge", "user"): (frozenset({"summaries"}), frozenset({"summaries"})),
+    ("summary_support", "system"): (frozenset(), frozenset()),
+    ("summary_support", "user"): (frozenset({"points"}), frozenset({"points"})),
     ("judge", "system"): (frozenset(), frozenset()),
     ("judge", "user"): (
         frozenset({"question", "expected", "sources", "answer"}),

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from core import strings
 from core.summaries.draft import SummaryLine
-from core.summaries.salience import decide_kind
+from core.summaries.wording import decide_kind
 
 # The rest of a room's messages is said in this many of its messages at most (without a
 # model; with one, its TL;DR).

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
@@ -10,7 +10,6 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel, ConfigDict
 
 from core import strings
-from core.summaries.salience import Kind
 
 
 @dataclass(frozen=True)
@@ -25,6 +24,7 @@ class SummaryLine:
     event_id: str = ""
     mentions: tuple[str, ...] = ()  # the users the message mentions (m.mentions)
     reply_to: str | None = None
+    thread_root: str | None = None  # the thread's first message, for a line in a thread
 
 
 class Point(BaseModel):
@@ -67,51 +67,47 @@ def _links(numbers: Sequence[int], lines: dict[int, SummaryLine]) -> str:
     return " " + ", ".join(f"[{line.number}]({line.link})" for line in found) if found else ""
 
 
-def build_summary_markdown(draft: SummaryDraft, lines: Sequence[SummaryLine], heading: str) -> str:
+def _badge(risks: Sequence[str | None], index: int) -> str:
+    """The check's badge for a point only part of which its messages say."""
+    risk = risks[index] if index < len(risks) else None
+    return f" {strings.SUPPORT_BADGES['medium']}" if risk == "medium" else ""
+
+
+def build_summary_markdown(
+    draft: SummaryDraft,
+    lines: Sequence[SummaryLine],
+    heading: str,
+    *,
+    risks: Sequence[str | None] = (),
+    dropped: int = 0,
+) -> str:
     """TL;DR, decisions, action items and open questions, each line linked to its
-    messages; an empty section says so rather than inventing one."""
+    messages and, once checked, badged by its verdict (`risks`, in that order); an
+    empty section says so rather than inventing one."""
     by_number = {line.number: line for line in lines}
     out = [heading, "", f"**{strings.SUMMARY_TLDR}** {draft.tldr.strip()}", ""]
     out.append(f"**{strings.SUMMARY_DECISIONS}**")
-    out += [f"- {p.text}{_links(p.messages, by_number)}" for p in draft.decisions] or [
-        f"- {strings.SUMMARY_NO_DECISION}"
-    ]
+    n = 0
+    for p in draft.decisions:
+        out.append(f"- {p.text}{_links(p.messages, by_number)}{_badge(risks, n)}")
+        n += 1
+    if not draft.decisions:
+        out.append(f"- {strings.SUMMARY_NO_DECISION}")
     out += ["", f"**{strings.SUMMARY_ACTIONS}**"]
     for item in draft.action_items:
         due = strings.SUMMARY_DUE.format(due=item.due) if item.due else ""
         details = ", ".join(part for part in (item.owner, due) if part)
         out.append(f"- {item.text}{f' ({details})' if details else ''}"
-                   f"{_links(item.messages, by_number)}")  # fmt: skip
+                   f"{_links(item.messages, by_number)}{_badge(risks, n)}")  # fmt: skip
+        n += 1
     if not draft.action_items:
         out.append(f"- {strings.SUMMARY_NO_ACTION}")
     out += ["", f"**{strings.SUMMARY_QUESTIONS}**"]
-    out += [f"- {p.text}{_links(p.messages, by_number)}" for p in draft.open_questions] or [
-        f"- {strings.SUMMARY_NO_QUESTION}"
-    ]
-    return "\n".join(out)
-
-
-def build_extractive_markdown(
-    groups: Mapping[Kind, Sequence[SummaryLine]], others: Sequence[SummaryLine], heading: str
-) -> str:
-    """Messages quoted as they were, each with its link: decisions, action items and
-    open questions under their headings, then the other representative messages, each
-    part in time order."""
-    titles: dict[Kind, str] = {
-        "decision": strings.SUMMARY_DECISIONS,
-        "action": strings.SUMMARY_ACTIONS,
-        "question": strings.SUMMARY_QUESTIONS,
-    }
-    out = [heading, "", strings.SUMMARY_EXTRACTIVE]
-    parts: list[tuple[str, Sequence[SummaryLine]]] = [
-        (titles[kind], groups.get(kind, ())) for kind in titles
-    ]
-    parts.append((strings.SUMMARY_ALSO_DISCUSSED, others))
-    for title, picked in parts:
-        if picked:
-            out += ["", f"**{title}**"]
-            out += [
-                f"- {line.sender}: {line.text} ([{strings.MESSAGE_LINK}]({line.link}))"
-                for line in sorted(picked, key=lambda line: line.ts)
-            ]
+    for p in draft.open_questions:
+        out.append(f"- {p.text}{_links(p.messages, by_number)}{_badge(risks, n)}")
+        n += 1
+    if not draft.open_questions:
+        out.append(f"- {strings.SUMMARY_NO_QUESTION}")
+    if dropped:
+        out += ["", strings.SUMMARY_POINTS_DROPPED.format(count=dropped)]
     return "\n".join(out)

@@ -10,10 +10,14 @@ from dataclasses import dataclass
 from typing import Literal
 
 from core.knowledge.keywords import parse_query_words, stem_word
+from core.summaries.cues import DUE
 from core.summaries.draft import SummaryDraft, SummaryLine
-from core.summaries.salience import DUE, Kind
+from core.summaries.salience import Pick
 
 EntryKind = Literal["decision", "action"]
+# The words before a deadline that are not part of it ("by Friday" → "Friday").
+DUE_WORDS = {"by", "before", "until", "due", "on", "bis", "vor", "am", "ab", "d'ici", "avant",
+             "pour", "para", "antes"}  # fmt: skip
 # "Dana will …", "I'll …" (the speaker), "@bob can you …" (the one asked).
 NAMED = re.compile(r"\b([A-Z][a-z]+) will [a-z]+")
 SPEAKER = re.compile(r"\b(i'?ll|i will|i can take|i'?m on it|i take)\b", re.IGNORECASE)
@@ -47,23 +51,28 @@ def decide_owner(line: SummaryLine) -> str:
 def decide_due(text: str) -> str:
     """The deadline as said ("by Friday" → "Friday"), or ""."""
     found = DUE.search(text)
-    return found.group(0).split(" ", 1)[1] if found else ""
+    if not found:
+        return ""
+    first, _, rest = found.group(0).partition(" ")
+    return rest if first.lower() in DUE_WORDS and rest else found.group(0)
 
 
-def build_entries_from_lines(
-    salient: Sequence[tuple[int, Kind]], lines: Sequence[SummaryLine]
+def build_entries_from_picks(
+    picks: Sequence[Pick], lines: Sequence[SummaryLine]
 ) -> list[LedgerEntry]:
-    """Entries of an extractive summary: its decisions and action items, verbatim."""
+    """Entries of an extractive summary: its decisions (arrangements too) and action
+    items, in the words of the line that says them; the lines it answers are cited."""
     entries = []
-    for index, kind in salient:
-        line = lines[index]
-        if kind == "decision":
+    for pick in picks:
+        line = lines[pick.main]
+        cited = tuple(lines[i].event_id for i in pick.lines if i != pick.main)
+        if pick.listed == "decision":
             entries.append(LedgerEntry("decision", line.text, "", "", line.link, line.event_id,
-                                       line.ts, verbatim=True))  # fmt: skip
-        elif kind == "action":
+                                       line.ts, verbatim=True, cited=cited))  # fmt: skip
+        elif pick.listed == "action":
             entries.append(LedgerEntry("action", line.text, decide_owner(line),
                                        decide_due(line.text), line.link, line.event_id,
-                                       line.ts, verbatim=True))  # fmt: skip
+                                       line.ts, verbatim=True, cited=cited))  # fmt: skip
     return entries
 
 

@@ -1,77 +1,152 @@
 """What a summary without a model must not leave out: decisions, action items (who does
-what, by when) and open questions, found by their wording (pure).
+what, by when), arrangements, deferrals, open questions and states of things, each with
+the messages it needs to stand alone (pure).
 
-Cue phrases rather than a classifier: chat decisions and assignments are said in a few
-stock ways ("we agreed", "let's go with", "Dana will … by Friday", "can you … ?"), and a
-miss only costs a line that the representative messages may still cover.
+A line picked alone can mean nothing ("Not yet.", "I'll fix it this afternoon"): a point
+carries the message it replies to (a Matrix reply, the thread before it, or the message
+just before it that it answers, back to where the exchange started), and a question is
+joined with its answer, which then decides where the point goes ("Not yet, I'll ask
+Erin" leaves the question open). Talk beside the work stays out.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from typing import Literal
+from dataclasses import dataclass
 
-Kind = Literal["decision", "action", "question"]
+from core.summaries.cues import OPEN_ANSWER
+from core.summaries.draft import SummaryLine
+from core.summaries.exchanges import (
+    POINT_LINES,
+    decide_answers,
+    decide_chain,
+    decide_earlier_subject,
+    decide_leans_back,
+)
+from core.summaries.wording import (
+    LISTED,
+    Kind,
+    Said,
+    decide_asks,
+    decide_chatter,
+    decide_said,
+)
+
 KINDS: tuple[Kind, ...] = ("decision", "action", "question")
-
-DECISION = re.compile(
-    r"\b(we('ve| have)? (decided|agreed|settled|chose|picked)|decided|agreed"
-    r"|let'?s go with|we('ll| will) go with|going with|approved|final(ly)?:? we)\b"
-    r"|\b(decision|decided|resolved):",  # no \b after a colon: "Decision: …" is one
-    re.IGNORECASE,
-)
-WEEKDAY = r"(mon|tues|wednes|thurs|fri|satur|sun)day"
-DUE = re.compile(
-    rf"\b(by|before|until|due|on) (the )?({WEEKDAY}|tomorrow|tonight|monday|eod|end of"
-    r"|next \w+|\d{1,2}(st|nd|rd|th)?\b|january|february|march|april|may|june|july"
-    r"|august|september|october|november|december)",
-    re.IGNORECASE,
-)
-ACTION = re.compile(
-    r"(\b(i'?ll|i will|i can take|i'?m on it|i take)\b"
-    r"|^(@?\w+[:,] )?(please|can you|could you|would you)\b|\b(todo|action item|owner)\b"
-    r"|\bassign(ed)? to\b)",
-    re.IGNORECASE,
-)
-# Someone by name taking work on ("Dana will send …"): case matters for the name.
-NAMED_ACTION = re.compile(r"\b[A-Z][a-z]+ will [a-z]+")
-QUESTION_WORDS = re.compile(
-    r"^(who|what|when|where|why|how|which|should|shall|do|does|did|is|are|can|could|"
-    r"will|would|have|has)\b",
-    re.IGNORECASE,
-)
+PRIORITY: tuple[Said, ...] = (
+    "decision", "deferral", "arrangement", "action", "status", "question", "answered"
+)  # fmt: skip
+# A reply this soon after talk beside the work is more of it.
+CHATTER_SECONDS = 5 * 60
+CHATTER_WORDS = 10
 
 
-def decide_kind(text: str) -> Kind | None:
-    """Whether a message states a decision, assigns an action, or asks a real question."""
-    stripped = text.strip()
-    if DECISION.search(stripped):
-        return "decision"
-    if stripped.endswith("?"):
-        asks = QUESTION_WORDS.search(stripped) or len(stripped.split()) >= 4
-        # "can you send it by Friday?" assigns work; "can you?" alone is not a question.
-        if _assigns(stripped) and DUE.search(stripped):
-            return "action"
-        return "question" if asks and len(stripped.split()) >= 3 else None
-    if _assigns(stripped) and (DUE.search(stripped) or len(stripped.split()) >= 5):
-        return "action"
-    return None
+@dataclass(frozen=True)
+class Pick:
+    """One point of an extractive summary: what it says and its lines (indexes, in
+    time order); `main` is the line that says it."""
+
+    said: Said
+    lines: tuple[int, ...]
+    main: int
+
+    @property
+    def listed(self) -> Kind | None:
+        return LISTED[self.said]
 
 
-def _assigns(text: str) -> bool:
-    return bool(ACTION.search(text) or NAMED_ACTION.search(text))
+def decide_chatter_lines(lines: Sequence[SummaryLine]) -> frozenset[int]:
+    """The lines of talk beside the work: those that say so by their words, and the
+    quick short replies right after them ("me!", "wasn't it a surprise?"), unless they
+    state a decision, an action, an arrangement or a deferral."""
+    found: set[int] = set()
+    for index, line in enumerate(lines):
+        if decide_chatter(line.text):
+            found.add(index)
+            continue
+        if (
+            index - 1 in found
+            and line.ts - lines[index - 1].ts <= CHATTER_SECONDS
+            and len(line.text.split()) <= CHATTER_WORDS
+            and decide_said(line.text) in (None, "question")
+        ):
+            found.add(index)
+    return frozenset(found)
 
 
-def decide_salient(texts: Sequence[str], limit: int) -> list[tuple[int, Kind]]:
-    """Up to `limit` (index, kind) of the messages that must be in the summary:
-    decisions first, then action items, then questions, each in time order."""
+def decide_points(lines: Sequence[SummaryLine], limit: int) -> list[Pick]:
+    """Up to `limit` points: decisions first, then deferrals, arrangements, action
+    items, open questions and answered questions, each in time order. A line said again
+    counts once; points that share a line become one."""
     seen: set[str] = set()
-    found = []
-    for index, text in enumerate(texts):
-        kind = decide_kind(text)
-        if kind and text.strip().lower() not in seen:  # a message said again counts once
-            seen.add(text.strip().lower())
-            found.append((index, kind))
-    found.sort(key=lambda item: (KINDS.index(item[1]), item[0]))
-    return found[:limit]
+    picks: list[Pick] = []
+    chatter = decide_chatter_lines(lines)
+    for index, line in enumerate(lines):
+        said = decide_said(line.text)
+        key = line.text.strip().lower()
+        if said is None or key in seen or index in chatter:
+            continue
+        seen.add(key)
+        pick = _pick(lines, index, said)
+        own = tuple(i for i in pick.lines if i not in chatter)
+        if pick.main in own:
+            picks.append(Pick(pick.said, own, pick.main))
+    merged = _merge(picks)
+    merged.sort(key=lambda pick: (PRIORITY.index(pick.said), pick.lines[0]))
+    return merged[:limit]
+
+
+def _pick(lines: Sequence[SummaryLine], index: int, said: Said) -> Pick:
+    if said == "question":
+        answers = decide_answers(lines, index)
+        asked = decide_chain(lines, index) if decide_leans_back(lines, index) else (index,)
+        if not answers:
+            return Pick("question", asked, index)
+        joined = tuple(sorted({*asked, *answers}))
+        if any(OPEN_ANSWER.search(lines[i].text) for i in answers):
+            return Pick("question", joined, index)
+        found = [(decide_said(lines[i].text), i) for i in answers]
+        strongest = min(
+            ((s, i) for s, i in found if s not in (None, "question")),
+            key=lambda item: PRIORITY.index(item[0]),
+            default=None,
+        )
+        if strongest is None:
+            return Pick("answered", joined, answers[0])
+        return Pick(strongest[0], joined, strongest[1])
+    chain = decide_chain(lines, index)
+    if len(chain) == 1 and said in ("status", "decision"):
+        earlier = decide_earlier_subject(lines, index)
+        chain = (index,) if earlier is None else (*decide_chain(lines, earlier), index)
+    if len(chain) == 1:
+        return Pick(said, chain, index)
+    before = chain[-2]
+    if decide_asks(lines[before].text) and OPEN_ANSWER.search(lines[index].text):
+        return Pick("question", chain, before)
+    return Pick(said, chain, index)
+
+
+def _merge(picks: list[Pick]) -> list[Pick]:
+    """Points that share a line become one, saying the stronger thing; when that would
+    be too long, the weaker keeps only its own lines (none left: it is said already)."""
+    out: list[Pick] = []
+    for candidate in sorted(picks, key=lambda p: PRIORITY.index(p.said)):
+        pick: Pick | None = candidate
+        for i, kept in enumerate(out):
+            assert pick is not None
+            shared = set(kept.lines) & set(pick.lines)
+            if not shared:
+                continue
+            joined = tuple(sorted(set(kept.lines) | set(pick.lines)))
+            if len(joined) <= POINT_LINES:
+                out[i] = Pick(kept.said, joined, kept.main)
+                pick = None
+                break
+            own = tuple(line for line in pick.lines if line not in shared)
+            if pick.main not in own:
+                pick = None
+                break
+            pick = Pick(pick.said, own, pick.main)
+        if pick is not None:
+            out.append(pick)
+    return out

@@ -4,6 +4,7 @@ without a model, the most representative messages."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -12,26 +13,35 @@ import numpy as np
 
 from core.config.llm import LlmTask
 from core.knowledge.embedding import Embedders
-from core.llm.client import LlmClient
+from core.llm.client import LlmClient, LlmError
 from core.llm.prompts import Prompts
 from core.pipeline.context import estimate_tokens, fence
 from core.summaries.draft import (
     SummaryDraft,
     SummaryLine,
-    build_extractive_markdown,
     build_messages_block,
     build_summary_markdown,
 )
+from core.summaries.extractive import build_extractive_markdown
 from core.summaries.ledger import (
     LedgerEntry,
     build_entries_from_draft,
-    build_entries_from_lines,
+    build_entries_from_picks,
 )
-from core.summaries.salience import KINDS, decide_salient
+from core.summaries.salience import decide_chatter_lines, decide_points
+from core.summaries.support import (
+    CheckedDraft,
+    SummaryVerdicts,
+    build_points_block,
+    decide_cited,
+    decide_supported,
+    points_of,
+)
 
+log = logging.getLogger(__name__)
 MIN_WORDS = 4
-# Decisions, action items and open questions an extractive summary keeps at most.
-MAX_SALIENT = 12
+# Points (decisions, action items, open questions, …) an extractive summary keeps at most.
+MAX_SALIENT = 16
 T = TypeVar("T")
 # Called with (messages, parts) before a summary that needs several model calls.
 PartsNotice = Callable[[int, int], Awaitable[None]]
@@ -89,10 +99,14 @@ class Summarizer:
         embedders: Embedders | None,
         embedding_model: Callable[[], str],
         task: LlmTask = "summary",
+        *,
+        check_support: Callable[[], bool] = lambda: True,
     ) -> None:
         # The model of the task: summaries, or the catch-up's TL;DR (`[llm.tasks]`).
         self.llm = llm.for_task(task) if llm is not None else None
         self.task = task
+        # Each point of a model's summary checked against its messages (one more call).
+        self.check_support = check_support
         self.prompts = prompts
         self.embedders = embedders
         self.embedding_model = embedding_model
@@ -127,9 +141,30 @@ class Summarizer:
             drafts = [draft for draft, _ in merged]
             tokens += sum(used for _, used in merged)
             calls += len(groups)
-        markdown = build_summary_markdown(drafts[0], lines, heading)
-        entries = tuple(build_entries_from_draft(drafts[0], lines))
-        return SummaryResult(markdown, calls, tokens, len(parts), drafts[0].tldr.strip(), entries)
+        checked = decide_cited(drafts[0], frozenset(line.number for line in lines))
+        if self.check_support() and points_of(checked.draft):
+            checked = await self._check(checked, lines)
+            calls += 1
+        draft = checked.draft
+        markdown = build_summary_markdown(
+            draft, lines, heading, risks=checked.risks, dropped=checked.dropped
+        )
+        entries = tuple(build_entries_from_draft(draft, lines))
+        return SummaryResult(markdown, calls, tokens, len(parts), draft.tldr.strip(), entries)
+
+    async def _check(self, checked: CheckedDraft, lines: Sequence[SummaryLine]) -> CheckedDraft:
+        """Each point judged against its messages; a failed check leaves them unmarked."""
+        assert self.llm is not None
+        block = fence(build_points_block(checked.draft, lines))
+        messages = self.prompts().messages("summary_support", points=block)
+        try:
+            verdicts, _ = await self.llm.for_task("support").complete_json(
+                messages, SummaryVerdicts, "summary_support"
+            )
+        except LlmError as exc:
+            log.warning("a summary goes unchecked: %s", exc)
+            return checked
+        return decide_supported(checked, {v.point: v.risk for v in verdicts.points})
 
     async def _draft(self, lines: Sequence[SummaryLine], timezone: str) -> tuple[SummaryDraft, int]:
         assert self.llm is not None
@@ -149,8 +184,8 @@ class Summarizer:
         """Decisions, action items and open questions first (by their wording), then the
         messages that best represent the rest of the discussion, as many lines as before
         (more only when there are more decisions, actions and questions than that)."""
-        salient = decide_salient([line.text for line in lines], MAX_SALIENT)
-        kept = {index for index, _ in salient}
+        picks = decide_points(lines, MAX_SALIENT)
+        kept = {index for pick in picks for index in pick.lines} | decide_chatter_lines(lines)
         # Acknowledgements ("ok", "thanks") say nothing on their own.
         rest = [
             line
@@ -158,7 +193,7 @@ class Summarizer:
             if index not in kept and len(line.text.split()) >= MIN_WORDS
         ]
         k = min(len(lines), max(3, min(8, round(len(lines) ** 0.5))))
-        wanted = max(0, k - len(salient))
+        wanted = max(0, k - len(picks))
         if not wanted or not rest:
             others: list[SummaryLine] = []
         elif self.embedders is None or len(rest) <= wanted:
@@ -168,6 +203,6 @@ class Summarizer:
             embedder = await asyncio.to_thread(self.embedders.get, self.embedding_model())
             vectors = np.array(await embedder.embed([line.text for line in rest]))
             others = [rest[i] for i in decide_representatives(vectors, wanted)]
-        groups = {kind: [lines[i] for i, found in salient if found == kind] for kind in KINDS}
-        entries = tuple(build_entries_from_lines(salient, lines))
-        return SummaryResult(build_extractive_markdown(groups, others, heading), entries=entries)
+        entries = tuple(build_entries_from_picks(picks, lines))
+        markdown = build_extractive_markdown(picks, others, lines, heading)
+        return SummaryResult(markdown, entries=entries)

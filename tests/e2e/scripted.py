@@ -13,11 +13,24 @@ from tests.e2e.test_knowledge import knowledge_config
 from tests.e2e.test_pipeline import edits_of
 from tests.pipeline.conftest import question_in, verdict
 
+POINT = re.compile(r"^Point (\d+): (.*)\n((?:  \[\d+\] .*\n?)*)", re.M)
 SOURCE = re.compile(r'<source n="(\d+)" kind="([^"]+)" title="[^"]*">\n(.*?)\n</source>', re.S)
 
 
 def words(text: str) -> set[str]:
     return set(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def judge_points(user: str) -> dict:
+    """A summary's points judged by reading their cited messages: most of a point's words
+    must be in them, else the point is not supported ("high")."""
+    verdicts = []
+    for number, text, cited in POINT.findall(user):
+        said = words(cited)
+        own = {word for word in words(text) if len(word) > 3}
+        supported = not own or len(own & said) * 2 >= len(own)
+        verdicts.append({"point": int(number), "risk": "low" if supported else "high"})
+    return {"points": verdicts}
 
 
 def reading_model(body: dict) -> str | dict:
@@ -35,6 +48,8 @@ def reading_model(body: dict) -> str | dict:
         return verdict(toxicity=toxicity, standalone_question=rewrite)
     if schema == "support":
         return {"risk": "low"}
+    if schema == "summary_support":
+        return judge_points(user)
     question = words(question_in(user))
     best = max(
         ((number, kind, line) for number, kind, text in SOURCE.findall(user)

@@ -91,6 +91,36 @@ async def test_summarize_links_real_messages_and_reads_ranges_and_threads(people
     assert build_permalink(room, later, alice.user_id) not in thread_summary["formatted_body"]
 
 
+def inventing_model(body: dict) -> str | dict:
+    """The chat model, which also invents a decision about Atlas that no message says;
+    the support check reads the cited messages (tests/e2e/scripted.py)."""
+    found = chat_model(body)
+    if isinstance(found, dict) and any("Atlas" in d["text"] for d in found.get("decisions", [])):
+        invented = {"text": "The Atlas budget doubles next quarter", "messages": [1]}
+        found["decisions"].append(invented)
+    return found
+
+
+async def test_a_decision_the_messages_do_not_say_is_left_out_of_the_summary(people, bot, llm):
+    alice = await people("alice")
+    llm.respond = inventing_model
+    bot.write_config(config(llm, free_port()), allowed_users=[alice.user_id])
+    await bot.start()
+    room = await room_with_bot(alice, bot)
+    await alice.say(room, "Decision: we ship Atlas on 14 December")
+    await alice.say(room, "I will write the release notes by Friday")
+    checked = await ask(alice, room, "!summarize", bot)
+    assert "we ship Atlas on 14 December" in checked["body"]
+    assert "budget doubles" not in checked["body"]
+    assert strings.SUMMARY_POINTS_DROPPED.format(count=1) in checked["body"]
+
+    await alice.say(room, "Decision: the freeze starts on 10 December")
+    faithful = await ask(alice, room, "!summarize", bot)
+    assert "the freeze starts on 10 December" in faithful["body"]
+    assert "left out" not in faithful["body"], "nothing invented, nothing left out"
+    assert not any(badge in faithful["body"] for badge in strings.SUPPORT_BADGES.values())
+
+
 async def test_a_scheduled_summary_is_knowledge_of_its_room_only_and_not_repeated(people, bot, llm):
     alice, bob = await people("alice"), await people("bob")
     llm.respond = chat_model

@@ -117,8 +117,11 @@ async def test_without_a_model_every_decision_action_item_and_open_question_is_k
     assert "release moves to Friday" in sections[strings.SUMMARY_DECISIONS]
     for action in ("review the two export fixes", "upgrade runbook", "status page"):
         assert action in sections[strings.SUMMARY_ACTIONS]
-    for question in ("announces the maintenance window", "old export API"):
-        assert question in sections[strings.SUMMARY_QUESTIONS]
+    assert "announces the maintenance window" in sections[strings.SUMMARY_QUESTIONS]
+    assert "old export API" in result.markdown, "answered by the line after it, so not open"
     assert "weather" not in result.markdown and "lunch?" not in result.markdown
+    assert "Not sure, last time it was support" in sections[strings.SUMMARY_QUESTIONS], (
+        "the answer that leaves the question open is with it"
+    )
     quoted = result.markdown.count("([message](")
-    assert quoted == 7, "the seven that matter, in no more lines than a 20-line chat had"
+    assert quoted <= 12, "what matters, with its context, in far fewer lines than the chat"

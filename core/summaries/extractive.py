@@ -1,0 +1,47 @@
+"""A summary without a model, as the room reads it (pure): the points in the
+messages' own words, each line linked, under the summary's headings."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from core import strings
+from core.summaries.draft import SummaryLine
+from core.summaries.salience import Kind, Pick
+
+
+def build_quote(line: SummaryLine) -> str:
+    return f"{line.sender}: {line.text} ([{strings.MESSAGE_LINK}]({line.link}))"
+
+
+def build_point_text(pick: Pick, lines: Sequence[SummaryLine]) -> str:
+    """A point on one line: each message quoted with its link, a later one marked as
+    the answer to the one before."""
+    return " ↳ ".join(build_quote(lines[i]) for i in pick.lines)
+
+
+def build_extractive_markdown(
+    picks: Sequence[Pick],
+    others: Sequence[SummaryLine],
+    lines: Sequence[SummaryLine],
+    heading: str,
+) -> str:
+    """Decisions, action items and open questions under their headings, then the other
+    points and representative messages, each part in time order."""
+    titles: dict[Kind, str] = {
+        "decision": strings.SUMMARY_DECISIONS,
+        "action": strings.SUMMARY_ACTIONS,
+        "question": strings.SUMMARY_QUESTIONS,
+    }
+    out = [heading, "", strings.SUMMARY_EXTRACTIVE]
+    for kind, title in titles.items():
+        listed = sorted((p for p in picks if p.listed == kind), key=lambda p: p.lines[0])
+        if listed:
+            out += ["", f"**{title}**"]
+            out += [f"- {build_point_text(pick, lines)}" for pick in listed]
+    rest = [(lines[p.lines[0]].ts, build_point_text(p, lines)) for p in picks if p.listed is None]
+    rest += [(line.ts, build_quote(line)) for line in others]
+    if rest:
+        out += ["", f"**{strings.SUMMARY_ALSO_DISCUSSED}**"]
+        out += [f"- {text}" for _, text in sorted(rest, key=lambda item: item[0])]
+    return "\n".join(out)
