@@ -10,11 +10,11 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
-from bot.inbox.backfill import fetch_gap
+from bot.inbox.backfill import Gap, fetch_gap
 from bot.inbox.events import IncomingMessage
 from bot.inbox.invites import decide_invite
 from bot.inbox.router import Router
-from bot.inbox.routing import Actionable, Ignore, encode_action
+from bot.inbox.routing import Actionable, FollowRedaction, Ignore, encode_action
 from bot.inbox.state import Lease, PendingEvent, StateStore, now_ms
 from bot.inbox.workers import AnswerWorkers
 from bot.matrix.account import SEND_ERRORS, MatrixAccount
@@ -30,6 +30,13 @@ log = logging.getLogger(__name__)
 BatchObserver = Callable[[SyncBatch], Awaitable[None]]
 # Sees each message, and whether the bot replies to it, as the batch is decided.
 MessageObserver = Callable[[IncomingMessage, bool], Awaitable[None]]
+# Told that a room's messages sent at a time (ms) or before may be missing from what the
+# sync showed: not decrypted, or in a gap that could not be read (the conversation's
+# lines, bot/features/answers/conversation.py). Never waits.
+LeftOutObserver = Callable[[str, int], None]
+# Told, after each batch is decided, when (time.time()) its request was sent: every
+# message sent before then has been seen (the conversation's lines). Never waits.
+SyncedObserver = Callable[[float], None]
 
 SYNC_TIMEOUT_MS = 30_000
 # A sync returns within its 30 s long-poll; longer silence means it is stuck.
@@ -53,6 +60,10 @@ class SyncLoop:
         self.router = router
         self.on_batch: list[BatchObserver] = []
         self.on_message: list[MessageObserver] = []
+        self.on_left_out: list[LeftOutObserver] = []
+        self.on_synced: list[SyncedObserver] = []
+        # Told of each redaction as it is decided, before the inbox follows it.
+        self.on_redaction: list[Callable[[str, str], None]] = []
         self.settings = settings
         self.workers = workers
         # Batches are stored only while this process holds the account's lease.
@@ -79,6 +90,7 @@ class SyncLoop:
         while True:
             # The first sync asks for full state: nio keeps room state (members,
             # encryption) in memory only, and sending into a room needs it.
+            asked_at = time.time()
             try:
                 batch = await self.matrix.sync(
                     token,
@@ -102,6 +114,8 @@ class SyncLoop:
                 batch.next_batch, await self._addressed(batch, token), self.lease
             )
             token = batch.next_batch
+            for note in self.on_synced:
+                note(asked_at)
             # Answered messages' ids serve the edit window only.
             window_ms = int(self.settings.current.bot.edit_window_seconds * 1000)
             await self.state.purge_done(now_ms() - window_ms)
@@ -125,9 +139,15 @@ class SyncLoop:
             room_id = room.room_id
             await self._note_invite(room_id, [*room.state, *room.timeline])
             events = room.timeline
+            left_out = max(room.undecrypted_ms, default=None)
             if room.limited and since and room.prev_batch:
-                gap = await self._gap(room_id, room.prev_batch, since)
-                events = [*gap, *events]
+                gap = await self._gap(room_id, room.prev_batch, since, events)
+                events = [*gap.events, *events]
+                if gap.left_out_ms is not None:
+                    left_out = max(gap.left_out_ms, left_out or 0)
+            if left_out is not None:
+                for note in self.on_left_out:
+                    note(room_id, left_out)
             for event in events:
                 candidate = PendingEvent(room_id, event)
                 message, action = await self.router.route(candidate, addressed)
@@ -135,6 +155,9 @@ class SyncLoop:
                 if message is not None:
                     for observe in self.on_message:
                         await observe(message, replied)
+                if isinstance(action, FollowRedaction):
+                    for redacted in self.on_redaction:
+                        redacted(room_id, action.redacts)
                 if isinstance(action, Ignore):
                     log.debug("ignoring %s: %s", event.get("event_id"), action.reason)
                     continue
@@ -143,10 +166,12 @@ class SyncLoop:
                     addressed.add(message.event_id)
         return pending
 
-    async def _gap(self, room_id: str, prev_batch: str, since: str) -> list[EventSource]:
+    async def _gap(
+        self, room_id: str, prev_batch: str, since: str, timeline: list[EventSource]
+    ) -> Gap:
         """The room's messages the sync left out. A failure fails the batch (it is read
         again), but not for ever: one room the homeserver keeps refusing must not stop
-        the bot in every room."""
+        the bot in every room (everything before its `timeline` is then missing)."""
         try:
             gap = await fetch_gap(self.matrix, room_id, prev_batch, since)
         except SEND_ERRORS as exc:
@@ -155,7 +180,8 @@ class SyncLoop:
                 raise
             log.error("messages sent to %s while the bot was away were not read: %s",
                       room_id, exc)  # fmt: skip
-            gap = []
+            first = timeline[0].get("origin_server_ts") if timeline else None
+            gap = Gap([], first - 1 if isinstance(first, int) else now_ms())
         self._gap_failures = 0
         return gap
 

@@ -86,6 +86,14 @@ class MatrixAccount(Protocol):
         MatrixError."""
         ...
 
+    async def messages_token_before(self, room_id: str, ts_ms: int) -> str | None:
+        """A token from which `fetch_messages` reads the room back from about `ts_ms`:
+        just before the event sent at `ts_ms` or soonest after, in the order the
+        homeserver stored the room (an event sent a little earlier but stored later is
+        after the token). None when there is no such event, or the homeserver cannot
+        say: read back from the last sync instead."""
+        ...
+
     async def display_name(self) -> str | None: ...
 
     async def fetch_media(self, media: Media) -> bytes:

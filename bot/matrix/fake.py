@@ -68,6 +68,10 @@ class FakeAccount:
         # Files on the fake homeserver's media repository, by mxc:// URL (kept in clear:
         # the fake does not encrypt).
         self.media: dict[str, bytes] = {}
+        # The reads of the rooms' messages: (room, start token), and (room, ts_ms) asked
+        # for a token.
+        self.message_reads: list[tuple[str, str | None]] = []
+        self.token_asks: list[tuple[str, int]] = []
 
     @property
     def encryption_on(self) -> bool:
@@ -228,11 +232,22 @@ class FakeAccount:
     ) -> MessagesPage:
         """Tokens are positions in the timeline: "t<n>" is before the n-th event."""
         self._check("fetch_messages")
+        self.message_reads.append((room_id, start))
         timeline = self.timelines.get(room_id, [])
         top = int(start[1:]) if start else len(timeline)
         bottom = max(int(end[1:]) if end else 0, top - limit, 0)
         page = [self.events[event_id] for event_id in reversed(timeline[bottom:top])]
         return MessagesPage(page, f"t{bottom}" if page and bottom > 0 else None)
+
+    async def messages_token_before(self, room_id: str, ts_ms: int) -> str | None:
+        """Just before the event sent at `ts_ms` or soonest after (None: there is none),
+        as /timestamp_to_event finds it."""
+        self._check("messages_token_before")
+        self.token_asks.append((room_id, ts_ms))
+        sent = [int(self.events[event_id]["origin_server_ts"])
+                for event_id in self.timelines.get(room_id, [])]  # fmt: skip
+        later = [(ts, index) for index, ts in enumerate(sent) if ts >= ts_ms]
+        return f"t{min(later)[1]}" if later else None
 
     async def display_name(self) -> str | None:
         return self.display

@@ -201,14 +201,46 @@ class NioAccount:
             )
         if not isinstance(response, RoomMessagesResponse):
             raise MatrixError(f"reading the messages of {room_id} failed: {response}")
-        events = []
+        events, undecrypted = [], []
         for event in response.chunk:
             if not isinstance(event, MegolmEvent):
                 events.append(dict(event.source))
-            elif ask_keys:
+                continue
+            undecrypted.append(event.server_timestamp)
+            if ask_keys:
                 self._report_undecryptable(room_id, event)
         more = bool(response.chunk) and bool(response.end) and response.end != start
-        return MessagesPage(events, response.end if more else None)
+        return MessagesPage(events, response.end if more else None, undecrypted)
+
+    async def messages_token_before(self, room_id: str, ts_ms: int) -> str | None:
+        # nio has neither call: the first event sent at `ts_ms` or after
+        # (/timestamp_to_event, Matrix 1.6), then the token just before it (/context).
+        room = quote(room_id, safe="")
+        found = await self._get(
+            f"/_matrix/client/v1/rooms/{room}/timestamp_to_event?ts={ts_ms}&dir=f"
+        )
+        event_id = found.get("event_id") if found else None
+        if not isinstance(event_id, str):
+            return None  # nothing sent since, or a homeserver without the call
+        context = await self._get(
+            f"/_matrix/client/v3/rooms/{room}/context/{quote(event_id, safe='')}?limit=0"
+        )
+        start = context.get("start") if context else None
+        return start if isinstance(start, str) else None
+
+    async def _get(self, path: str) -> dict[str, Any] | None:
+        """A client API GET's JSON; None when the homeserver refuses it."""
+        headers = {"Authorization": f"Bearer {self.client.access_token}"}
+        async with _as_matrix_error("reading a room"):
+            response = await self.client.send("GET", path, None, headers)
+            try:
+                body = await response.json(content_type=None)
+            finally:
+                response.release()
+        if response.status != 200 or not isinstance(body, dict):
+            log.debug("GET %s: HTTP %s", path.split("?")[0], response.status)
+            return None
+        return body
 
     async def fetch_media(self, media: Media) -> bytes:
         async with _as_matrix_error("downloading a file"):

@@ -9,7 +9,8 @@ from core.ids import RoomID, UserID
 
 
 def build_sync_batch(response: SyncResponse, bot_user: str) -> SyncBatch:
-    """Undecryptable events are left out (the account reports them)."""
+    """Undecryptable events are left out (the account reports them), only their times
+    kept."""
     joined = [
         JoinedRoomBatch(
             RoomID(room_id),
@@ -21,6 +22,11 @@ def build_sync_batch(response: SyncResponse, bot_user: str) -> SyncBatch:
             ],
             bool(info.timeline.limited),
             info.timeline.prev_batch,
+            [
+                event.server_timestamp
+                for event in info.timeline.events
+                if isinstance(event, MegolmEvent)
+            ],
         )
         for room_id, info in response.rooms.join.items()
     ]

@@ -60,6 +60,8 @@ class JoinedRoomBatch:
     # The homeserver left events out before the timeline; they start at `prev_batch`.
     limited: bool = False
     prev_batch: str | None = None
+    # When the timeline's events the account could not decrypt were sent (ms).
+    undecrypted_ms: list[int] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,8 @@ class MessagesPage:
 
     events: list[EventSource]
     end: str | None
+    # When the page's events the account could not decrypt were sent (ms).
+    undecrypted_ms: list[int] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from bot.features.feedback.desk import FeedbackDesk
 from bot.features.files.keeper import FileKeeper
 from bot.features.files.store import SqlFileStore
 from bot.features.summaries.desk import SummaryDesk
+from bot.features.summaries.lines import LineReader
 from bot.inbox.audience import Audiences
 from bot.inbox.dispatcher import Dispatcher
 from bot.inbox.mentions import BotIdentity
@@ -287,13 +288,15 @@ class BotApp:
         audiences = Audiences(matrix)
         feedback = FeedbackDesk(matrix, parts.state, parts.feedback, self.settings, parts.metrics)
         summarizer = self._summarizer(parts.kb)
+        # One reader of the rooms' lines (the store's, then the homeserver's) for both.
+        lines = LineReader(matrix, self.settings, parts.memory)
         summaries = SummaryDesk(
             matrix, summarizer, parts.marks, self.settings, parts.kb.indexer if parts.kb else None,
-            TimeExpressionFinder(), parts.metrics, audiences, parts.ledger,
+            TimeExpressionFinder(), parts.metrics, audiences, parts.ledger, lines,
         )  # fmt: skip
         catchup = CatchupDesk(
             matrix, parts.receipts, parts.digests, self._summarizer(parts.kb, "catchup"),
-            self.settings, audiences, TimeExpressionFinder(),
+            self.settings, audiences, TimeExpressionFinder(), lines,
         )  # fmt: skip
         files = (
             FileKeeper(

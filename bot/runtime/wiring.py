@@ -4,6 +4,7 @@ and, with a FakeAccount, by the tests of the bot's logic (tests/bot/harness.py).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from bot.features.answers.answering import QuestionDesk
@@ -92,6 +93,10 @@ def wire_account(
         matrix, state, settings, audiences, router, parts.metrics, languages=parts.languages
     )
     conversation = Conversation(bot, settings, memory, router.not_before_ms)
+    # Summaries read the lines the conversation keeps, once those queued are kept.
+    for desk in (parts.summaries, parts.catchup):
+        if desk is not None:
+            desk.lines.held = conversation
     questions = QuestionDesk(
         matrix, state, answerer, settings, router, conversation.feed, dispatcher.spawn,
         memory=memory, feedback=feedback, metrics=parts.metrics, files=parts.files,
@@ -132,9 +137,16 @@ def wire_account(
 
     async def note_members(batch: SyncBatch) -> None:
         audiences.observe(batch)
+        # The messages of a room the bot left (kicked, say) before its leave are not
+        # all seen: the store claims nothing of the room until it is back.
+        for room_id in batch.left:
+            conversation.leave_out(room_id, int(time.time() * 1000))
 
     sync.on_batch.append(note_members)
     if parts.catchup is not None:
         sync.on_batch.append(parts.catchup.keep_receipts)
     sync.on_message.append(conversation.observe)
+    sync.on_left_out.append(conversation.leave_out)
+    sync.on_synced.append(conversation.note_synced)
+    sync.on_redaction.append(conversation.note_redacted)
     return Wired(router, dispatcher, conversation, workers, sync)

@@ -78,7 +78,7 @@ class SummarySettings(Strict):
     encrypted_rooms: Literal["collection", "room_only"] = "collection"
     # Hours a !summarize covers when the bot has not summarised the room before.
     default_hours: int = Field(default=24, ge=1, le=24 * 90)
-    # Messages read from the homeserver for one summary, at most.
+    # Messages one summary reads at most (a longer range gives its newest).
     max_messages: int = Field(default=20_000, ge=10)
     # Tokens (estimated) of messages per model call; longer ranges are summarised in
     # parts that are then merged.

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from core.config import Settings
 from core.knowledge.embedding import Embedders
 from core.knowledge.vectors import VectorStore
+from core.memory.line_store import RoomLine
 from core.memory.store import HistoryWindow, MemoryStore
 from core.memory.windows import build_window_text, decide_windows
 
@@ -114,13 +115,16 @@ class HistoryIndex:
             await self.store.add_windows(room, windows, plan.next_start, plan.carried)
             return len(windows)
 
-    async def add_line(
-        self, room: str, event_id: str, sender: str, text: str, ts: float, link: str
-    ) -> None:
-        """Keep a line of the room's dialog, unless its message was redacted already."""
+    async def add_line(self, room: str, line: RoomLine, *, spoken: bool = False) -> None:
+        """Keep a line of the room (a voice message's transcript when `spoken`), unless
+        its message was redacted already."""
         async with self._lock(room):
-            if event_id not in self._redacted:
-                await self.store.add_line(room, event_id, sender, text, ts, link)
+            if line.event_id not in self._redacted:
+                await self.store.add_line(
+                    room, line.event_id, line.sender, line.text, line.ts, line.link,
+                    thread_root=line.thread_root, reply_to=line.reply_to,
+                    mentions=line.mentions, addressed=line.addressed, spoken=spoken,
+                )  # fmt: skip
 
     async def follow(
         self, room: str, event_id: str, text: str | None, sender: str = "", edit: str = ""

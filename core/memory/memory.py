@@ -11,7 +11,9 @@ from collections.abc import Callable
 from core.config import Settings
 from core.knowledge.vectors import KnowledgeUnavailable
 from core.memory.history import HistoryIndex
+from core.memory.line_store import RoomLine
 from core.memory.remember import RememberRequest
+from core.memory.spans import LeftOut
 from core.memory.store import Memory, MemoryStore, Turn
 from core.requests import Request
 from core.summaries.ledger import LedgerEntry, decide_relevant_entries
@@ -43,18 +45,59 @@ class ConversationMemory:
 
     # What the bot sees in rooms.
     async def observe(
-        self, room: str, event_id: str, sender: str, text: str, ts: float, link: str
+        self,
+        room: str,
+        event_id: str,
+        sender: str,
+        text: str,
+        ts: float,
+        link: str,
+        *,
+        thread_root: str = "",
+        reply_to: str = "",
+        mentions: tuple[str, ...] = (),
+        addressed: bool = False,
+        spoken: bool = False,
     ) -> None:
-        """Keep a line of a room's dialog; embed the windows it completes. (Quiet rooms
-        are the flusher's: lines that arrive in a burst after a restart are old, yet the
-        room is not quiet.)"""
-        if self.history is None or not self.settings().room(room).history:
+        """Keep a line of a room (a question to the bot when `addressed`: kept for
+        summaries, no part of the history windows; a voice message's transcript when
+        `spoken`); embed the windows it completes. (Quiet rooms are the flusher's: lines
+        that arrive in a burst after a restart are old, yet the room is not quiet.)"""
+        if self.history is None:
+            return  # nothing is kept, and spans were dropped (`start_keeping`)
+        if not self.settings().room(room).history:
+            # Kept nowhere, as the room says: the store no longer holds all its lines.
+            await self.store.move_span(room, LeftOut(ts))
             return
-        await self.history.add_line(room, event_id, sender, text, ts, link)
+        line = RoomLine(event_id, sender, text, ts, link, thread_root, reply_to, mentions,
+                        addressed)  # fmt: skip
+        await self.history.add_line(room, line, spoken=spoken)
+        if addressed:
+            return
         try:
             await self.history.embed_ready_windows(room, idle_too=False)
         except KnowledgeUnavailable:
             pass  # the line is kept; the flusher embeds its window once Chroma is back
+
+    def holds_lines(self, room: str) -> bool:
+        """Whether the room's lines are kept here, so that summaries may read them."""
+        return self.history is not None and self.settings().room(room).history
+
+    async def leave_out(self, room: str, ts: float) -> None:
+        """A line of the room said at `ts` was not kept although it should have been:
+        the store no longer claims to hold every line of the room up to it."""
+        if self.history is not None:
+            await self.store.move_span(room, LeftOut(ts))
+
+    async def start_keeping(self, keeper: str) -> bool:
+        """This process keeps the rooms' lines from now on (see line_store.py); without
+        a history nothing is kept, and no span may stay. Returns whether spans were
+        dropped."""
+        return await self.store.start_keeping(keeper, reset=self.history is None)
+
+    async def stop_keeping(self, keeper: str) -> None:
+        """Every line given to this process is kept or left out."""
+        await self.store.stop_keeping(keeper)
 
     async def follow_edit(
         self, room: str, event_id: str, sender: str, text: str, edit: str = ""

@@ -10,7 +10,8 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.storage.store import SqlStore
+from core.memory.line_store import RoomLine, SqlRoomLines
+from core.memory.spans import Purged, SpanChange
 from core.storage.upgrades import Upgrade, UpgradeTable
 
 # The schema of the release before versioned migrations, adopted in place as version 1.
@@ -85,14 +86,36 @@ ALTER TABLE turns ADD COLUMN event_id TEXT NOT NULL DEFAULT '';
 CREATE INDEX IF NOT EXISTS turns_of_event ON turns (room, event_id);
 """
 
+# Lines that summaries read (core/memory/line_store.py): what a summary needs of each
+# message, questions to the bot and transcripts kept too (marked: neither is history nor,
+# for transcripts, a text message), and the span of each room the store holds. Lines kept
+# before have no span: rooms start theirs with their next line.
+V4 = """
+ALTER TABLE history_lines ADD COLUMN thread_root TEXT NOT NULL DEFAULT '';
+ALTER TABLE history_lines ADD COLUMN reply_to TEXT NOT NULL DEFAULT '';
+ALTER TABLE history_lines ADD COLUMN mentions TEXT NOT NULL DEFAULT '';
+ALTER TABLE history_lines ADD COLUMN addressed {flag} NOT NULL DEFAULT 0;
+ALTER TABLE history_lines ADD COLUMN spoken {flag} NOT NULL DEFAULT 0;
+CREATE INDEX IF NOT EXISTS history_by_time ON history_lines (room, ts);
+CREATE TABLE IF NOT EXISTS line_spans (room TEXT PRIMARY KEY, since_ts {real} NOT NULL);
+CREATE TABLE IF NOT EXISTS line_keeper (id INTEGER PRIMARY KEY, keeper TEXT NOT NULL);
+"""
+
 UPGRADES = UpgradeTable(
     "memory",
     [
         Upgrade("memories, turns, history lines and windows", V1_SQLITE, V1_POSTGRES),
         Upgrade("history and memories that follow edits and redactions", V2, V2),
         Upgrade("turns that follow redactions", V3, V3),
+        Upgrade(
+            "lines that summaries read, and the span of each room held",
+            V4.format(flag="INTEGER", real="REAL"),
+            V4.format(flag="SMALLINT", real="DOUBLE PRECISION"),
+        ),
     ],
 )
+# Lines said to the bot are no part of the room's dialog: never in a history window.
+DIALOG = "addressed = 0"
 WINDOW_COLUMNS = "id, room, first_seq, start_ts, end_ts, text, link, last_seq"
 
 
@@ -160,8 +183,34 @@ class MemoryStore(Protocol):
     async def purge_turns_before(self, room: str, cutoff: float) -> int: ...
     async def erase_freed(self) -> None: ...
     async def add_line(
-        self, room: str, event_id: str, sender: str, text: str, ts: float, link: str
+        self,
+        room: str,
+        event_id: str,
+        sender: str,
+        text: str,
+        ts: float,
+        link: str,
+        *,
+        thread_root: str = "",
+        reply_to: str = "",
+        mentions: tuple[str, ...] = (),
+        addressed: bool = False,
+        spoken: bool = False,
     ) -> None: ...
+    async def room_lines(
+        self,
+        room: str,
+        start: float,
+        end: float,
+        *,
+        thread_root: str | None = None,
+        command_prefix: str = "!",
+        limit: int = 20_000,
+    ) -> list[RoomLine]: ...
+    async def line_span(self, room: str) -> float | None: ...
+    async def move_span(self, room: str, change: SpanChange) -> None: ...
+    async def start_keeping(self, keeper: str, *, reset: bool = False) -> bool: ...
+    async def stop_keeping(self, keeper: str) -> None: ...
     async def rooms_with_lines(self) -> list[str]: ...
     async def lines_from(self, room: str, first_seq: int) -> list[HistoryLine]: ...
     async def window_mark(self, room: str) -> tuple[int, int]: ...
@@ -173,8 +222,9 @@ class MemoryStore(Protocol):
     async def windows(self, room: str, ids: list[str]) -> dict[str, HistoryWindow]: ...
 
 
-class SqlMemoryStore(SqlStore):
-    """The memory store over either backend. `"user"` is quoted: PostgreSQL reserves it."""
+class SqlMemoryStore(SqlRoomLines):
+    """The memory store over either backend. `"user"` is quoted: PostgreSQL reserves it.
+    Its lines as summaries read them, and their spans: SqlRoomLines."""
 
     upgrades = UPGRADES
 
@@ -253,20 +303,38 @@ class SqlMemoryStore(SqlStore):
 
     # The rooms' dialog, and the windows of it that were embedded.
     async def add_line(
-        self, room: str, event_id: str, sender: str, text: str, ts: float, link: str
+        self,
+        room: str,
+        event_id: str,
+        sender: str,
+        text: str,
+        ts: float,
+        link: str,
+        *,
+        thread_root: str = "",
+        reply_to: str = "",
+        mentions: tuple[str, ...] = (),
+        addressed: bool = False,
+        spoken: bool = False,
     ) -> None:
+        """Keep a line (a question to the bot when `addressed`, a voice message's
+        transcript when `spoken`); the room's first starts its span."""
         await self.db.execute(
-            "INSERT INTO history_lines (room, event_id, sender, text, ts, link) "
-            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            room, event_id, sender, text, ts, link,
+            "INSERT INTO history_lines (room, event_id, sender, text, ts, link, thread_root,"
+            " reply_to, mentions, addressed, spoken) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT DO NOTHING",
+            room, event_id, sender, text, ts, link, thread_root, reply_to, " ".join(mentions),
+            int(addressed), int(spoken),
         )  # fmt: skip
+        if not spoken:  # a transcript is kept late, out of time order: it starts nothing
+            await self._note_kept(room, ts)
 
     async def rooms_with_lines(self) -> list[str]:
         """Rooms with lines not yet in a window."""
         rows = await self.db.fetch(
             "SELECT DISTINCT l.room FROM history_lines l"
             " LEFT JOIN history_marks m ON m.room = l.room"
-            " WHERE l.seq >= COALESCE(m.next_start, 0)"
+            f" WHERE l.seq >= COALESCE(m.next_start, 0) AND l.{DIALOG}"
         )
         return [row[0] for row in rows]
 
@@ -275,9 +343,10 @@ class SqlMemoryStore(SqlStore):
     ) -> int | None:
         """A line's new text (the `edit` event, only by its `sender`), or None to drop it
         (a redaction of the message, or of the edit that gave it its text); returns its
-        place in the room's dialog, or None when the bot does not hold it."""
+        place in the room's dialog, or None when it is none (the bot does not hold it, or
+        it was said to the bot: in no window)."""
         row = await self.db.fetchrow(
-            "SELECT seq, sender FROM history_lines WHERE room = ?"
+            "SELECT seq, sender, addressed FROM history_lines WHERE room = ?"
             " AND (event_id = ? OR (edited_by != '' AND edited_by = ?))",
             room, event_id, event_id,
         )  # fmt: skip
@@ -290,7 +359,7 @@ class SqlMemoryStore(SqlStore):
             await self.db.execute(
                 "UPDATE history_lines SET text = ?, edited_by = ? WHERE seq = ?", text, edit, seq
             )
-        return int(seq)
+        return None if row[2] else int(seq)
 
     async def windows_with(self, room: str, seq: int) -> list[HistoryWindow]:
         rows = await self.db.fetch(
@@ -303,7 +372,7 @@ class SqlMemoryStore(SqlStore):
     async def lines_between(self, room: str, first: int, last: int) -> list[HistoryLine]:
         rows = await self.db.fetch(
             "SELECT seq, sender, text, ts, link FROM history_lines "
-            "WHERE room = ? AND seq >= ? AND seq <= ? ORDER BY seq",
+            f"WHERE room = ? AND seq >= ? AND seq <= ? AND {DIALOG} ORDER BY seq",
             room, first, last,
         )  # fmt: skip
         return [HistoryLine(*row) for row in rows]
@@ -317,7 +386,7 @@ class SqlMemoryStore(SqlStore):
 
     async def purge_before(self, room: str, cutoff: float) -> list[str]:
         """Drop the room's lines said before `cutoff` and the windows that end before it
-        (the room's retention); returns the windows' ids."""
+        (the room's retention), its span moved to the cutoff; returns the windows' ids."""
         async with self.db.transaction() as tx:
             rows = await tx.fetch(
                 "SELECT id FROM history_windows WHERE room = ? AND end_ts < ?", room, cutoff
@@ -326,6 +395,7 @@ class SqlMemoryStore(SqlStore):
                 "DELETE FROM history_windows WHERE room = ? AND end_ts < ?", room, cutoff
             )
             await tx.execute("DELETE FROM history_lines WHERE room = ? AND ts < ?", room, cutoff)
+            await self._move_span(tx, room, Purged(cutoff))
         return [row[0] for row in rows]
 
     async def drop_legacy_windows(self, room: str, ts: float) -> list[str]:
@@ -345,7 +415,7 @@ class SqlMemoryStore(SqlStore):
     async def lines_from(self, room: str, first_seq: int) -> list[HistoryLine]:
         rows = await self.db.fetch(
             "SELECT seq, sender, text, ts, link FROM history_lines "
-            "WHERE room = ? AND seq >= ? ORDER BY seq",
+            f"WHERE room = ? AND seq >= ? AND {DIALOG} ORDER BY seq",
             room, first_seq,
         )  # fmt: skip
         return [HistoryLine(*row) for row in rows]

@@ -23,9 +23,15 @@ class SlowHistory:
         self.kept: list[str] = []
         self.let_in: dict[str, asyncio.Event] = {}
 
-    async def observe(self, room_id: str, event_id: str, *args: Any) -> None:
+    async def observe(self, room_id: str, event_id: str, *args: Any, **line: Any) -> None:
         await self.let_in.setdefault(event_id, asyncio.Event()).wait()
         self.kept.append(event_id)
+
+    async def start_keeping(self, keeper: str) -> bool:
+        return False
+
+    async def stop_keeping(self, keeper: str) -> None:
+        return None
 
 
 def line(event_id: str) -> IncomingMessage:

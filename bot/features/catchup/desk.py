@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 from bot.features.catchup.digests import Digest, DigestStore
 from bot.features.catchup.receipts import ReceiptStore
-from bot.features.summaries.history import fetch_lines
+from bot.features.summaries.lines import LineReader
 from bot.inbox.audience import Audiences
 from bot.inbox.render import build_room_notice
 from bot.inbox.reply import ReplyWriter
@@ -46,8 +46,11 @@ class CatchupDesk:
         settings: SettingsHolder,
         audiences: Audiences,
         times: TimeExpressionFinder,
+        lines: LineReader | None = None,
     ) -> None:
         self.matrix = matrix
+        # The rooms' lines: the store's and the homeserver's (or only the homeserver's).
+        self.lines = lines or LineReader(matrix, settings)
         self.receipts = receipts
         self.digests = digests
         self.summarizer = summarizer
@@ -153,10 +156,7 @@ class CatchupDesk:
         self, room_id: str, name: str, user: UserID, start: float, end: float
     ) -> RoomCatchup:
         settings = self.settings.current
-        lines = await fetch_lines(
-            self.matrix, room_id, start, end, command_prefix=settings.bot.command_prefix,
-            max_messages=settings.summaries.max_messages,
-        )  # fmt: skip
+        lines = await self.lines.read(room_id, start, end)
         room = self.matrix.room(room_id)
         own_name = self.matrix.member_name(room_id, user)
         reader = Reader(

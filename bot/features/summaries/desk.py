@@ -11,7 +11,7 @@ from datetime import datetime
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
-from bot.features.summaries.history import fetch_lines
+from bot.features.summaries.lines import LineReader
 from bot.inbox.audience import Audiences
 from bot.inbox.render import build_room_notice
 from bot.inbox.reply import ReplyWriter
@@ -67,8 +67,11 @@ class SummaryDesk:
         metrics: Metrics | None,
         audiences: Audiences,
         ledger: LedgerStore,
+        lines: LineReader | None = None,
     ) -> None:
         self.ledger = ledger
+        # The rooms' lines: the store's and the homeserver's (or only the homeserver's).
+        self.lines = lines or LineReader(matrix, settings)
         # Messages redacted lately, per room: a summary that read one while it was being
         # made is made again (it would store the redacted text after its redaction).
         self._redacted: dict[str, set[str]] = {}
@@ -160,11 +163,7 @@ class SummaryDesk:
         self, room_id: str, covered: SummaryRange, thread: str | None, notice=None
     ) -> tuple[SummaryResult, list[SummaryLine]] | None:
         settings = self.settings.current
-        lines = await fetch_lines(
-            self.matrix, room_id, covered.start, covered.end, thread_root=thread,
-            command_prefix=settings.bot.command_prefix,
-            max_messages=settings.summaries.max_messages,
-        )  # fmt: skip
+        lines = await self.lines.read(room_id, covered.start, covered.end, thread_root=thread)
         if not lines:
             return None
         timezone = settings.room(room_id).timezone

@@ -1,5 +1,6 @@
 """Reading a room's or a thread's messages back from the homeserver, page by page
-(matrix-nio decrypts those of encrypted rooms it has keys for)."""
+(matrix-nio decrypts those of encrypted rooms it has keys for). Summaries read what the
+bot's own store holds first (lines.py); this reads the rest."""
 
 from __future__ import annotations
 
@@ -23,11 +24,14 @@ async def fetch_lines(
     thread_root: str | None = None,
     command_prefix: str = "!",
     max_messages: int = 20_000,
+    from_token: str | None = None,
 ) -> list[SummaryLine]:
     """People's messages between `start` and `end` (timestamps), oldest first, edited
     ones as they read now: not the bot's (its answers and earlier summaries), not
-    notices, edits or commands, not redacted ones."""
-    token: str | None = None  # from the last sync back
+    notices, edits or commands, not redacted ones; the newest `max_messages` of them.
+    Read back from `from_token` (MatrixAccount.messages_token_before), else from the
+    last sync."""
+    token = from_token
     found: list[tuple[IncomingMessage, str]] = []
     reached_start = False
     while not reached_start and len(found) < max_messages:
@@ -55,11 +59,12 @@ async def fetch_lines(
             found.append((message, text))
         reached_start = reached_start or page.end is None
         token = page.end
-    found.reverse()
+    # Newest first so far: the cap keeps the newest (a page may have brought more).
+    found = found[:max_messages][::-1]
     return [
         SummaryLine(number, message.sender, text, message.timestamp_ms / 1000,
                     build_permalink(room_id, message.event_id, message.sender),
                     message.event_id, tuple(sorted(message.mentions.user_ids)),
-                    message.reply_to)
-        for number, (message, text) in enumerate(found[:max_messages], start=1)
+                    message.reply_to, message.thread_root)
+        for number, (message, text) in enumerate(found, start=1)
     ]  # fmt: skip

@@ -87,7 +87,9 @@ class VoiceDesk:
             return
         if action.post:
             await self._post(message, action.thread_root, text)
-        await self.conversation.observe(replace(message, msgtype="m.text", body=text, file=None))
+        await self.conversation.observe(
+            replace(message, msgtype="m.text", body=text, file=None), spoken=True
+        )
 
     async def _transcript(self, message: IncomingMessage) -> str | None:
         if message.file is None:
