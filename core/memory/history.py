@@ -120,11 +120,7 @@ class HistoryIndex:
         its message was redacted already."""
         async with self._lock(room):
             if line.event_id not in self._redacted:
-                await self.store.add_line(
-                    room, line.event_id, line.sender, line.text, line.ts, line.link,
-                    thread_root=line.thread_root, reply_to=line.reply_to,
-                    mentions=line.mentions, addressed=line.addressed, spoken=spoken,
-                )  # fmt: skip
+                await self.store.add_line(room, line, spoken=spoken)
 
     async def follow(
         self, room: str, event_id: str, text: str | None, sender: str = "", edit: str = ""

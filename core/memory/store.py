@@ -182,21 +182,7 @@ class MemoryStore(Protocol):
     async def forget_turns_of(self, room: str, event_id: str) -> int: ...
     async def purge_turns_before(self, room: str, cutoff: float) -> int: ...
     async def erase_freed(self) -> None: ...
-    async def add_line(
-        self,
-        room: str,
-        event_id: str,
-        sender: str,
-        text: str,
-        ts: float,
-        link: str,
-        *,
-        thread_root: str = "",
-        reply_to: str = "",
-        mentions: tuple[str, ...] = (),
-        addressed: bool = False,
-        spoken: bool = False,
-    ) -> None: ...
+    async def add_line(self, room: str, line: RoomLine, *, spoken: bool = False) -> None: ...
     async def room_lines(
         self,
         room: str,
@@ -302,32 +288,18 @@ class SqlMemoryStore(SqlRoomLines):
         return await self.db.execute("DELETE FROM turns WHERE room = ? AND at < ?", room, cutoff)
 
     # The rooms' dialog, and the windows of it that were embedded.
-    async def add_line(
-        self,
-        room: str,
-        event_id: str,
-        sender: str,
-        text: str,
-        ts: float,
-        link: str,
-        *,
-        thread_root: str = "",
-        reply_to: str = "",
-        mentions: tuple[str, ...] = (),
-        addressed: bool = False,
-        spoken: bool = False,
-    ) -> None:
-        """Keep a line (a question to the bot when `addressed`, a voice message's
+    async def add_line(self, room: str, line: RoomLine, *, spoken: bool = False) -> None:
+        """Keep a line (a question to the bot when `line.addressed`, a voice message's
         transcript when `spoken`); the room's first starts its span."""
         await self.db.execute(
             "INSERT INTO history_lines (room, event_id, sender, text, ts, link, thread_root,"
             " reply_to, mentions, addressed, spoken) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT DO NOTHING",
-            room, event_id, sender, text, ts, link, thread_root, reply_to, " ".join(mentions),
-            int(addressed), int(spoken),
+            room, line.event_id, line.sender, line.text, line.ts, line.link, line.thread_root,
+            line.reply_to, " ".join(line.mentions), int(line.addressed), int(spoken),
         )  # fmt: skip
         if not spoken:  # a transcript is kept late, out of time order: it starts nothing
-            await self._note_kept(room, ts)
+            await self._note_kept(room, line.ts)
 
     async def rooms_with_lines(self) -> list[str]:
         """Rooms with lines not yet in a window."""

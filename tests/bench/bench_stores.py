@@ -29,6 +29,7 @@ from typing import Any
 from bot.inbox.state import PendingEvent, SqlStateStore
 from core.config.storage import StorageSettings
 from core.feedback.store import AnswerRecord, SourceRecord, SqlFeedbackStore
+from core.memory.line_store import RoomLine
 from core.memory.store import SqlMemoryStore, Turn
 from core.storage.database import Database, Row
 from core.storage.opening import Storage
@@ -138,7 +139,9 @@ async def one_event(stores: Stores, n: int) -> None:
     source = {"event_id": event_id, "type": "m.room.message", "sender": ASKER, "content": content}
     await routing_facts(stores, n)  # SyncLoop._addressed: Dispatcher.route
     await stores.state.joined_room(room)  # Dispatcher.observe
-    await stores.memory.add_line(room, event_id, ASKER, QUESTION, time.time(), "https://matrix.to")
+    await stores.memory.add_line(
+        room, RoomLine(event_id, ASKER, QUESTION, time.time(), "https://matrix.to")
+    )
     await stores.state.store_batch(f"batch{n}", [PendingEvent(room, source)])
     await routing_facts(stores, n)  # Dispatcher.handle: route again
     await stores.state.mark_done(event_id)

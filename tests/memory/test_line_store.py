@@ -14,8 +14,12 @@ from core.memory.spans import LeftOut
 from core.memory.store import SqlMemoryStore
 
 
-async def add(store: SqlMemoryStore, room: str, n: int, text: str, **line) -> None:
-    await store.add_line(room, f"$l{n}", "@ann:x", text, float(n), f"link{n}", **line)
+async def add(
+    store: SqlMemoryStore, room: str, n: int, text: str, *, spoken: bool = False, **line
+) -> None:
+    await store.add_line(
+        room, RoomLine(f"$l{n}", "@ann:x", text, float(n), f"link{n}", **line), spoken=spoken
+    )
 
 
 async def test_lines_carry_what_summaries_need_and_questions_stay_out_of_the_dialog(

@@ -3,6 +3,7 @@ turns are replaced, history lines are kept once and leave when their window is s
 
 from __future__ import annotations
 
+from core.memory.line_store import RoomLine
 from core.memory.store import HistoryWindow, SqlMemoryStore, Turn
 
 
@@ -32,8 +33,8 @@ async def test_a_conversations_last_turn_is_replaced(open_database):
 async def test_lines_are_kept_once_and_stay_behind_their_windows_mark(open_database):
     store = await SqlMemoryStore.open(await open_database())
     for n in range(3):
-        await store.add_line("!a", f"$l{n}", "@ann:x", f"line {n}", float(n), f"link{n}")
-    await store.add_line("!a", "$l0", "@ann:x", "line 0", 0.0, "link0")  # seen twice
+        await store.add_line("!a", RoomLine(f"$l{n}", "@ann:x", f"line {n}", float(n), f"link{n}"))
+    await store.add_line("!a", RoomLine("$l0", "@ann:x", "line 0", 0.0, "link0"))  # seen twice
     lines = await store.lines_from("!a", 0)
     assert [line.text for line in lines] == ["line 0", "line 1", "line 2"]
     assert await store.rooms_with_lines() == ["!a"]
@@ -55,7 +56,7 @@ async def test_lines_are_kept_once_and_stay_behind_their_windows_mark(open_datab
 async def test_an_edit_or_a_redaction_changes_a_line_and_finds_its_windows(open_database):
     store = await SqlMemoryStore.open(await open_database())
     for n in range(3):
-        await store.add_line("!a", f"$l{n}", "@ann:x", f"line {n}", float(n), f"link{n}")
+        await store.add_line("!a", RoomLine(f"$l{n}", "@ann:x", f"line {n}", float(n), f"link{n}"))
     first, second, third = [line.seq for line in await store.lines_from("!a", 0)]
     windows = [HistoryWindow("w1", "!a", first, 0.0, 1.0, "t", "link0", second),
                HistoryWindow("w2", "!a", second, 1.0, 2.0, "t", "link1", third)]  # fmt: skip
@@ -94,8 +95,8 @@ async def test_memories_made_from_a_redacted_message_are_forgotten(open_database
 async def test_a_rooms_retention_drops_its_old_lines_and_windows(open_database):
     store = await SqlMemoryStore.open(await open_database())
     for n in range(4):
-        await store.add_line("!a", f"$l{n}", "@ann:x", f"line {n}", float(n), f"link{n}")
-    await store.add_line("!b", "$b0", "@ann:x", "other room", 0.0, "linkb")
+        await store.add_line("!a", RoomLine(f"$l{n}", "@ann:x", f"line {n}", float(n), f"link{n}"))
+    await store.add_line("!b", RoomLine("$b0", "@ann:x", "other room", 0.0, "linkb"))
     seqs = [line.seq for line in await store.lines_from("!a", 0)]
     windows = [HistoryWindow("w1", "!a", seqs[0], 0.0, 1.0, "t", "l", seqs[1]),
                HistoryWindow("w2", "!a", seqs[2], 2.0, 3.0, "t", "l", seqs[3])]  # fmt: skip
