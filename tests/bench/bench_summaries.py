@@ -116,6 +116,7 @@ async def sync_into(matrix: NioAccount, conversation: Conversation, stop: asynci
     sync brings nothing new."""
     token: str | None = None
     while True:
+        asked_at = time.time()
         batch = await matrix.sync(token, timeout_ms=1000 if token else 0, full_state=not token)
         for room in batch.joined:
             events = room.timeline
@@ -127,6 +128,7 @@ async def sync_into(matrix: NioAccount, conversation: Conversation, stop: asynci
                 if message is not None:
                     await conversation.observe(message, False)
         token = batch.next_batch
+        conversation.note_synced(asked_at)  # as the sync loop says it (bot/runtime/wiring.py)
         if stop.is_set() and not any(room.timeline for room in batch.joined):
             return
 
