@@ -235,6 +235,8 @@ class NioAccount:
             response = await self.client.send("GET", path, None, headers)
             try:
                 body = await response.json(content_type=None)
+            except ValueError:
+                body = None  # not JSON (a proxy's error page): the homeserver cannot say
             finally:
                 response.release()
         if response.status != 200 or not isinstance(body, dict):
