@@ -102,8 +102,10 @@ class Summarizer:
         *,
         check_support: Callable[[], bool] = lambda: True,
     ) -> None:
-        # The model of the task: summaries, or the catch-up's TL;DR (`[llm.tasks]`).
+        # The model of the task: summaries, or the catch-up's TL;DR (`[llm.tasks]`); the
+        # check's is the support task's (asked of [llm], a task's client has no tasks).
         self.llm = llm.for_task(task) if llm is not None else None
+        self.checker = llm.for_task("support") if llm is not None else None
         self.task = task
         # Each point of a model's summary checked against its messages (one more call).
         self.check_support = check_support
@@ -154,11 +156,11 @@ class Summarizer:
 
     async def _check(self, checked: CheckedDraft, lines: Sequence[SummaryLine]) -> CheckedDraft:
         """Each point judged against its messages; a failed check leaves them unmarked."""
-        assert self.llm is not None
+        assert self.checker is not None
         block = fence(build_points_block(checked.draft, lines))
         messages = self.prompts().messages("summary_support", points=block)
         try:
-            verdicts, _ = await self.llm.for_task("support").complete_json(
+            verdicts, _ = await self.checker.complete_json(
                 messages, SummaryVerdicts, "summary_support"
             )
         except LlmError as exc:

@@ -20,6 +20,7 @@ from core.summaries.support import (
     decide_cited,
     decide_supported,
 )
+from tests.support.fake_llm import FakeLlm
 
 LINES = [
     SummaryLine(1, "ana", "We ship Atlas on 14 December.", 1e9, "https://l/1"),
@@ -130,3 +131,24 @@ async def test_without_the_check_there_is_no_second_call(llm):
     llm.respond = judging_model("The budget doubles next year")
     result = await summarize(llm, check=False)
     assert result.calls == 1 and "budget doubles" in result.markdown
+
+
+async def test_the_check_goes_to_the_support_tasks_model_when_summaries_have_their_own(llm):
+    llm.respond = judging_model("The budget doubles next year")
+    checker = await FakeLlm().start()
+    checker.respond = llm.respond
+    settings = LlmSettings.model_validate({
+        "url": "http://127.0.0.1:1/v1", "model": "main", "max_retries": 0,
+        "tasks": {"summary": {"url": llm.url, "model": "summarizer"},
+                  "support": {"url": checker.url, "model": "checker"}},
+    })  # fmt: skip
+    client = LlmClient(settings)
+    summarizer = Summarizer(client, load_prompts, None, lambda: DEFAULT_EMBEDDING_MODEL)
+    try:
+        result = await summarizer.summarize(LINES, "**S**", timezone="UTC", part_tokens=1000)
+    finally:
+        await client.close()
+        await checker.close()
+    assert [c["model"] for c in llm.history] == ["summarizer"]
+    assert [c["model"] for c in checker.history] == ["checker"]
+    assert "budget doubles" not in result.markdown
