@@ -26,6 +26,10 @@ MARKER = re.compile(
     rf"|\({WORD}(?P<paren>{NUMBERS})\))",
     re.IGNORECASE,
 )
+# A marker still being written at the end of a stream ("[So", "【1"), or a last line that
+# may be a footnote definition ("[^2]" becomes "[^2]: …", which goes): held back until it
+# closes, so that what is shown of a stream only ever grows.
+UNCLOSED = re.compile(r"\s*(?:(?:\[|【|\()[^\[\]【】()\n]{0,24}|(?:(?<=\n)|\A)\[\^[^\n]*)$")
 FOOTNOTE_DEFINITION = re.compile(r"^\[\^\d+\]:.*(?:\n|$)", re.MULTILINE)
 RANGE = re.compile(r"(\d+)\s*[-–]\s*(\d+)")
 
@@ -75,3 +79,12 @@ def build_cited_text(
     cited_text = MARKER.sub(replace, FOOTNOTE_DEFINITION.sub("", text)).rstrip()
     cited = [first[name] for name in sorted(order, key=order.__getitem__)]
     return cited_text, cited
+
+
+def build_streamed_text(
+    text: str, sources: Sequence[Item], key: Callable[[Item], Hashable] | None = None
+) -> str:
+    """The cited text of a stream so far: markers already renumbered as in the final
+    text, a marker not yet closed held back. Each call's text continues the last's as
+    long as the model writes on."""
+    return build_cited_text(UNCLOSED.sub("", text), sources, key)[0]

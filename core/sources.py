@@ -1,13 +1,15 @@
 """The sources listed under an answer: one per document, a paged one (a PDF) naming the
-pages its cited passages come from."""
+pages its cited passages come from; the answer's Markdown with them (the bot's and the
+chat API's)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from core import strings
 from core.knowledge.blocks import decide_page
 from core.knowledge.documents import Hit
-from core.requests import Source
+from core.requests import Answer, Source
 
 
 def build_page_label(pages: Iterable[int]) -> str:
@@ -29,3 +31,15 @@ def build_source(hit: Hit, cited: Iterable[Hit] = ()) -> Source:
     label = build_page_label(pages)
     title = f"{hit.title}, {label}" if label else hit.title
     return Source(title, hit.url or None, hit.collection, hit.document_id, hit.score)
+
+
+def build_answer_markdown(answer: Answer) -> str:
+    """The answer's text with its sources listed as numbered links under it."""
+    if not answer.sources:
+        return answer.text
+    heading = strings.SOURCES_CONSULTED if answer.uncited else strings.SOURCES_HEADING
+    lines = [answer.text, "", heading]
+    for number, source in enumerate(answer.sources, start=1):
+        title = source.title.replace("[", "(").replace("]", ")")
+        lines.append(f"{number}. [{title}]({source.url})" if source.url else f"{number}. {title}")
+    return "\n".join(lines)

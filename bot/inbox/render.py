@@ -6,9 +6,6 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
-from core import strings
-from core.requests import Answer
-
 ANSWER_ID_KEY = "org.knowledgebot.answer_id"
 
 # Raw HTML is off: answers quote documents and other people, whose text must render as
@@ -18,18 +15,6 @@ _MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
 
 def render_html(markdown_text: str) -> str:
     return _MARKDOWN.render(markdown_text).strip()
-
-
-def build_answer_markdown(answer: Answer) -> str:
-    """The answer's text with its sources listed as numbered links under it."""
-    if not answer.sources:
-        return answer.text
-    heading = strings.SOURCES_CONSULTED if answer.uncited else strings.SOURCES_HEADING
-    lines = [answer.text, "", heading]
-    for number, source in enumerate(answer.sources, start=1):
-        title = source.title.replace("[", "(").replace("]", ")")
-        lines.append(f"{number}. [{title}]({source.url})" if source.url else f"{number}. {title}")
-    return "\n".join(lines)
 
 
 def _formatted(markdown_text: str) -> dict[str, Any]:

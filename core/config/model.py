@@ -21,6 +21,7 @@ from pydantic import (
     model_validator,
 )
 
+from core.config.chat_api import AssistantSettings, ChatApiSettings, check_assistants
 from core.config.feedback import FeedbackSettings
 from core.config.files import FileSettings
 from core.config.guardrails import GuardrailSettings
@@ -253,6 +254,8 @@ class Settings(Strict):
     predetermined: tuple[PredeterminedAnswer, ...] = ()
     sources: dict[str, SourceSettings] = Field(default_factory=dict)
     collections: dict[str, CollectionSettings] = Field(default_factory=dict)
+    chat_api: ChatApiSettings = Field(default_factory=dict, validate_default=True)
+    assistants: dict[str, AssistantSettings] = Field(default_factory=dict)
 
     @field_validator("collections")
     @classmethod
@@ -260,6 +263,13 @@ class Settings(Strict):
         cls, value: dict[str, CollectionSettings], info: ValidationInfo
     ) -> dict[str, CollectionSettings]:
         return check_collections(value, info.data.get("sources", {}))
+
+    @field_validator("assistants")
+    @classmethod
+    def _assistants_have_collections(
+        cls, value: dict[str, AssistantSettings], info: ValidationInfo
+    ) -> dict[str, AssistantSettings]:
+        return check_assistants(value, set(info.data.get("collections", {})))
 
     @model_validator(mode="after")
     def _summaries_have_a_collection(self) -> Settings:
@@ -299,7 +309,9 @@ class Settings(Strict):
         return self.room_defaults.model_copy(update=override.model_dump(exclude_none=True))
 
 
-RESTART_ONLY_SECTIONS = ("matrix", "knowledge", "ingest_api", "llm", "ops", "storage", "speech")
+RESTART_ONLY_SECTIONS = (
+    "matrix", "knowledge", "ingest_api", "chat_api", "llm", "ops", "storage", "speech",
+)  # fmt: skip
 RESTART_ONLY_KEYS = (
     ("bot", "data_dir"),
     ("bot", "answer_workers"),

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from core.chat_api.service import new_token_main, start_chat_service
 from core.config import ConfigError, Settings, load_config
 from core.knowledge.api import IngestApi, start_ingest_api
 from core.knowledge.base import KnowledgeBase
@@ -26,11 +27,12 @@ log = logging.getLogger(__name__)
 
 async def run_knowledge_services(kb: KnowledgeBase, settings: Callable[[], Settings]) -> None:
     """The queue worker (unless `knowledge.indexing` is off) and, when enabled, the
-    ingestion API, until cancelled."""
+    ingestion API and the chat API, until cancelled."""
     api = settings().ingest_api
     runner = (
         await start_ingest_api(IngestApi(kb, settings), api.host, api.port) if api.enabled else None
     )
+    stop_chat = await start_chat_service(kb, settings) if settings().chat_api.enabled else None
     try:
         # Load the default model now rather than on the first question.
         await asyncio.to_thread(kb.embedders.get, settings().knowledge.embedding_model)
@@ -42,6 +44,8 @@ async def run_knowledge_services(kb: KnowledgeBase, settings: Callable[[], Setti
     finally:
         if runner:
             await runner.cleanup()
+        if stop_chat:
+            await stop_chat()
 
 
 async def serve_alone(settings: Settings) -> None:
@@ -53,8 +57,13 @@ async def serve_alone(settings: Settings) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["new-token"]:
+        return new_token_main(argv[1:])
     parser = argparse.ArgumentParser(
-        prog="knowledge-api", description="Run the ingestion API alone."
+        prog="knowledge-api",
+        description="Run the ingestion API and the chat API alone "
+        "(`knowledge-api new-token --help`: a token for the chat API).",
     )
     parser.add_argument(
         "--config", type=Path, default=Path(os.environ.get("BOT_CONFIG", "config.toml"))
@@ -68,8 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"The config is not valid:\n{exc}", file=sys.stderr)
         return 2
-    if not settings.ingest_api.enabled:
-        print("[ingest_api] enabled is false in the config; nothing to run.", file=sys.stderr)
+    if not settings.ingest_api.enabled and not settings.chat_api.enabled:
+        print("[ingest_api] and [chat_api] are not enabled in the config; nothing to run.",
+              file=sys.stderr)  # fmt: skip
         return 2
     quiet_libraries()
     keep_private(settings.bot.data_dir)

@@ -31,7 +31,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from core import strings
-from core.citations import build_cited_text
+from core.citations import build_cited_text, build_streamed_text
 from core.config import Settings
 from core.i18n.language import language_name
 from core.knowledge.documents import Hit
@@ -399,7 +399,7 @@ class AnswerPipeline:
                 async for so_far in self._answering.stream(messages, **limits):
                     text, reasoning = so_far.text, so_far.reasoning_chars
                     if progress:
-                        await progress(text)
+                        await progress(build_streamed_text(text, given, key=document_of))
                 break
             except (LlmPromptTooLong, IncompleteAnswer) as exc:
                 too_long = await self._refused_for_length(exc, messages, window)

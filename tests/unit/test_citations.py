@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
-from core.citations import build_cited_text
+from core.citations import build_cited_text, build_streamed_text
 
 SOURCES = ["travel", "leave", "badges"]
 
@@ -66,3 +68,20 @@ BY_DOCUMENT = {
 @pytest.mark.parametrize("text,expected,cited", BY_DOCUMENT.values(), ids=BY_DOCUMENT.keys())
 def test_build_cited_text_names_each_document_once(text, expected, cited):
     assert build_cited_text(text, CHUNKS, key=lambda chunk: chunk[0]) == (expected, cited)
+
+
+STREAMED = (
+    "Book early [Source 3] and ask the desk【2】 (Source 3). See the FAQ [9] too. "
+    "Rates are listed [^2].\n\n[^2]: the rates page"
+)
+
+
+def test_a_streamed_answer_only_grows_and_ends_as_the_final_text():
+    """Shown while written: markers renumbered as they will be, a marker not yet closed
+    held back, so that each text continues the one before (a stream cannot take back)."""
+    sources = ["a", "b", "c"]
+    shown = [build_streamed_text(STREAMED[:end], sources) for end in range(len(STREAMED) + 1)]
+    for before, after in itertools.pairwise(shown):
+        assert after.startswith(before), (before, after)
+    assert shown[-1] == build_cited_text(STREAMED, sources)[0]
+    assert "[Source" not in "".join(shown) and "[9]" not in "".join(shown)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from bot.inbox.commands import build_command_reply
-from bot.inbox.render import ANSWER_ID_KEY, build_answer_markdown, build_edit, build_notice
+from bot.inbox.render import ANSWER_ID_KEY, build_edit, build_notice
 from core.config import RoomSettings
 from core.requests import Answer, Source
+from core.sources import build_answer_markdown
 
 
 def test_notice_is_threaded_with_html_and_a_plain_body():

@@ -14,7 +14,6 @@ from bot.features.feedback.desk import FeedbackDesk
 from bot.inbox.audience import AudienceChanged
 from bot.inbox.dispatcher import Spawn
 from bot.inbox.events import IncomingMessage
-from bot.inbox.render import build_answer_markdown
 from bot.inbox.reply import ReplyWriter
 from bot.inbox.router import Router
 from bot.inbox.routing import AnswerQuestion
@@ -29,6 +28,7 @@ from core.llm.client import LlmError
 from core.memory.memory import ConversationMemory
 from core.metrics import Metrics
 from core.requests import Answer, ChatLine, Request
+from core.sources import build_answer_markdown
 from core.storage.database import StorageError
 
 log = logging.getLogger(__name__)

@@ -1,0 +1,212 @@
+"""The chat API over HTTP: `/v1/models` and `/v1/chat/completions`, streamed (SSE) or
+whole, every refusal in OpenAI's error shape so that clients show it as they would
+OpenAI's own."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+
+from core.chat_api.assistants import Assistants
+from core.chat_api.shapes import (
+    ApiError,
+    build_chunk,
+    build_completion,
+    build_model_list,
+    build_request,
+    decide_delta,
+    parse_chat_call,
+)
+from core.chat_api.tokens import Caller, TokenBook
+from core.config import Settings
+from core.guardrails.rate_store import RateLimits
+from core.llm.client import LlmError, LlmTimedOut
+from core.pipeline.failures import build_failure_notice
+from core.requests import Answer, Request
+from core.sources import build_answer_markdown
+
+log = logging.getLogger(__name__)
+
+CALLER = web.RequestKey("caller", Caller)
+MISSING_KEY = "Invalid or missing API key. Send it as 'Authorization: Bearer <token>'."
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def _error(error: ApiError) -> web.Response:
+    headers = {"WWW-Authenticate": "Bearer"} if error.status == 401 else None
+    return web.json_response(error.body(), status=error.status, headers=headers)
+
+
+def _failure_status(error: LlmError) -> int:
+    return 504 if isinstance(error, LlmTimedOut) else 502
+
+
+class ChatApi:
+    def __init__(
+        self,
+        assistants: Assistants,
+        settings: Callable[[], Settings],
+        tokens: TokenBook,
+        limits: RateLimits,
+    ) -> None:
+        self.assistants = assistants
+        self.settings = settings
+        self.tokens = tokens
+        self.limits = limits
+        self._reported: str | None = None
+
+    def build_app(self) -> web.Application:
+        app = web.Application(middlewares=[self._authenticated])
+        app.router.add_get("/v1/models", self.models)
+        app.router.add_post("/v1/chat/completions", self.completions)
+        return app
+
+    @web.middleware
+    async def _authenticated(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """Every call names its caller by bearer token; the one catch-all of this API."""
+        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+        caller = self.tokens.find(token.strip()) if scheme.lower() == "bearer" else None
+        if self.tokens.problem != self._reported:
+            self._reported = self.tokens.problem
+            if self._reported:
+                log.error("the tokens file is not valid; the tokens read before still "
+                          "work: %s", self._reported)  # fmt: skip
+        if caller is None:
+            return _error(ApiError(401, MISSING_KEY, code="invalid_api_key"))
+        request[CALLER] = caller
+        try:
+            return await handler(request)
+        except ApiError as error:
+            return _error(error)
+        except web.HTTPException:
+            raise
+        except Exception:
+            reference = uuid.uuid4().hex[:8]
+            log.exception("the chat API failed (reference %s)", reference)
+            return _error(ApiError(500, f"The server failed (reference {reference}).",
+                                   type="server_error"))  # fmt: skip
+
+    async def models(self, request: web.Request) -> web.Response:
+        return web.json_response(build_model_list(self.assistants.descriptions()))
+
+    async def completions(self, request: web.Request) -> web.StreamResponse:
+        caller = request[CALLER]
+        try:
+            body = await request.json()
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise ApiError(400, "the body is not JSON") from None
+        call = parse_chat_call(body)
+        answerer = self.assistants.answerer(call.model)
+        if answerer is None:
+            raise ApiError(404, f"The model '{call.model}' does not exist; GET /v1/models "
+                           "lists them.", code="model_not_found", param="model")  # fmt: skip
+        per_minute = self.settings().chat_api.requests_per_minute
+        if await self.limits.allows({f"token:{caller.name}": per_minute}):
+            raise ApiError(429, f"Rate limit reached: {per_minute} requests per minute for "
+                           "this token.", type="requests", code="rate_limit_exceeded")  # fmt: skip
+        keep = self.settings().chat_api.history_messages
+        asked = build_request(call, caller.reader, caller.name, keep)
+        started = time.perf_counter()
+        completion_id = f"chatcmpl-{uuid.uuid4().hex}"
+        created = int(time.time())
+        if call.stream:
+            response = await self._streamed(request, answerer, asked, call.model,
+                                            completion_id, created)  # fmt: skip
+        else:
+            response = await self._whole(answerer, asked, call.model, completion_id, created)
+        log.info("chat API: %s asked %s (%.2f s)", caller.name, call.model,
+                 time.perf_counter() - started)  # fmt: skip
+        return response
+
+    async def _whole(
+        self, answerer: Any, asked: Request, model: str, completion_id: str, created: int
+    ) -> web.Response:
+        try:
+            answer: Answer = await answerer.answer(asked)
+        except LlmError as error:
+            raise ApiError(_failure_status(error), build_failure_notice(error),
+                           type="server_error", code="model_failed") from None  # fmt: skip
+        text = await _with_badge(answer)
+        return web.json_response(build_completion(text, answer, model, completion_id, created))
+
+    async def _streamed(
+        self,
+        request: web.Request,
+        answerer: Any,
+        asked: Request,
+        model: str,
+        completion_id: str,
+        created: int,
+    ) -> web.StreamResponse:
+        response = web.StreamResponse(headers={
+            "Content-Type": "text/event-stream", "Cache-Control": "no-cache",
+            "X-Accel-Buffering": "no",  # a proxy in front must pass each event on at once
+        })  # fmt: skip
+        await response.prepare(request)
+        sent = ""
+
+        async def send(chunk: dict[str, Any]) -> None:
+            await response.write(f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode())
+
+        async def progress(text: str) -> None:
+            nonlocal sent
+            delta = decide_delta(sent, text)
+            if delta:
+                sent = text
+                await send(build_chunk(model, completion_id, created, {"content": delta}))
+
+        await send(build_chunk(model, completion_id, created, {"role": "assistant", "content": ""}))
+        try:
+            answer: Answer = await answerer.answer(asked, progress)
+        except LlmError as error:
+            # Headers are out: the error goes as an event, as OpenAI's own streams do.
+            failure = ApiError(_failure_status(error), build_failure_notice(error),
+                               type="server_error", code="model_failed")  # fmt: skip
+            await send(failure.body())
+            await response.write_eof()
+            return response
+        final = build_answer_markdown(answer)
+        rest = decide_delta(sent, final)
+        # The text shown so far was not the start of the final one (rare: a marker the
+        # model wrote oddly): the whole answer follows, so that nothing is lost.
+        rest = rest if rest is not None else "\n\n" + final
+        await send(build_chunk(model, completion_id, created, {"content": rest}))
+        badge = await _badge(answer)
+        if badge:
+            await send(build_chunk(model, completion_id, created, {"content": "\n\n" + badge}))
+        await send(build_chunk(model, completion_id, created, {}, "stop", answer.sources))
+        await response.write(b"data: [DONE]\n\n")
+        await response.write_eof()
+        return response
+
+
+async def _badge(answer: Answer) -> str | None:
+    """The support check's line for the answer (the bot adds it after showing the
+    answer; here it comes before the stream ends)."""
+    if answer.followup is None:
+        return None
+    try:
+        return await answer.followup()
+    except (TimeoutError, LlmError) as exc:
+        log.warning("the support check failed: %s", type(exc).__name__)
+        return None
+
+
+async def _with_badge(answer: Answer) -> str:
+    text = build_answer_markdown(answer)
+    badge = await _badge(answer)
+    return f"{text}\n\n{badge}" if badge else text
+
+
+async def start_chat_api(api: ChatApi, host: str, port: int) -> web.AppRunner:
+    runner = web.AppRunner(api.build_app(), access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, host, port).start()
+    log.info("chat API listening on http://%s:%d/v1", host, port)
+    return runner
