@@ -7,6 +7,7 @@ deploy/setup-venv.sh
 deploy/setup-postgres.sh
 deploy/setup-corpus.sh
 deploy/setup-llama.sh
+deploy/setup-chat-client.sh
 export HF_HUB_OFFLINE=1
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
