@@ -1,4 +1,6 @@
-"""The operations endpoint: /health for orchestrators, /metrics for Prometheus."""
+"""The operations endpoint: /health for orchestrators, /metrics for Prometheus, /crawls
+for the crawled sources' runs (unauthenticated like the others: counts and times only;
+serve it on an address only operators reach)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from core.config import Settings
 from core.health import Check, decide_health
 from core.knowledge.base import KnowledgeBase
+from core.knowledge.crawl.report import crawl_status
 from core.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -41,6 +44,7 @@ class OpsServer:
         app = web.Application()
         app.router.add_get("/health", self.health)
         app.router.add_get("/metrics", self.exposition)
+        app.router.add_get("/crawls", self.crawls)
         return app
 
     async def run(self) -> None:
@@ -65,6 +69,12 @@ class OpsServer:
         return web.Response(
             body=self.metrics.exposition(), headers={"Content-Type": CONTENT_TYPE_LATEST}
         )
+
+    async def crawls(self, request: web.Request) -> web.Response:
+        """The same JSON as the ingestion API's GET /api/v1/crawls."""
+        if self.kb is None:
+            return web.json_response({"crawls": []})
+        return web.json_response(await crawl_status(self.kb.crawls, self.settings()))
 
     async def health(self, request: web.Request) -> web.Response:
         sync, chroma, llm = await asyncio.gather(self._sync(), self._chroma(), self._llm())

@@ -3,36 +3,90 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
 from pydantic import Field, PrivateAttr, SecretStr, ValidationInfo, field_validator, model_validator
 
 from core.config.rights import ReaderMapping
 from core.config.secrets import env_var_checker, resolve_one_secret
 from core.config.strict import Strict
+from core.config.summaries import check_schedule
 from core.i18n.language import check_language_code
 
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,62}$"
 
 
+# The keys that only a crawled source (one with `crawl`) may set.
+CRAWL_KEYS = ("schedule", "allow", "requests_per_second", "max_pages", "user_agent")
+
+
+def _check_web_urls(values: tuple[str, ...]) -> tuple[str, ...]:
+    for value in values:
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"{value!r} is not an http:// or https:// URL")
+        if parts.fragment or any(c.isspace() or ord(c) < 32 for c in value):
+            raise ValueError(f"{value!r}: a URL without spaces or a #fragment")
+    return values
+
+
 class SourceSettings(Strict):
-    """A source application: it owns collections and writes to them through the ingestion API."""
+    """A source application: it owns collections and writes to them through the ingestion
+    API; or, with `crawl`, a website the bot crawls into its one collection."""
 
     token: SecretStr | None = None
     token_env: str | None = None
     rights_url: str | None = Field(default=None, pattern=r"^https?://")
     readers: ReaderMapping = Field(default_factory=ReaderMapping)
+    # Sitemaps (a path ending in .xml) and start pages; see core/knowledge/crawl.
+    crawl: tuple[str, ...] = ()
+    schedule: str = "every 1d"
+    # URL prefixes pages must start with; empty: the origin of each crawl URL.
+    allow: tuple[str, ...] = ()
+    requests_per_second: float = Field(default=2.0, gt=0, le=1000)
+    max_pages: int = Field(default=5000, ge=1, le=1_000_000)
+    user_agent: str = Field(default="knowledge-bot", min_length=1, max_length=200,
+                            pattern=r"^[\x21-\x7e][\x20-\x7e]*$")  # fmt: skip
 
     _token: SecretStr = PrivateAttr(default=SecretStr(""))
     _check_env = field_validator("token_env")(env_var_checker("sources"))
+    _check_urls = field_validator("crawl", "allow")(_check_web_urls)
+
+    @field_validator("schedule")
+    @classmethod
+    def _a_schedule(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("a crawled source needs a schedule, such as 'every 1d'")
+        check_schedule(value)
+        return value
 
     @model_validator(mode="after")
     def _one_token(self, info: ValidationInfo) -> SourceSettings:
+        # A crawled source writes through no API: its token is optional (without one the
+        # ingestion API refuses it, see core/knowledge/api.py).
+        given = self.token is not None or self.token_env is not None
+        if self.crawl and not given:
+            return self
+        if not self.crawl and (stray := [k for k in CRAWL_KEYS if k in self.model_fields_set]):
+            raise ValueError(f"{', '.join(stray)}: only for a crawled source (set crawl)")
         _, self._token = resolve_one_secret(info, {"token": (self.token, self.token_env)})
         return self
 
     def api_token(self) -> str:
+        """The source's API token; empty for a crawled source without one."""
         return self._token.get_secret_value()
+
+    def allowed_prefixes(self) -> tuple[str, ...]:
+        """`allow`, or else the origin (`https://host/`) of each crawl URL; spelled as the
+        crawler spells URLs (lower-case scheme and host, a path at least `/`, so that
+        `https://docs.example.org` does not admit `https://docs.example.org.evil.net`)."""
+        prefixes = []
+        for url in self.allow or self.crawl:
+            parts = urlsplit(url)
+            origin = f"{parts.scheme.lower()}://{parts.netloc.lower()}"
+            prefixes.append(origin + (parts.path or "/") if self.allow else origin + "/")
+        return tuple(dict.fromkeys(prefixes))
 
 
 class CollectionSettings(Strict):
@@ -101,10 +155,27 @@ class IngestApiSettings(Strict):
 def check_collections(
     collections: dict[str, CollectionSettings], sources: dict[str, SourceSettings]
 ) -> dict[str, CollectionSettings]:
-    """Collection names are safe identifiers, and each names a configured source."""
+    """Collection names are safe identifiers, and each names a configured source. A
+    crawled source owns exactly one collection, public unless the source has a
+    `rights_url` to ask who may read its pages."""
     for name, collection in collections.items():
         if not re.match(NAME_PATTERN, name):
             raise ValueError(f"the name {name!r} must match {NAME_PATTERN}")
         if collection.source not in sources:
             raise ValueError(f"{name}.source: {collection.source!r} is not a [sources] entry")
+    for source_name, source in sources.items():
+        if not source.crawl:
+            continue
+        owned = [name for name, c in collections.items() if c.source == source_name]
+        if len(owned) != 1:
+            found = f"{len(owned)} name it" + (f" ({', '.join(owned)})" if owned else "")
+            raise ValueError(
+                f"sources.{source_name}.crawl: a crawled source owns exactly one collection; "
+                f"{found}"
+            )
+        if source.rights_url is None and not collections[owned[0]].public:
+            raise ValueError(
+                f"{owned[0]}.public: must be true: its source {source_name!r} crawls a site "
+                "and has no rights_url to ask who may read its pages"
+            )
     return collections

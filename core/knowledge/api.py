@@ -29,6 +29,7 @@ from pydantic_core import PydanticCustomError
 
 from core.config import Settings
 from core.knowledge.base import KnowledgeBase
+from core.knowledge.crawl.report import crawl_status
 from core.knowledge.documents import (
     FIRST_YEAR,
     LAST_YEAR,
@@ -145,6 +146,7 @@ class IngestApi:
                 web.get(f"{PREFIX}/openapi.json", self.openapi),
                 web.get(f"{PREFIX}/jwks.json", self.jwks),
                 web.get(f"{PREFIX}/collections", self.authenticated(self.list_collections)),
+                web.get(f"{PREFIX}/crawls", self.authenticated(self.list_crawls)),
                 web.put(f"{PREFIX}/collections/{{collection}}/documents/{{doc_id:.+}}",
                         self.authenticated(self.put_document)),
                 web.delete(f"{PREFIX}/collections/{{collection}}/documents/{{doc_id:.+}}",
@@ -178,8 +180,11 @@ class IngestApi:
         # bytes as sent (a plain encode() would raise and answer 500).
         sent = token.encode("utf-8", "surrogateescape")
         for name, source in self.settings().sources.items():
+            expected = source.api_token()
+            if not expected:  # a crawled source without a token never authenticates
+                continue
             # Compare with every token, so that timing tells nothing about which matched.
-            if hmac.compare_digest(source.api_token().encode(), sent):
+            if hmac.compare_digest(expected.encode(), sent):
                 found = name
         return found
 
@@ -219,6 +224,11 @@ class IngestApi:
         return web.json_response(
             {"collections": listed, "queued_jobs": await self.kb.jobs.queue_depth()}
         )
+
+    async def list_crawls(self, request: web.Request, source: str) -> web.Response:
+        """The crawled sources' runs (any application's token may read them: they hold
+        counts and times, no page text)."""
+        return web.json_response(await crawl_status(self.kb.crawls, self.settings()))
 
     def _document_of(self, request: web.Request, source: str) -> web.Response | tuple[str, str]:
         """The path's (collection, document id), or the refusal of either."""

@@ -1,5 +1,5 @@
-"""The knowledge base of one process: catalog, Chroma, models, indexer, queue, retriever
-and the rights checker (its cache is emptied when a document changes)."""
+"""The knowledge base of one process: catalog, Chroma, models, indexer, queue, retriever,
+the crawler's state and the rights checker (its cache is emptied when a document changes)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import aiohttp
 
 from core.config import Settings
 from core.knowledge.catalog import Catalog, SqlCatalog
+from core.knowledge.crawl.store import SqlCrawlStore
 from core.knowledge.embedding import Embedders
 from core.knowledge.extractor import Extractor
 from core.knowledge.indexer import Indexer
@@ -30,12 +31,14 @@ class KnowledgeBase:
         settings: Callable[[], Settings],
         catalog: Catalog,
         jobs: JobStore,
+        crawls: SqlCrawlStore,
         embedders: Embedders | None = None,
     ) -> None:
         start = settings()
         data_dir = start.bot.data_dir
         self.catalog = catalog
         self.jobs = jobs
+        self.crawls = crawls
         self._own_storage: Storage | None = None
         self.vectors = VectorStore(start.knowledge.chroma_url, data_dir)
         self.embedders = embedders or Embedders(start.knowledge.embedding_batch_size)
@@ -89,7 +92,8 @@ class KnowledgeBase:
             lambda name: started.get(name) or settings().language_of(name),
             start.storage.text_search_config,
         )
-        kb = cls(settings, catalog, await SqlJobStore.open(db), embedders)
+        jobs, crawls = await SqlJobStore.open(db), await SqlCrawlStore.open(db)
+        kb = cls(settings, catalog, jobs, crawls, embedders)
         kb._own_storage = own
         return kb
 

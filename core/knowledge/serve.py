@@ -1,4 +1,5 @@
-"""The knowledge services of a process: the ingestion queue worker and the REST API.
+"""The knowledge services of a process: the ingestion queue worker, the crawls of
+crawled sources (where this process indexes) and the REST API.
 
 They run inside the bot (`[ingest_api] enabled = true`), or on their own:
 
@@ -19,6 +20,7 @@ from core.chat_api.service import new_token_main, start_chat_service
 from core.config import ConfigError, Settings, load_config
 from core.knowledge.api import IngestApi, start_ingest_api
 from core.knowledge.base import KnowledgeBase
+from core.knowledge.crawl.schedule import CrawlService
 from core.privacy import keep_private, quiet_libraries
 from core.storage.database import StorageError
 
@@ -37,7 +39,9 @@ async def run_knowledge_services(kb: KnowledgeBase, settings: Callable[[], Setti
         # Load the default model now rather than on the first question.
         await asyncio.to_thread(kb.embedders.get, settings().knowledge.embedding_model)
         if settings().knowledge.indexing:
-            await kb.queue.run()
+            async with asyncio.TaskGroup() as group:
+                group.create_task(kb.queue.run())
+                group.create_task(CrawlService(kb, kb.crawls, settings).run())
         else:
             log.info("indexing is left to other processes ([knowledge] indexing = false)")
             await asyncio.Event().wait()
