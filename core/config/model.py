@@ -253,7 +253,8 @@ class Settings(Strict):
     storage: StorageSettings = Field(default_factory=dict, validate_default=True)
     predetermined: tuple[PredeterminedAnswer, ...] = ()
     sources: dict[str, SourceSettings] = Field(default_factory=dict)
-    collections: dict[str, CollectionSettings] = Field(default_factory=dict)
+    # Validated when left out too: a crawled source needs its collection.
+    collections: dict[str, CollectionSettings] = Field(default_factory=dict, validate_default=True)
     chat_api: ChatApiSettings = Field(default_factory=dict, validate_default=True)
     assistants: dict[str, AssistantSettings] = Field(default_factory=dict)
 

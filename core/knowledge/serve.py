@@ -81,9 +81,10 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"The config is not valid:\n{exc}", file=sys.stderr)
         return 2
-    if not settings.ingest_api.enabled and not settings.chat_api.enabled:
-        print("[ingest_api] and [chat_api] are not enabled in the config; nothing to run.",
-              file=sys.stderr)  # fmt: skip
+    crawls = any(source.crawl for source in settings.sources.values())
+    if not (settings.ingest_api.enabled or settings.chat_api.enabled or crawls):
+        print("[ingest_api] and [chat_api] are not enabled and no source is crawled; "
+              "nothing to run.", file=sys.stderr)  # fmt: skip
         return 2
     quiet_libraries()
     keep_private(settings.bot.data_dir)

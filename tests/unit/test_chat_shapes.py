@@ -13,6 +13,7 @@ from core.chat_api.tokens import (
     digest_of,
     parse_tokens,
 )
+from core.config import ConfigError, parse_config
 
 USER = {"role": "user", "content": "How is travel booked?"}
 
@@ -120,3 +121,23 @@ def test_a_broken_tokens_file_names_the_entry(text, named):
 def test_a_token_name_must_be_a_plain_key():
     with pytest.raises(ValueError, match="letters, digits"):
         build_token_entry('a"]\n[tokens.evil', "")
+
+
+MATRIX = '[matrix]\nhomeserver = "http://h"\nuser_id = "@b:h"\npassword = "p"\n'
+WIKI = '[sources.wiki]\ntoken = "t"\n[collections.handbook]\nsource = "wiki"\n'
+ASSISTANT_ERRORS = {
+    "unknown collection": ('[assistants.docs]\ncollections = ["wiki"]\n',
+                           "assistants: docs.collections: 'wiki' is not a [collections] entry"),
+    "bad name": ('[assistants."Docs Bot"]\n', "the name 'Docs Bot' must match"),
+    "unknown placeholder": ('[assistants.docs]\nanswer_system = "Answer {questoin}"\n',
+                            "assistants.docs.answer_system"),
+    "tokens file missing": ('[chat_api]\ntokens_file = "nowhere.toml"\n',
+                            "chat_api.tokens_file"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("text,named", ASSISTANT_ERRORS.values(), ids=ASSISTANT_ERRORS.keys())
+def test_chat_api_config_errors_name_the_key(text, named, tmp_path):
+    with pytest.raises(ConfigError) as caught:
+        parse_config(MATRIX + WIKI + text, origin="bot.toml", env={}, base_dir=tmp_path)
+    assert any(named in problem for problem in caught.value.problems), caught.value.problems

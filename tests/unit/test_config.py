@@ -8,6 +8,7 @@ import pytest
 
 from bot.runtime.config_watch import build_applied
 from core.config import ConfigError, decide_restart_only_changes, load_config, parse_config
+from core.config.chat_api import AssistantSettings
 from core.config.knowledge import CollectionSettings, SourceSettings
 from core.config.llm import LlmSettings
 from core.config.rights import ReaderMapping, RightsSettings, SigningKey
@@ -209,9 +210,10 @@ def test_the_example_config_is_valid_and_documents_every_key():
             "summaries",
             "ops",
             "storage",
+            "chat_api",
         )
     ]
-    models += [SourceSettings, CollectionSettings, RightsSettings, SigningKey, ReaderMapping]
+    models += [AssistantSettings, SourceSettings, CollectionSettings, RightsSettings, SigningKey, ReaderMapping]
     models += [LlmSettings]
     for model in models:
         for key in model.model_fields:

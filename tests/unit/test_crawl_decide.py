@@ -175,6 +175,7 @@ CONFIG_ERRORS = {
                         "collections: sources.site.crawl: a crawled source owns exactly one collection; 2 name it (a, b)"),
     "no collection": (CRAWLED + '[sources.wiki]\ntoken = "t"\n[collections.a]\nsource = "wiki"\n',
                       "sources.site.crawl: a crawled source owns exactly one collection; 0 name it"),
+    "no collections at all": (CRAWLED, "collections: sources.site.crawl: a crawled source owns exactly one collection; 0 name it"),
     "not public without rights_url": (CRAWLED + '[collections.docs]\nsource = "site"\n',
                                       "collections: docs.public: must be true"),
     "an API source still needs a token": ("[sources.wiki]\n", "sources.wiki: give exactly one of token or token_env"),
