@@ -213,7 +213,14 @@ def test_the_example_config_is_valid_and_documents_every_key():
             "chat_api",
         )
     ]
-    models += [AssistantSettings, SourceSettings, CollectionSettings, RightsSettings, SigningKey, ReaderMapping]
+    models += [
+        AssistantSettings,
+        SourceSettings,
+        CollectionSettings,
+        RightsSettings,
+        SigningKey,
+        ReaderMapping,
+    ]
     models += [LlmSettings]
     for model in models:
         for key in model.model_fields:
