@@ -8,6 +8,7 @@ deploy/setup-postgres.sh
 deploy/setup-corpus.sh
 deploy/setup-llama.sh
 deploy/setup-chat-client.sh
+deploy/setup-deploy-tools.sh
 export HF_HUB_OFFLINE=1
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .

@@ -26,12 +26,14 @@ def stages() -> list[list[str]]:
             continue
         if line.startswith("FROM "):
             found.append([])
-        found[-1].append(line)
+        if found:  # an ARG before the first FROM (the base) belongs to no stage
+            found[-1].append(line)
     return found
 
 
 def test_the_image_is_multi_stage_non_root_with_a_health_check_and_volumes():
-    build, final = stages()[0], stages()[-1]
+    build = next(stage for stage in stages() if stage[0].endswith(" AS build"))
+    final = stages()[-1]
     assert len(stages()) >= 2
     user = next(line.split()[1] for line in final if line.startswith("USER "))
     assert user not in ("root", "0")
@@ -46,8 +48,10 @@ def test_the_image_is_multi_stage_non_root_with_a_health_check_and_volumes():
 
 def test_building_never_pulls_cuda():
     text = (ROOT / "Dockerfile").read_text().lower()
-    torch = next(line for line in text.splitlines() if '"torch==' in line)
-    assert "download.pytorch.org/whl/cpu" in torch
+    assert "arg torch_index_url=https://download.pytorch.org/whl/cpu" in text
+    joined = re.sub(r"\\\n", " ", text)
+    torch = next(line for line in joined.splitlines() if '"torch==' in line)
+    assert '--index-url "$torch_index_url"' in torch
     assert "cuda" not in text.replace("cuda packages", "") and "nvidia" not in text
     for source in re.findall(r"^COPY (?!--from)(.+) \S+$", text, re.M):
         for path in source.split():
@@ -129,11 +133,9 @@ def test_every_variable_without_a_default_is_in_the_env_example():
 
 
 def test_the_scale_out_file_balances_vllm_replicas_and_adds_a_shared_job_store():
+    """The merge itself is rendered by podman-compose in test_compose_render.py."""
     scale = yaml.safe_load((COMPOSE / "scale.yaml").read_text())["services"]
-    assert scale["vllm-2"]["extends"]["service"] == "vllm"
-    gpus = [s["deploy"]["resources"]["reservations"]["devices"][0]["device_ids"]
-            for s in (scale["vllm"], scale["vllm-2"])]  # fmt: skip
-    assert gpus == [["0"], ["1"]]
+    assert "extends" not in scale["vllm-2"], "written out whole: see the file's comment"
     nginx = (COMPOSE / "nginx-llm.conf").read_text()
     assert "server vllm:8000" in nginx and "server vllm-2:8000" in nginx
     assert "proxy_buffering off" in nginx, "answers stream through"
