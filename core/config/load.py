@@ -11,6 +11,11 @@ from pydantic import ValidationError
 from core.config.model import RESTART_ONLY_KEYS, RESTART_ONLY_SECTIONS, Settings
 
 
+# Set by deployments that run several processes on one config (deploy/compose/scale.yaml):
+# each process's own SQLite files would split the inbox, the catalog and the leases.
+SEVERAL_PROCESSES = "KNOWLEDGE_BOT_PROCESSES"
+
+
 class ConfigError(Exception):
     """A config that cannot be used; `problems` are lines like `file: key.path: reason`."""
 
@@ -50,12 +55,18 @@ def parse_config(
         raise ConfigError([f"{origin}: not valid TOML: a number is too long"]) from None
     try:
         context = {"env": env, "base_dir": base_dir, "skip_secrets": skip_secrets}
-        return Settings.model_validate(data, context=context)
+        settings = Settings.model_validate(data, context=context)
     except ValidationError as exc:
         problems = [
             f"{origin}: {_key_path(error['loc'])}: {_describe(error)}" for error in exc.errors()
         ]
         raise ConfigError(problems) from None
+    if env.get(SEVERAL_PROCESSES) == "several" and not settings.storage.url:
+        raise ConfigError([
+            f"{origin}: storage.url: several processes share this bot ({SEVERAL_PROCESSES}="
+            "several, as deploy/compose/scale.yaml sets): give them one PostgreSQL database"
+        ])  # fmt: skip
+    return settings
 
 
 def load_config(

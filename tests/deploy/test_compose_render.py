@@ -62,6 +62,8 @@ def test_the_scale_out_renders_two_replicas_on_two_gpus_a_standby_and_workers(tm
     assert (gpus(services["vllm"]), gpus(services["vllm-2"])) == ([["0"]], [["1"]])
     for name in ("bot", "bot-standby", "knowledge-api"):
         assert services[name]["environment"]["POSTGRES_PASSWORD"] == "change-me"
+        # Each refuses to start on its own SQLite files (core/config/load.py).
+        assert services[name]["environment"]["KNOWLEDGE_BOT_PROCESSES"] == "several"
     assert "postgres" in services["bot"]["depends_on"]
     assert "postgres" in services["knowledge-api"]["depends_on"]
     assert "bot" in services["bot-standby"]["depends_on"]

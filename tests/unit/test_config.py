@@ -238,3 +238,14 @@ def test_restart_only_keys_are_named_and_keep_running_values():
     assert restart == ["matrix.homeserver", "bot.data_dir"]
     assert applied.matrix.homeserver == old.matrix.homeserver
     assert applied.bot.data_dir == old.bot.data_dir and applied.bot.recent_messages == 5
+
+
+def test_several_processes_refuse_to_start_without_a_shared_database(tmp_path):
+    """deploy/compose/scale.yaml sets KNOWLEDGE_BOT_PROCESSES=several for each process."""
+    text = '[matrix]\nhomeserver = "http://h"\nuser_id = "@b:h"\npassword = "p"\n'
+    several = {"KNOWLEDGE_BOT_PROCESSES": "several"}
+    with pytest.raises(ConfigError, match=r"storage\.url: several processes share this bot"):
+        parse_config(text, origin="bot.toml", env=several, base_dir=tmp_path)
+    shared = text + '[storage]\nurl = "postgresql://bot@postgres/bot"\n'
+    assert parse_config(shared, origin="bot.toml", env=several, base_dir=tmp_path).storage.url
+    assert parse_config(text, origin="bot.toml", env={}, base_dir=tmp_path)
