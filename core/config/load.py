@@ -10,7 +10,6 @@ from pydantic import ValidationError
 
 from core.config.model import RESTART_ONLY_KEYS, RESTART_ONLY_SECTIONS, Settings
 
-
 # Set by deployments that run several processes on one config (deploy/compose/scale.yaml):
 # each process's own SQLite files would split the inbox, the catalog and the leases.
 SEVERAL_PROCESSES = "KNOWLEDGE_BOT_PROCESSES"
