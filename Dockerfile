@@ -41,12 +41,18 @@ RUN --mount=type=secret,id=ca_bundle --mount=type=secret,id=pip_conf \
     /usr/local/lib/bot-build/pip-install.sh "torch==2.13.0" \
       ${TORCH_INDEX_URL:+--index-url "$TORCH_INDEX_URL"}
 WORKDIR /src
-COPY pyproject.toml README.md ./
-COPY bot ./bot
-COPY core ./core
+COPY pyproject.toml ./
+# The dependencies first, in a layer of their own (empty packages and README stand in
+# for the code), so that a change of the code alone rebuilds in a minute.
 RUN --mount=type=secret,id=ca_bundle --mount=type=secret,id=pip_conf \
     --mount=type=bind,from=wheels,target=/wheels \
-    /usr/local/lib/bot-build/pip-install.sh .
+    mkdir bot core && touch README.md bot/__init__.py core/__init__.py \
+ && /usr/local/lib/bot-build/pip-install.sh . \
+ && pip uninstall --yes matrix-knowledge-bot && rm -rf bot core build README.md
+COPY README.md ./
+COPY bot ./bot
+COPY core ./core
+RUN pip install --no-deps --no-index --no-build-isolation .
 # Fail the build, not the first start, if a model is missing or wants the network.
 ENV HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 RUN python -c "from core.knowledge.embedding import Embedders; \
@@ -75,7 +81,8 @@ VOLUME ["/config", "/data"]
 # 9100: /health and /metrics ([ops]); 8088: the ingestion API ([ingest_api]); 8089: the
 # chat API ([chat_api]).
 EXPOSE 9100 8088 8089
+# /health where [ops] serves it (bot/runtime/probe.py).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
-  CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:9100/health', timeout=4)"]
+  CMD ["python", "-m", "bot.runtime.probe"]
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["python", "-m", "bot"]

@@ -37,7 +37,7 @@ def test_the_image_is_multi_stage_non_root_with_a_health_check_and_volumes():
     assert len(stages()) >= 2
     user = next(line.split()[1] for line in final if line.startswith("USER "))
     assert user not in ("root", "0")
-    assert any(line.startswith("HEALTHCHECK ") and "/health" in line for line in final)
+    assert any(line.startswith("HEALTHCHECK ") and "bot.runtime.probe" in line for line in final)
     assert any(line.startswith("VOLUME ") and '"/config"' in line and '"/data"' in line
                for line in final)  # fmt: skip
     assert any("HF_HUB_OFFLINE=1" in line for line in final), "nothing downloaded at start"
@@ -61,7 +61,7 @@ def test_building_never_pulls_cuda():
 def test_the_health_check_and_ports_agree_with_the_config():
     port = OpsSettings().port
     dockerfile = (ROOT / "Dockerfile").read_text()
-    assert f"127.0.0.1:{port}/health" in dockerfile and f"EXPOSE {port} 8088" in dockerfile
+    assert f"EXPOSE {port} 8088" in dockerfile
     env = {"BOT_PASSWORD": "x", "WIKI_TOKEN": "y", "BOT_PICKLE_KEY": "k" * 32}
     config = load_config(COMPOSE / "config" / "config.toml", env)
     assert config.ops.port == port and config.ops.host == "0.0.0.0"
@@ -81,7 +81,8 @@ def published(entry: str | int | dict) -> tuple[str, str]:
     the address is "" when the entry names none, which means every interface."""
     if isinstance(entry, dict):
         return str(entry.get("host_ip", "")), str(entry["target"])
-    text = str(entry).split("/")[0]
+    # A port the .env may change: read with its default.
+    text = re.sub(r"\$\{[A-Z_]+:-([^}]*)\}", r"\1", str(entry)).split("/")[0]
     if text.startswith("["):  # [::1]:8088:8088
         address, rest = text[1:].split("]:", 1)
         return address, rest.rsplit(":", 1)[-1]

@@ -3,64 +3,15 @@ and asking the bot as a person does (waiting for the finished, edited answer).""
 
 from __future__ import annotations
 
-import re
-
 from bot.dev.synapse import free_port
 from bot.inbox.reply import STREAMING_MARK
 from core.strings import PLACEHOLDER
 from tests.e2e.people import replies_to
 from tests.e2e.test_knowledge import knowledge_config
 from tests.e2e.test_pipeline import edits_of
-from tests.pipeline.conftest import question_in, verdict
+from tests.support.reading import judge_points, question_in, reading_model, verdict, words
 
-POINT = re.compile(r"^Point (\d+): (.*)\n((?:  \[\d+\] .*\n?)*)", re.M)
-SOURCE = re.compile(r'<source n="(\d+)" kind="([^"]+)" title="[^"]*">\n(.*?)\n</source>', re.S)
-
-
-def words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z0-9]+", text.lower()))
-
-
-def judge_points(user: str) -> dict:
-    """A summary's points judged by reading their cited messages: most of a point's words
-    must be in them, else the point is not supported ("high")."""
-    verdicts = []
-    for number, text, cited in POINT.findall(user):
-        said = words(cited)
-        own = {word for word in words(text) if len(word) > 3}
-        supported = not own or len(own & said) * 2 >= len(own)
-        verdicts.append({"point": int(number), "risk": "low" if supported else "high"})
-    return {"points": verdicts}
-
-
-def reading_model(body: dict) -> str | dict:
-    """A scripted model that reads its prompt: the pre-step grades "parasites" as toxic
-    and makes an amend follow-up stand-alone from the conversation; the answer quotes
-    the source line that shares most words with the question."""
-    schema = body.get("response_format", {}).get("json_schema", {}).get("name")
-    user = body["messages"][1]["content"]
-    if schema == "prestep":
-        question = question_in(user)
-        conversation = user.split("<conversation>\n", 1)[1].split("</conversation>")[0].strip()
-        asked = [line.split(": ", 1)[1] for line in conversation.splitlines() if "?" in line]
-        rewrite = f"{asked[-1]} ({question})" if asked and "also" in question else question
-        toxicity = 8 if "parasites" in question else 0
-        return verdict(toxicity=toxicity, standalone_question=rewrite)
-    if schema == "support":
-        return {"risk": "low"}
-    if schema == "summary_support":
-        return judge_points(user)
-    question = words(question_in(user))
-    best = max(
-        ((number, kind, line) for number, kind, text in SOURCE.findall(user)
-         for line in text.splitlines()),
-        key=lambda found: len(words(found[2]) & question),
-        default=None,
-    )  # fmt: skip
-    if best is None:
-        return "I found nothing."
-    number, kind, line = best
-    return f"From the {kind}: {line.split(': ', 1)[-1]} [{number}]"
+__all__ = ["judge_points", "question_in", "reading_model", "verdict", "words"]
 
 
 async def ask(person, room, text, bot, timeout=60, reply_to=None) -> dict:

@@ -10,6 +10,7 @@ from core.llm.client import LlmClient
 from core.llm.prompts import load_prompts
 from core.pipeline.answer import AnswerPipeline
 from tests.rights.conftest import cache_seconds, world  # noqa: F401  (fixtures)
+from tests.support.reading import question_in, verdict  # noqa: F401  (used by tests)
 
 DOCUMENTS = [
     Document(
@@ -52,21 +53,3 @@ async def pipeline(world, llm):  # noqa: F811
     )
     yield AnswerPipeline(client, world.kb.retriever, world.kb.rights, settings, load_prompts)
     await client.close()
-
-
-def verdict(**changes) -> dict:
-    base = {
-        "toxicity": 0,
-        "injection": False,
-        "kind": "command",
-        "in_scope": True,
-        "remember": False,
-        "needs_context": False,
-        "standalone_question": "",
-    }
-    return base | changes
-
-
-def question_in(prompt: str) -> str:
-    """The asker's question as the prompt fences it (`<question>` ... `</question>`)."""
-    return prompt.rsplit("<question>\n", 1)[1].rsplit("\n</question>", 1)[0]

@@ -94,6 +94,9 @@ class FakeLlm:
     tokenize: bool = False
     # The kind of each reply once sent whole ("json" or "stream"), in that order.
     finished: list[str] = field(default_factory=list)
+    # Where it listens: the loopback on a free port, unless a stack needs it elsewhere.
+    host: str = "127.0.0.1"
+    port: int | None = None
     _streamed: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
@@ -106,7 +109,8 @@ class FakeLlm:
         app.router.add_post("/v1/chat/completions", self._complete)
         app.router.add_get("/v1/models", self._models)
         app.router.add_post("/tokenize", self._tokenize)
-        self.server = TestServer(app)
+        app.router.add_get("/health", self._health)
+        self.server = TestServer(app, host=self.host, port=self.port)
         await self.server.start_server()
         return self
 
@@ -135,6 +139,9 @@ class FakeLlm:
                 self.replies.remove(reply)
                 return reply
         return None
+
+    async def _health(self, request: web.Request) -> web.Response:
+        return web.Response(text="")  # as vLLM's /health: 200, empty
 
     async def _models(self, request: web.Request) -> web.Response:
         entry: dict[str, Any] = {"id": self.model, "object": "model"}

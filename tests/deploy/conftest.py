@@ -1,0 +1,3 @@
+"""The end-to-end fixtures (a real Synapse, people) for the container tests."""
+
+from tests.e2e.conftest import homeserver, people  # noqa: F401
