@@ -113,8 +113,10 @@ async def stack(tmp_path: Path) -> AsyncIterator[Stack]:
     docker.chmod(0o755)
     found = Stack(folder, docker, ports)
     try:
-        setup = subprocess.run(["./setup.sh"], cwd=folder, capture_output=True, text=True,
-                               env={**os.environ, "DOCKER": str(docker)}, timeout=600)  # fmt: skip
+        setup = await asyncio.to_thread(
+            subprocess.run, ["./setup.sh"], cwd=folder, capture_output=True, text=True,
+            env={**os.environ, "DOCKER": str(docker)}, timeout=600,
+        )  # fmt: skip
         assert setup.returncode == 0, setup.stdout[-3000:] + setup.stderr[-3000:]
         found.compose("up", "-d")
         await wait_for(f"http://127.0.0.1:{ports['OPS_PORT']}/health", found)
