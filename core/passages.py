@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from core import strings
 from core.config import Settings
 from core.knowledge.documents import Hit
-from core.knowledge.keywords import parse_query_words
+from core.knowledge.keywords import parse_query_words, stem_word
 from core.knowledge.retrieval import Retriever
 from core.memory.memory import ConversationMemory
-from core.memory.store import Memory
+from core.memory.store import HistoryLine, Memory
 from core.pipeline.filling import decide_relevant_hits
 from core.pipeline.grounding import build_audience
-from core.pipeline.sources import SourcesFinder
+from core.pipeline.sources import Sources, SourcesFinder
 from core.requests import Answer, AnswerKind, Progress, Request, Source
 from core.rights.checker import RightsChecker
 from core.sources import build_source
@@ -21,6 +21,8 @@ from core.timerange import TimeExpressionFinder
 
 SNIPPET_CHARS = 400
 MEMORIES_SHOWN = 3
+# Lines of one window of the room's discussion quoted at most.
+QUOTED_LINES = 4
 
 
 def build_snippet(text: str) -> str:
@@ -39,11 +41,47 @@ def decide_relevant_memories(
     return [memory for _, _, memory in ranked[:limit]]
 
 
+def decide_quoted_lines(question: str, lines: Sequence[HistoryLine]) -> list[HistoryLine]:
+    """The lines of a window of the room's discussion worth quoting for `question`: those
+    that share a word with it (in any form), each question among them with the line that
+    answers it (the next one); the most shared first, at most QUOTED_LINES, in the order
+    they were said. None shares a word: the window's first lines."""
+    asked = {stem_word(word) for word in parse_query_words(question)}
+    scores: dict[int, int] = {}
+    for n, line in enumerate(lines):
+        shared = len(asked & {stem_word(word) for word in parse_query_words(line.text)})
+        if shared:
+            scores[n] = max(scores.get(n, 0), shared)
+            if line.text.rstrip().endswith("?") and n + 1 < len(lines):
+                scores[n + 1] = max(scores.get(n + 1, 0), shared)
+    if not scores:
+        return list(lines[:QUOTED_LINES])
+    best = sorted(scores, key=lambda n: (-scores[n], n))[:QUOTED_LINES]
+    return [lines[n] for n in sorted(best)]
+
+
+def build_quoted_line(line: HistoryLine, number: int) -> str:
+    """A line of the room's discussion as quoted: whole, who said it, its link, and the
+    number of its source."""
+    link = f" ([{strings.MESSAGE_LINK}]({line.link}))" if line.link else ""
+    return f"> {line.sender}: {' '.join(line.text.split())}{link} [{number}]"
+
+
+def parse_window_lines(text: str) -> list[HistoryLine]:
+    """A window's lines from its text ("sender: text" each), for windows of an earlier
+    release, which kept no lines (no links then)."""
+    found = [row.partition(": ") for row in text.splitlines()]
+    return [HistoryLine(-1, sender, said, 0.0, "") for sender, _, said in found if said]
+
+
 def build_passages_answer(
-    hits: list[Hit], memories: Sequence[Memory] = ()
+    hits: list[Hit],
+    memories: Sequence[Memory] = (),
+    lines: Mapping[str, Sequence[HistoryLine]] | None = None,
 ) -> tuple[str, tuple[Source, ...]]:
     """The answer text (what the room remembers, then quoted passages, each with its
-    source number) and the sources."""
+    source number) and the sources. A hit of the room's discussion with its `lines`
+    (by chunk id, as `decide_quoted_lines` picks them) is quoted line by line."""
     if not hits and not memories:
         return strings.NOTHING_FOUND, ()
     numbers: dict[tuple[str, str], int] = {}
@@ -58,7 +96,10 @@ def build_passages_answer(
             numbers[key] = len(sources) + 1
             shown = [h for h in hits if (h.collection, h.document_id) == key]
             sources.append(build_source(hit, shown))
-        parts.append(f"> {build_snippet(hit.text)} [{numbers[key]}]")
+        if quoted := (lines or {}).get(hit.chunk_id):
+            parts += [build_quoted_line(line, numbers[key]) for line in quoted]
+        else:
+            parts.append(f"> {build_snippet(hit.text)} [{numbers[key]}]")
     return "\n\n".join(parts), tuple(sources)
 
 
@@ -76,7 +117,22 @@ class PassagesAnswerer:
         times: TimeExpressionFinder | None = None,
     ) -> None:
         self.settings = settings
+        self.memory = memory
         self.finder = SourcesFinder(retriever, rights, memory, times or TimeExpressionFinder())
+
+    async def _quoted_lines(self, request: Request, found: Sources) -> dict[str, list[HistoryLine]]:
+        """The lines to quote of each window of the room's discussion found, by its id."""
+        quoted = {}
+        for window in found.windows:
+            if window.last_seq >= 0 and self.memory is not None:
+                lines = await self.memory.store.lines_between(
+                    window.room, window.first_seq, window.last_seq
+                )
+            else:
+                lines = parse_window_lines(window.text)
+            if lines:
+                quoted[window.id] = decide_quoted_lines(request.text, lines)
+        return quoted
 
     async def answer(self, request: Request, progress: Progress | None = None) -> Answer:
         settings = self.settings()
@@ -97,7 +153,8 @@ class PassagesAnswerer:
             )
             + found.history
         )
-        text, sources = build_passages_answer(shown, memories)
+        quoted = await self._quoted_lines(request, found)
+        text, sources = build_passages_answer(shown, memories, quoted)
         if found.unchecked:
             text += "\n\n" + strings.SOURCES_UNCHECKED
         if found.encrypted_left_out:

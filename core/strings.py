@@ -75,6 +75,7 @@ CONFIG_REJECTED = (
     NOTICE_PREFIX + "The config edit was not applied; I keep running with the previous config.\n\n"
     "{problems}"
 )
+CONFIG_APPLIED = "✅ The config edit is applied."
 CONFIG_NEEDS_RESTART = (
     NOTICE_PREFIX + "These settings cannot change while I run; restart me to apply them: {keys}"
 )
@@ -147,7 +148,7 @@ MEMORY_OF_USER = " _(about {user})_"
 MEMORY_EMPTY = "I remember nothing in this room yet. Say “remember that …” to tell me something."
 MEMORY_FOOTER = "Send `{prefix}forget <number>` to remove one, or `{prefix}forget all`."
 FORGOTTEN = "Forgotten: {count} of this room's memories."
-FORGOTTEN_ONE = "Forgotten: one memory of this room."
+FORGOTTEN_ONE = "Forgotten: “{text}”."
 FORGET_USAGE = (
     NOTICE_PREFIX + "Tell me which memory to forget: `{prefix}forget <number>` "
     "(see `{prefix}memory`) or `{prefix}forget all`."
@@ -161,7 +162,8 @@ FEEDBACK_ASK = (
 )
 FEEDBACK_THANKS = "Thank you, I've noted that with your rating."
 FEEDBACK_REFUSED = (
-    NOTICE_PREFIX + "`feedback` is for the bot's administrators, in the admin room only."
+    NOTICE_PREFIX + "`feedback` is for the bot's administrators (`feedback.admins` in its "
+    "config), in the admin room (`bot.admin_room`) only."
 )
 FEEDBACK_USAGE = (
     NOTICE_PREFIX + "Use `{prefix}feedback` (votes per room and the worst answers), "
@@ -259,17 +261,18 @@ CATCHUP_HEADING = "**What you missed** ({since})"
 CATCHUP_SINCE_READ = "since you last read each room"
 CATCHUP_NOTHING = "Nothing new in our shared rooms."
 CATCHUP_COUNT = "{count} new messages"
+CATCHUP_COUNT_ONE = "1 new message"
 CATCHUP_FOR_YOU = "For you"
 CATCHUP_REST = "Also"
 CATCHUP_MORE = "- … and {count} more"
-CATCHUP_SENT = "I sent your catch-up to our direct chat."
+CATCHUP_SENT = "I sent your catch-up to our direct chat: {link}"
 CATCHUP_SENT_ENCRYPTED = (
-    "I sent your catch-up to our encrypted chat: it covers encrypted rooms, and this chat "
-    "is not encrypted."
+    "I sent your catch-up to our encrypted chat, {link}: it covers encrypted rooms, and this "
+    "chat is not encrypted."
 )
 CATCHUP_RANGE_UNREADABLE = (
-    "I could not read {args!r} as a time. Try `{prefix}catchup` (since you last read each "
-    "room) or `{prefix}catchup since Monday`."
+    NOTICE_PREFIX + "I could not read {args!r} as a time. Try `{prefix}catchup` (since you "
+    "last read each room) or `{prefix}catchup since Monday`."
 )
 
 # The ledger (`!decisions`, `!actions`).
@@ -285,12 +288,34 @@ LEDGER_SOURCE_TITLE = {
     "action": "Action item in this room ({when})",
 }
 LEDGER_DUE = "due {due}"
+LEDGER_DUE_ON = "due {due} ({day})"
+LEDGER_SAID = "said {day}"
+# The room's ledger has entries, but none that the command asked for.
+LEDGER_NONE_OPEN = (
+    "No action item here is open: every one is past its deadline ({count} in all: "
+    "`{prefix}actions` lists them)."
+)
+LEDGER_NONE_MINE = "No action item here is yours ({count} in all: `{prefix}actions` lists them)."
+LEDGER_NONE_MATCHING = {
+    "decision": (
+        "No decision here holds those words ({count} in all: `{prefix}decisions` lists them)."
+    ),
+    "action": (
+        "No action item here holds those words ({count} in all: `{prefix}actions` lists them)."
+    ),
+}
 DIGEST_HEADING = "**Your catch-up** ({when})"
 DIGEST_SET = (
     "Your catch-up comes {schedule} ({timezone}) in our direct chat, when there is something "
     "new. `{prefix}catchup off` stops it."
 )
 DIGEST_EVERY_SECONDS = "every {seconds} s"
+# An interval in the unit it was written in (`every 4h`: "every 4 h").
+DIGEST_EVERY_UNIT = {
+    "d": "every {count} d",
+    "h": "every {count} h",
+    "min": "every {count} min",
+}
 DIGEST_EVERY_DAYS = {
     "day": "every day at {time}",
     "weekday": "every weekday at {time}",
@@ -300,8 +325,9 @@ DIGEST_EVERY_WEEKDAY = "every {day} at {time}"
 DIGEST_OFF = "Your scheduled catch-up is off."
 DIGEST_NONE = "You had no scheduled catch-up."
 DIGEST_UNREADABLE = (
-    "I could not read {args!r} as a schedule. Try `{prefix}catchup every weekday 9:00`, "
-    "`{prefix}catchup every monday 8am` or `{prefix}catchup every 4h`."
+    NOTICE_PREFIX + "I could not read {args!r} as a schedule. Try "
+    "`{prefix}catchup every weekday 9:00`, `{prefix}catchup every monday 8am` or "
+    "`{prefix}catchup every 4h`."
 )
 
 # The status of an ingestion job that failed for a reason inside the bot (its log has it).

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterable
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -152,6 +153,62 @@ def _dates(
             start = _day(parsed.replace(tzinfo=now.tzinfo))
             return start, start + timedelta(days=1)
     return None
+
+
+# Deadlines that name the day they are said on ("by tonight", "by EOD").
+SAME_DAY = {"today", "tonight", "eod", "asap", "morning", "afternoon", "evening"}
+
+
+def resolve_deadline(expression: str, said: datetime) -> datetime | None:
+    """The day a deadline names ("Thursday", "tomorrow", "the 3rd", "Freitag"), read
+    from when it was said (`said`, aware, in the room's zone). A deadline is ahead of
+    it: a weekday is the next such day after the day it was said ("by Thursday" said on a
+    Tuesday is two days later, said on a Friday the next week's), a date the next such
+    date. None when it cannot be read."""
+    words = " ".join(expression.lower().replace(",", " ").split()).removeprefix("the ")
+    try:
+        found = _deadline_day(words, said)
+        for reading in timewords.readings(words) if found is None else ():
+            found = _deadline_day(reading.words.removeprefix("the "), said)
+            if found is not None:
+                break
+    except (OverflowError, ValueError):
+        return None
+    return found
+
+
+def _deadline_day(words: str, said: datetime) -> datetime | None:
+    today = _day(said)
+    words = words.removeprefix("this ")
+    if words != "next week":
+        words = words.removeprefix("next ")  # "next Thursday": the next one, as "Thursday"
+    if words in WEEKDAYS:
+        return today + timedelta(days=((WEEKDAYS.index(words) - said.weekday()) % 7 or 7))
+    if words in SAME_DAY:
+        return today
+    if words == "tomorrow":
+        return today + timedelta(days=1)
+    sunday = today + timedelta(days=6 - today.weekday())
+    if words in ("week", "end of week", "end of the week"):
+        return sunday
+    if words == "next week":
+        return sunday + timedelta(weeks=1)
+    if match := re.fullmatch(r"(\d{1,2})(st|nd|rd|th)?", words):  # "the 3rd": of a month
+        month = today.replace(day=1)
+        for _ in range(13):  # the next month that has the day ("the 31st")
+            with suppress(ValueError):
+                if (found := month.replace(day=int(match.group(1)))) >= today:
+                    return found
+            month = _add_months(month, 1)
+        return None
+    if not re.search(rf"\d|{'|'.join(MONTHS)}", words):
+        return None
+    settings = {"RELATIVE_BASE": said.replace(tzinfo=None), "PREFER_DATES_FROM": "future"}
+    parsed = dateparser.parse(words, languages=["en"], settings=settings)
+    if parsed is None:
+        return None
+    day = _day(parsed.replace(tzinfo=said.tzinfo))
+    return day if day >= today else None
 
 
 class TimeExpressionFinder:

@@ -4,9 +4,12 @@ Everything lives in `.local/` in the project folder (or $LOCAL_DEMO_DIR); a seco
 reuses it (same port, accounts, passwords and rooms), and a run while one is going says
 so and stops. Ctrl-C stops the bot and the homeserver.
 
-A language model is connected from the environment: LLM_URL (an OpenAI-compatible
-endpoint), LLM_MODEL and, when it needs one, LLM_API_KEY. Without LLM_URL the bot
-answers in search-only mode.
+A language model is connected from the environment at each start: LLM_URL (an
+OpenAI-compatible endpoint), LLM_MODEL and, when it needs one, LLM_API_KEY. Without
+LLM_URL the bot answers in search-only mode (the `[llm]` an earlier run wrote is removed).
+
+A second user (`colleague`) is in the demo room, so that a catch-up has someone else's
+messages to show; the demo user is a feedback admin.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from aiohttp import web
 
 from bot.dev.synapse import Homeserver, ensure_synapse_venv, free_port, start_homeserver
 from bot.logs import setup_logging
-from bot.matrix.provision import ensure_rooms_as
+from bot.matrix.provision import ensure_member_as, ensure_rooms_as
 from bot.runtime.app import BotApp, run_until_signalled
 from core.config import load_config
 from core.knowledge.base import KnowledgeBase
@@ -39,6 +42,15 @@ SAMPLES = ROOT / "deploy" / "sample-documents"
 LOCAL = Path(os.environ.get("LOCAL_DEMO_DIR") or ROOT / ".local")
 PREFERRED_PORT = 8008
 DEMO_ALIAS = "knowledge-bot-demo"
+# What the sample documents are served as (a browser shows them rather than download).
+CONTENT_TYPES = {
+    ".md": "text/markdown",
+    ".txt": "text/plain",
+    ".jsonl": "text/plain",
+    ".html": "text/html",
+}
+# The keys of the `[llm]` the demo writes from the environment.
+DEMO_LLM_KEYS = frozenset({"url", "model", "api_key_env"})
 
 
 class AlreadyRunning(Exception):
@@ -92,8 +104,8 @@ data_dir = "data"
 admin_room = "{state["admin_room_id"]}"
 
 [invites]
-allowed_users = ["{state["demo_user"]}"]
-{_llm_section(os.environ)}
+allowed_users = ["{state["demo_user"]}", "{state["colleague_user"]}"]
+{_feedback_section(state)}{_llm_section(os.environ)}
 [ingest_api]
 enabled = true
 port = {state["api_port"]}
@@ -117,10 +129,43 @@ def _llm_section(env: dict[str, str] | os._Environ[str]) -> str:
     return f'\n[llm]\nurl = "{url}"\nmodel = "{env.get("LLM_MODEL", "default")}"\n{key}'
 
 
+def _feedback_section(state: dict) -> str:
+    """The demo user may run `!feedback` in the admin room."""
+    return f'\n[feedback]\nadmins = ["{state["demo_user"]}"]\n'
+
+
+def _ensure_feedback_admins(path: Path, state: dict) -> None:
+    """A config of an earlier demo without `[feedback]` gets the demo user as its admin."""
+    text = path.read_text()
+    if "\n[feedback]\n" not in text:
+        path.write_text(text + _feedback_section(state))
+
+
+def drop_demo_llm(text: str) -> str:
+    """The config without the `[llm]` that the demo wrote from the environment (only
+    url, model and api_key_env); an `[llm]` with other keys was written by hand, and stays."""
+    lines = text.splitlines()
+    if "[llm]" not in lines:
+        return text
+    start = lines.index("[llm]")
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("[")), len(lines))
+    keys = {line.split("=")[0].strip() for line in lines[start + 1 : end] if "=" in line}
+    if not keys <= DEMO_LLM_KEYS or any(
+        line.strip() and not line.startswith("#") and "=" not in line
+        for line in lines[start + 1 : end]
+    ):
+        return text
+    while start > 0 and not lines[start - 1].strip():
+        start -= 1
+    return "\n".join([*lines[:start], "", *lines[end:]]).rstrip("\n") + "\n"
+
+
 def _apply_llm_env(path: Path, env: dict[str, str]) -> None:
-    """LLM_URL and LLM_MODEL in the environment win over an earlier run's [llm]."""
+    """The environment decides the model at each start: LLM_URL and LLM_MODEL win over an
+    earlier run's [llm], and without LLM_URL the [llm] the demo wrote goes (search-only)."""
     text = path.read_text()
     if not env.get("LLM_URL"):
+        path.write_text(drop_demo_llm(text))
         return
     if "\n[llm]\n" not in text:
         path.write_text(text + _llm_section(env))
@@ -148,10 +193,23 @@ async def _serve_samples(port: int) -> web.AppRunner:
     """Serve the sample documents so that the demo's citations of files can be clicked."""
     app = web.Application()
     app.router.add_static("/", SAMPLES, show_index=True)
+    app.on_response_prepare.append(_text_content_type)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     await web.TCPSite(runner, "127.0.0.1", port).start()
     return runner
+
+
+def decide_content_type(name: str) -> str | None:
+    """The Content-Type a sample document is served with; None: as aiohttp guesses."""
+    found = CONTENT_TYPES.get(Path(name).suffix.lower())
+    return f"{found}; charset=utf-8" if found else None
+
+
+async def _text_content_type(request: web.Request, response: web.StreamResponse) -> None:
+    content_type = decide_content_type(request.path)
+    if content_type and response.status == 200:
+        response.headers["Content-Type"] = content_type
 
 
 def _update_line(path: Path, key: str, value: str) -> None:
@@ -175,6 +233,13 @@ async def _ensure_rooms(state: dict, server: Homeserver, bot_user: str) -> None:
     state.update(rooms)
 
 
+def _describe_llm(url: str | None, model: str) -> str:
+    """What the config's [llm] makes of the answers, for the banner."""
+    if not url:
+        return "none (search-only answers; start with LLM_URL and LLM_MODEL for a model)"
+    return f"{url}, model {model} (start without LLM_URL for search-only answers)"
+
+
 def server_name(state: dict) -> str:
     return str(state["demo_user"]).split(":", 1)[1]
 
@@ -195,8 +260,14 @@ async def run(lock: IO[str]) -> None:
         state["docs_port"] = _choose_port(state.get("docs_port"), fallback=free_port())
         state["bot_user"] = server.register("knowledge-bot", state["bot_password"])
         state["demo_user"] = server.register("demo", state["demo_password"])
+        state.setdefault("colleague_password", secrets.token_urlsafe(12))
+        state["colleague_user"] = server.register("colleague", state["colleague_password"])
         state["port"] = port
         await _ensure_rooms(state, server, state["bot_user"])
+        await ensure_member_as(
+            server.url, (state["demo_user"], state["demo_password"]),
+            (state["colleague_user"], state["colleague_password"]), state["room_id"],
+        )  # fmt: skip
         state_file.write_text(json.dumps(state, indent=2))
 
         config = LOCAL / "bot" / "config.toml"
@@ -206,6 +277,7 @@ async def run(lock: IO[str]) -> None:
         _update_line(config, "homeserver", f'"{server.url}"')
         _update_line(config, "port", str(state["api_port"]))
         _apply_llm_env(config, dict(os.environ))
+        _ensure_feedback_admins(config, state)
         env = {
             **os.environ,
             "BOT_PASSWORD": state["bot_password"],
@@ -214,6 +286,7 @@ async def run(lock: IO[str]) -> None:
         samples = await _serve_samples(state["docs_port"])
         docs_url = f"http://127.0.0.1:{state['docs_port']}/"
         await _ingest_samples(config, env, docs_url)
+        llm = load_config(config, env).llm
 
         print(
             f"""
@@ -224,10 +297,16 @@ The local homeserver and the bot are running. Connect with any Matrix client
     user        {state["demo_user"]}
     password    {state["demo_password"]}
 
+A second user, in the demo room too (log in as them in another client or a private
+window, and what they say shows in the demo user's !catchup):
+
+    user        {state["colleague_user"]}
+    password    {state["colleague_password"]}
+
 Open the room "Knowledge bot demo" ({state["room_id"]}, alias
 #{DEMO_ALIAS}:{server_name(state)}) and mention the bot (Knowledge Bot), or send !help.
-Config errors show in the room "Knowledge bot admin".
-Language model: {os.environ.get("LLM_URL") or "none (search-only answers; set LLM_URL, LLM_MODEL)"}
+Config errors show in the room "Knowledge bot admin", where the demo user may send !feedback.
+Language model: {_describe_llm(llm.url, llm.model)}
 Ask, for example: "Knowledge Bot: what does error WG-503 mean?"
 Bot config (edit it live): {config}
 Ingestion API: http://127.0.0.1:{state["api_port"]}/api/v1 (Bearer {state["samples_token"]})

@@ -3,7 +3,7 @@ never needs this."""
 
 from __future__ import annotations
 
-from nio import AsyncClient, LoginResponse, RoomCreateResponse
+from nio import AsyncClient, JoinResponse, LoginResponse, RoomCreateResponse
 
 
 async def ensure_rooms_as(
@@ -36,3 +36,31 @@ async def ensure_rooms_as(
     finally:
         await client.close()
     return rooms
+
+
+async def ensure_member_as(
+    homeserver: str, inviter: tuple[str, str], member: tuple[str, str], room_id: str
+) -> None:
+    """`member` (user id, password) joined to the room, invited by `inviter` (a member who
+    may invite) when they are not in it yet."""
+    client = AsyncClient(homeserver, member[0])
+    try:
+        login = await client.login(member[1], device_name="local-setup")
+        if not isinstance(login, LoginResponse):
+            raise RuntimeError(f"{member[0]} could not log in: {login}")
+        if not isinstance(await client.join(room_id), JoinResponse):
+            host = AsyncClient(homeserver, inviter[0])
+            try:
+                if not isinstance(await host.login(inviter[1], device_name="local-setup"),
+                                  LoginResponse):  # fmt: skip
+                    raise RuntimeError(f"{inviter[0]} could not log in")
+                await host.room_invite(room_id, member[0])
+                await host.logout()
+            finally:
+                await host.close()
+            joined = await client.join(room_id)
+            if not isinstance(joined, JoinResponse):
+                raise RuntimeError(f"{member[0]} could not join {room_id}: {joined}")
+        await client.logout()
+    finally:
+        await client.close()

@@ -289,7 +289,7 @@ class BotApp:
         feedback = FeedbackDesk(matrix, parts.state, parts.feedback, self.settings, parts.metrics)
         summarizer = self._summarizer(parts.kb)
         # One reader of the rooms' lines (the store's, then the homeserver's) for both.
-        lines = LineReader(matrix, self.settings, parts.memory)
+        lines = LineReader(matrix, self.settings, parts.memory, bot=bot)
         summaries = SummaryDesk(
             matrix, summarizer, parts.marks, self.settings, parts.kb.indexer if parts.kb else None,
             TimeExpressionFinder(), parts.metrics, audiences, parts.ledger, lines,

@@ -130,6 +130,8 @@ class ConfigWatcher:
         if restart_keys:
             log.warning("these settings need a restart: %s", ", ".join(restart_keys))
             await self.report(strings.CONFIG_NEEDS_RESTART.format(keys=", ".join(restart_keys)))
+        else:
+            await self.report(strings.CONFIG_APPLIED)
         return True
 
     async def watch(self) -> None:

@@ -154,6 +154,15 @@ def parse_document_dates(start: str, end: str = "") -> tuple[float, float] | Non
     return first, last
 
 
+def build_place(title: str, heading: str) -> str:
+    """Where a passage is: the document's title and its section path, a first heading
+    equal to the title not said twice ("On-call handbook > Rotation")."""
+    headings = [part.strip() for part in heading.split(" > ") if part.strip()]
+    if headings and " ".join(headings[0].split()).casefold() == " ".join(title.split()).casefold():
+        headings = headings[1:]
+    return " > ".join([title, *headings]) if title else " > ".join(headings)
+
+
 @dataclass(frozen=True)
 class Chunk:
     position: int

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from html import escape
 
-from core.knowledge.documents import Hit
+from core.knowledge.documents import Hit, build_place
 from core.requests import ChatLine
 
 
@@ -30,7 +30,7 @@ def fence(text: str) -> str:
 
 
 def _source_block(n: int, hit: Hit) -> str:
-    title = escape(hit.title + (f" > {hit.heading}" if hit.heading else ""), quote=True)
+    title = escape(build_place(hit.title, hit.heading), quote=True)
     kind = "room history" if hit.source == "history" else "document"
     return f'<source n="{n}" kind="{kind}" title="{title}">\n{fence(hit.text)}\n</source>'
 

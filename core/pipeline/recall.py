@@ -14,7 +14,8 @@ from core.knowledge.documents import Hit
 from core.memory.history import HistoryHit
 from core.memory.store import Memory
 from core.pipeline.context import build_newest_within, fence
-from core.summaries.ledger import LedgerEntry
+from core.summaries.ledger import LedgerEntry, build_dated_entry
+from core.summaries.ledger_text import build_entry_details
 
 HISTORY = "history"
 
@@ -44,10 +45,8 @@ def build_ledger_hit(entry: LedgerEntry, room: str, timezone: str) -> Hit:
     """A decision or action item of the room's ledger as a source, linked to its message."""
     when = format_when(datetime.fromtimestamp(entry.ts, ZoneInfo(timezone)), "day")
     title = strings.LEDGER_SOURCE_TITLE[entry.kind].format(when=when)
-    details = ", ".join(part for part in (
-        strings.LEDGER_OWNER.format(owner=entry.owner) if entry.owner else "",
-        strings.LEDGER_DUE.format(due=entry.due) if entry.due else "",
-    ) if part)  # fmt: skip
+    details = ", ".join(build_entry_details(build_dated_entry(entry, ZoneInfo(timezone)),
+                                            ZoneInfo(timezone)))  # fmt: skip
     key = f"ledger:{entry.kind}:{entry.event_id}"
     return Hit(
         chunk_id=key, collection=HISTORY, document_id=key, source=HISTORY, title=title,

@@ -18,7 +18,7 @@ from core.knowledge.retrieval import Retriever
 from core.knowledge.vectors import KnowledgeUnavailable
 from core.memory.history import HistoryHit
 from core.memory.memory import ConversationMemory
-from core.memory.store import Memory
+from core.memory.store import HistoryWindow, Memory
 from core.pipeline.grounding import Grounding, fetch_grounding
 from core.pipeline.recall import build_history_hit, build_ledger_hit
 from core.requests import Request
@@ -52,6 +52,8 @@ class Sources:
     unavailable: bool = False
     # Passages of encrypted rooms were left out: this room is not encrypted.
     encrypted_left_out: bool = False
+    # The windows behind `history`'s hits of the room's discussion (by their chunk_id).
+    windows: tuple[HistoryWindow, ...] = ()
 
     @property
     def hits(self) -> list[Hit]:
@@ -116,6 +118,7 @@ class SourcesFinder:
         return Sources(
             grounding.hits, windows, memories, grounding.unchecked, trace,
             unavailable=unavailable, encrypted_left_out=grounding.encrypted_left_out,
+            windows=tuple(h.window for h in history),
         )  # fmt: skip
 
     async def _documents(

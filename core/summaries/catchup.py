@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from core import strings
+from core.summaries.addressing import decide_addressees, decide_named
 from core.summaries.draft import SummaryLine
 from core.summaries.wording import decide_kind
 
@@ -47,9 +48,13 @@ class RoomCatchup:
 
 
 def decide_addressed(line: SummaryLine, reader: Reader) -> bool:
-    """Whether a message speaks to the reader: it mentions them (the mention metadata,
-    or their id or a name of theirs as a word), or replies to one of their messages."""
-    if reader.user_id in line.mentions or (line.reply_to and line.reply_to in reader.own_events):
+    """Whether a message speaks to the reader: it is addressed to them as the ledger
+    reads its owners (`decide_addressees`: the mention metadata, "@name", "Name, can
+    you …"), names them (their id or a name of theirs as a word), or replies to one of
+    their messages."""
+    if line.reply_to and line.reply_to in reader.own_events:
+        return True
+    if decide_named(", ".join(decide_addressees(line)), (reader.user_id, *reader.names)):
         return True
     words = [reader.user_id, *reader.names]
     return any(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", line.text, re.I) for w in words if w)
@@ -94,7 +99,12 @@ def build_catchup_markdown(heading: str, rooms: Sequence[RoomCatchup]) -> str:
         return f"{heading}\n\n{strings.CATCHUP_NOTHING}"
     out = [heading]
     for room in news:
-        out += ["", f"**{room.room_name}** ({strings.CATCHUP_COUNT.format(count=room.total)})"]
+        count = (
+            strings.CATCHUP_COUNT_ONE
+            if room.total == 1
+            else strings.CATCHUP_COUNT.format(count=room.total)
+        )
+        out += ["", f"**{room.room_name}** ({count})"]
         out += _section(strings.CATCHUP_FOR_YOU, room.for_you)
         out += _section(strings.SUMMARY_DECISIONS, room.decisions)
         out += _section(strings.SUMMARY_ACTIONS, room.actions)

@@ -61,10 +61,13 @@ DUE = _cues(
     rf"\b(para el|antes del?) ({WEEKDAY}|lunes|viernes)\b|\b(mañana|hoy)\b",
 )
 
+# A request's start that names whom it asks: "dana, ", "@dana: ", "@dana:example.org: ".
+TO_SOMEONE = r"^(@?[\w.=-]+(:[\w.-]+)?[:,] )?"
+
 ACTION = _cues(
     r"\b(i'?ll|i will|i can take|i'?m on it|i take|i'?m going to|i'?m gonna|will do)\b",
     r"\b(we'?ll|we will|i can do|i can give|i'?ll take)\b",
-    r"^(@?\w+[:,] )?(please|can you|could you|would you)\b|\b(todo|action item|owner)\b",
+    rf"{TO_SOMEONE}(please|can you|could you|would you)\b|\b(todo|action item|owner)\b",
     r"\bi can (?!not\b)\w+|\bassign(ed)? to\b|\bon it\b",
     r"\blet me (check|ask|look|fix|write|send|draft|update)\b",
     # German
@@ -207,6 +210,6 @@ ROLL_CALL = _cues(
 
 # Someone asked to do something: it starts an exchange rather than answering one.
 REQUEST = _cues(
-    r"^(@?\w+[:,] )?(please|can you|could you|would you|kannst du|könntest du|bitte"
+    rf"{TO_SOMEONE}(please|can you|could you|would you|kannst du|könntest du|bitte"
     r"|tu peux|pourrais-tu|peux-tu|merci de|puedes|podrías)\b",
 )

@@ -36,6 +36,10 @@ class DigestSchedule:
     def describe(self) -> str:
         """When it comes, in the language being spoken ("every weekday at 09:00")."""
         if self.seconds is not None:
+            # In the largest unit it is a whole number of (`every 4h`: "every 4 h").
+            for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+                if self.seconds % size == 0:
+                    return strings.DIGEST_EVERY_UNIT[unit].format(count=self.seconds // size)
             return strings.DIGEST_EVERY_SECONDS.format(seconds=self.seconds)
         time = f"{self.hour:02d}:{self.minute:02d}"
         named = {v: k for k, v in DAY_SETS.items()}.get(self.days)

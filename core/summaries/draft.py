@@ -85,7 +85,9 @@ def build_summary_markdown(
     messages and, once checked, badged by its verdict (`risks`, in that order); an
     empty section says so rather than inventing one."""
     by_number = {line.number: line for line in lines}
-    out = [heading, "", f"**{strings.SUMMARY_TLDR}** {draft.tldr.strip()}", ""]
+    out = [heading, ""]
+    if draft.tldr.strip():  # a model's empty TL;DR is left out, not shown as a bare heading
+        out += [f"**{strings.SUMMARY_TLDR}** {draft.tldr.strip()}", ""]
     out.append(f"**{strings.SUMMARY_DECISIONS}**")
     n = 0
     for p in draft.decisions:

@@ -4,15 +4,20 @@ that message is edited or redacted, and found later."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from typing import Literal
+from zoneinfo import ZoneInfo
 
 from core.knowledge.keywords import parse_query_words, stem_word
+from core.summaries.addressing import decide_addressees, decide_named
 from core.summaries.cues import DUE
 from core.summaries.draft import SummaryDraft, SummaryLine
 from core.summaries.salience import Pick
+from core.timerange import resolve_deadline
 
 EntryKind = Literal["decision", "action"]
 # The words before a deadline that are not part of it ("by Friday" → "Friday").
@@ -36,16 +41,19 @@ class LedgerEntry:
     verbatim: bool = False
     # Every message the entry comes from besides `event_id` (a model may cite several).
     cited: tuple[str, ...] = ()
+    # The end of the day its deadline names (`decide_due_ts`), when it can be read.
+    due_ts: float | None = None
 
 
 def decide_owner(line: SummaryLine) -> str:
     """Who an action item is for, from its wording: the speaker for "I'll", a name
-    before "will", or the people the message mentions."""
+    before "will", or the people the message speaks to (`decide_addressees`, as the
+    catch-up's "For you" reads them)."""
     if SPEAKER.search(line.text):
         return line.sender
     if named := NAMED.search(line.text):
         return named.group(1)
-    return ", ".join(line.mentions)
+    return ", ".join(decide_addressees(line))
 
 
 def decide_due(text: str) -> str:
@@ -55,6 +63,21 @@ def decide_due(text: str) -> str:
         return ""
     first, _, rest = found.group(0).partition(" ")
     return rest if first.lower() in DUE_WORDS and rest else found.group(0)
+
+
+def decide_due_ts(due: str, said: datetime) -> float | None:
+    """A deadline as said ("Thursday") as a time: the end of the day it names, read
+    forward from when it was said (`said`, in the room's zone): never before it."""
+    day = resolve_deadline(due, said) if due else None
+    return (day + timedelta(days=1)).timestamp() if day is not None else None
+
+
+def build_dated_entry(entry: LedgerEntry, zone: ZoneInfo) -> LedgerEntry:
+    """The entry with its deadline read as a time (in the room's zone), from when it was
+    said; read anew each time (an entry kept by an earlier release has a deadline it read
+    backwards, from the day before it was said)."""
+    said = datetime.fromtimestamp(entry.ts, zone)
+    return replace(entry, due_ts=decide_due_ts(entry.due, said))
 
 
 def build_entries_from_picks(
@@ -101,16 +124,21 @@ def build_entries_from_draft(
 
 
 def decide_listed(
-    entries: Sequence[LedgerEntry], words: str, *, mine: Sequence[str] = ()
+    entries: Sequence[LedgerEntry],
+    words: str,
+    *,
+    mine: Sequence[str] = (),
+    due_after: float = -math.inf,
 ) -> list[LedgerEntry]:
-    """The entries that hold every one of `words`, and with `mine` (a person's id and
-    names) only theirs; newest first."""
+    """The entries that hold every one of `words`, with `mine` (a person's id and names)
+    only theirs, with `due_after` only those without a deadline or with one after it;
+    newest first."""
     wanted = re.findall(r"\w+", words.lower())
-    names = [n.lower() for n in mine if n]
     found = [
         entry for entry in entries
         if all(w in entry.text.lower() for w in wanted)
-        and (not names or any(n in entry.owner.lower() for n in names))
+        and (not mine or decide_named(entry.owner, mine))
+        and (entry.due_ts is None or entry.due_ts >= due_after)
     ]  # fmt: skip
     return sorted(found, key=lambda entry: -entry.ts)
 

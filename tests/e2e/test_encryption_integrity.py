@@ -106,7 +106,7 @@ async def test_a_catchup_of_an_encrypted_room_goes_only_to_an_encrypted_chat(
     plain_chat = await room_with_bot(bob, bot, direct=True)
     sent = await bob.say(plain_chat, "!catchup")
     notice = (await bob.wait_for(plain_chat, replies_to(sent), timeout=90))["content"]
-    assert notice["body"] == strings.CATCHUP_SENT_ENCRYPTED
+    assert notice["body"].startswith(strings.CATCHUP_SENT_ENCRYPTED.split("{")[0])
     await bob.wait_until(lambda: bool(bob.client.invited_rooms), timeout=30)
     private = next(iter(bob.client.invited_rooms))
     await bob.join(private)

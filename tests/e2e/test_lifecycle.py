@@ -13,6 +13,7 @@ import urllib.request
 import pytest
 from nio import AsyncClient, RoomSendResponse
 
+from core import strings
 from tests.e2e.conftest import ROOT
 from tests.e2e.people import from_user, membership_of, replies_to, settle
 from tests.e2e.test_conversation import room_with_bot
@@ -106,7 +107,11 @@ async def test_config_edits_apply_live_and_broken_ones_are_reported(people, bot)
     bot.write_config(
         allowed_users=[alice.user_id], admin_room=admin_room, placeholder_after_seconds="soon"
     )
-    report = await alice.wait_for(admin_room, from_user(bot.user_id), timeout=30)
+    report = await alice.wait_for(
+        admin_room,
+        lambda e: from_user(bot.user_id)(e) and e["content"]["body"] != strings.CONFIG_APPLIED,
+        timeout=30,
+    )
     assert "bot.placeholder_after_seconds" in report["content"]["body"]
     assert "previous config" in report["content"]["body"]
     still_running = await alice.say(room, "still there?", mentions=[bot.user_id])

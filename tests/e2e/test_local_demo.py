@@ -17,7 +17,7 @@ import pytest
 
 from core import strings
 from tests.e2e.conftest import ROOT
-from tests.e2e.people import Person
+from tests.e2e.people import Person, membership_of
 from tests.e2e.scripted import ask, reading_model
 
 pytestmark = pytest.mark.e2e
@@ -88,4 +88,89 @@ async def test_the_demo_runs_once_answers_with_the_model_and_has_an_alias(tmp_pa
             demo.wait(timeout=60)
         except subprocess.TimeoutExpired:
             demo.kill()
+        print(log.read_text()[-4000:])
+
+
+async def wait_until_running(demo: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + START_SECONDS
+    while "Press Ctrl-C to stop." not in log.read_text():
+        assert demo.poll() is None, log.read_text()
+        assert time.monotonic() < deadline, log.read_text()
+        await asyncio.sleep(0.5)
+
+
+def stop(demo: subprocess.Popen) -> None:
+    demo.send_signal(signal.SIGINT)
+    try:
+        demo.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        demo.kill()
+
+
+async def test_the_demo_goes_back_to_search_only_has_a_colleague_and_keeps_the_admin_room(
+    tmp_path, llm
+):
+    """What a newcomer hit (issue 33): a start without LLM_URL after one with it still
+    used the model; the catch-up landed in the admin room; `!feedback` was refused in the
+    demo's own admin room; and there was nobody else to catch up on."""
+    folder = tmp_path / "demo"
+    llm.respond = reading_model
+    demo = start_demo(folder, llm, tmp_path / "first.log")
+    try:
+        await wait_until_running(demo, tmp_path / "first.log")
+    finally:
+        stop(demo)
+
+    log = tmp_path / "second.log"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_")}
+    demo = subprocess.Popen(
+        ["deploy/local.sh"], cwd=ROOT, env={**env, "LOCAL_DEMO_DIR": str(folder)},
+        stdout=log.open("w"), stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    people: list[Person] = []
+    try:
+        await wait_until_running(demo, log)
+        state = json.loads((folder / "state.json").read_text())
+        shown = log.read_text()
+        assert "Language model: none" in shown
+        assert state["colleague_user"] in shown and state["colleague_password"] in shown
+        homeserver = f"http://127.0.0.1:{state['port']}"
+        person = await Person.login(
+            homeserver, state["demo_user"], state["demo_password"], tmp_path / "demo-user"
+        )
+        people.append(person)
+        colleague = await Person.login(
+            homeserver, state["colleague_user"], state["colleague_password"], tmp_path / "other"
+        )
+        people.append(colleague)
+        room, admin_room = state["room_id"], state["admin_room_id"]
+        bot = SimpleNamespace(user_id=state["bot_user"])
+        for joined in (room, admin_room):  # the banner comes before the bot has joined
+            await person.wait_for(joined, membership_of(bot.user_id, "join"), timeout=120)
+        calls = len(llm.history)
+        answer = await ask(person, room, "what does error WG-503 mean?", bot, timeout=120)
+        assert answer["body"].startswith(strings.SEARCH_ONLY_INTRO), answer["body"]
+        assert len(llm.history) == calls, "the model is not asked"
+
+        assert room in colleague.client.rooms, "the colleague is in the demo room"
+        await colleague.say(room, "Decision: the demo review moves to Thursday.")
+        notice = (await ask(person, room, "!catchup", bot, timeout=120))["body"]
+        assert "https://matrix.to/#/" in notice, notice
+        assert admin_room.replace("!", "%21") not in notice, "not the admin room"
+        await person.wait_until(lambda: bool(person.client.invited_rooms), timeout=60)
+        private = next(iter(person.client.invited_rooms))
+        assert private != admin_room and private.replace("!", "%21") in notice
+        await person.join(private)
+        await person.wait_for(
+            private, lambda e: "demo review moves" in e["content"].get("body", ""), timeout=60
+        )
+
+        report = await ask(person, admin_room, "!feedback", bot, timeout=120)
+        assert not report["body"].startswith(strings.NOTICE_PREFIX), report["body"]
+        in_admin = [e["content"].get("body", "") for e in person.seen(admin_room, lambda e: True)]
+        assert not any("demo review moves" in body for body in in_admin)
+    finally:
+        for someone in people:
+            await someone.close()
+        stop(demo)
         print(log.read_text()[-4000:])

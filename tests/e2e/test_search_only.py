@@ -11,6 +11,7 @@ import pytest
 from bot.dev.synapse import free_port
 from core import strings
 from tests.e2e.scripted import ask
+from tests.e2e.test_catchup import shared_room
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import knowledge_config, put
 
@@ -86,3 +87,41 @@ async def test_search_only_shows_relevant_passages_or_says_nothing_was_found(peo
     assert "says Bob" in answer["body"], "the room's discussion is searched"
     assert "!help" not in answer["body"], answer["body"]
     assert "when does my badge" not in answer["body"], "questions to the bot are not history"
+
+
+DISCUSSION = [
+    ("alice", "We compared Postgres and MySQL for the Atlas metadata store at length this "
+              "morning: replication, backups, the licence, and what the team can operate."),
+    ("bob", "MySQL has the simpler replication setup, but our backup tooling and the on-call "
+            "runbooks are all written for Postgres, and nobody wants to relearn them."),
+    ("alice", "So which database do we pick for the Atlas metadata store?"),
+    ("bob", "Let's go with the Postgres option, it is what we know best."),
+]  # fmt: skip
+
+
+async def test_search_only_quotes_history_as_whole_lines_with_who_a_link_and_a_marker(people, bot):
+    alice, bob = await people("alice"), await people("bob")
+    memory = "\n[memory]\nwindow_lines = 4\nwindow_overlap = 0\n"
+    bot.write_config(
+        knowledge_config(free_port()) + memory, allowed_users=[alice.user_id, bob.user_id]
+    )
+    await bot.start()
+    room = await shared_room(alice, bot, bob)
+    said = {}
+    for name, text in DISCUSSION:
+        person = alice if name == "alice" else bob
+        said[text] = (person.user_id, await person.say(room, text))
+    for _ in range(10):  # until the window is embedded
+        answer = (await ask(alice, room, "which database did we pick for Atlas?", bot))["body"]
+        if "Postgres option" in answer:
+            break
+    shown = [quote for quote in quotes(answer) if "Postgres" in quote or "MySQL" in quote]
+    assert shown, answer
+    for quote in shown:
+        match = re.fullmatch(r"(\S+): (.*) \(\[message\]\((\S+)\)\) \[(\d+)\]", quote)
+        assert match, f"who, the whole line, its link and a marker: {quote!r}"
+        sender, text, link, _ = match.groups()
+        assert text in said, f"a whole message, not cut: {text!r}"
+        assert sender == said[text][0] and said[text][1].replace("$", "%24") in link
+    answering = "Let's go with the Postgres option, it is what we know best."
+    assert any(answering in quote for quote in shown), "the line that answers is shown"

@@ -13,6 +13,7 @@ from bot.inbox.links import build_permalink
 from core import strings
 from tests.e2e.people import from_user, replies_to
 from tests.e2e.scripted import ask, llm_config, reading_model
+from tests.e2e.test_catchup import shared_room
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import knowledge_config
 from tests.e2e.test_pipeline import edits_of
@@ -192,3 +193,30 @@ async def test_an_encrypted_room_is_read_back_and_summarised(people, bot, llm):
     text = summary["content"].get("m.new_content", summary["content"])
     assert "the archive moves to cold storage in January" in text["body"]
     assert build_permalink(room, said, alice.user_id) in text["formatted_body"]
+
+
+QUESTIONS_TO_THE_BOT = [
+    "how often are laptops replaced?", "where is the VPN gateway?",
+    "who approves travel?", "what is the wifi password policy?",
+    "how many days of leave do we get?", "when does the canteen open?",
+    "how do I print from my laptop?", "what is error WG-503?",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("history", [True, False], ids=["from the store", "from the homeserver"])
+async def test_questions_to_the_bot_are_not_the_rooms_discussion_in_a_summary(people, bot, history):
+    alice, bob = await people("alice"), await people("bob")
+    rooms = "" if history else "\n[room_defaults]\nhistory = false\n"
+    bot.write_config(
+        knowledge_config(free_port()) + rooms, allowed_users=[alice.user_id, bob.user_id]
+    )
+    await bot.start()
+    room = await shared_room(alice, bot, bob)
+    await alice.say(room, "The release branch is cut, QA starts tomorrow.")
+    await bob.say(room, "do we need a freeze on Thursday evening?")
+    for question in QUESTIONS_TO_THE_BOT:  # each answered in its thread
+        await ask(alice, room, question, bot)
+    summary = (await ask(alice, room, "!summarize", bot))["body"]
+    assert "do we need a freeze on Thursday evening?" in summary, summary
+    for question in QUESTIONS_TO_THE_BOT:
+        assert question not in summary, f"{question!r}: asked of the bot, not the room"

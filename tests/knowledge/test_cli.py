@@ -107,3 +107,48 @@ def test_json_lines_the_api_would_refuse_are_skipped_with_the_reason(tmp_path):
         said = rf"skipped: {re.escape(str(lines))}:{number}: [^\n]*{re.escape(reason)}"
         assert re.search(said, result.stderr), result.stderr
     assert "1 added, 0 updated, 0 unchanged, 4 unreadable" in result.stdout
+
+
+async def test_documents_ingested_while_the_bot_runs_are_found_by_vector_search_at_once(tmp_path):
+    """The bot holds the embedded Chroma's index in memory: what another process writes to
+    it stays unseen there until a restart. The command hands its documents to the running
+    bot's ingestion API instead, which indexes them in the bot."""
+    import asyncio
+    import contextlib
+
+    from bot.dev.synapse import free_port
+    from core.config import parse_config
+    from core.knowledge.base import KnowledgeBase
+    from core.knowledge.documents import Document
+    from core.knowledge.serve import run_knowledge_services
+
+    port = free_port()
+    text = KB_CONFIG.format(data_dir=tmp_path / "data", chroma="") + (
+        f"\n[ingest_api]\nenabled = true\nport = {port}\n"
+    )
+    config = tmp_path / "config.toml"
+    config.write_text(text)
+    settings = parse_config(text, origin=str(config), env={}, base_dir=tmp_path)
+    kb = await KnowledgeBase.open(lambda: settings)
+    services = asyncio.create_task(run_knowledge_services(kb, lambda: settings))
+    try:
+        first = Document("handbook", "leave.md", "Leave", "Staff have 30 days of annual leave.")
+        await kb.indexer.put_many([first])
+        models = {"handbook": settings.embedding_model_of("handbook")}
+        await kb.retriever.vector_ranking("annual leave", models, 5)  # the index is loaded
+        folder = tmp_path / "new"
+        folder.mkdir()
+        (folder / "parking.md").write_text(
+            "# Parking\n\nVisitors park in the north garage; ask reception for a ticket.\n"
+        )
+        result = await asyncio.to_thread(ingest, config, "--collection", "handbook", str(folder))
+        assert result.returncode == 0, result.stderr
+        assert "1 added" in result.stdout, result.stdout
+        assert "ingestion API" in result.stdout, "it says where the documents went"
+        found = await kb.retriever.vector_ranking("where do visitors park?", models, 5)
+        assert found and found[0][0].startswith("handbook/parking.md#"), found
+    finally:
+        services.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await services
+        await kb.close()

@@ -61,3 +61,24 @@ def test_many_points_say_how_many_more_and_nothing_new_says_so():
     assert strings.CATCHUP_MORE.format(count=3) in text
     quiet = build_room_catchup("Quiet", [], BOB)
     assert build_catchup_markdown("H", [quiet]) == f"H\n\n{strings.CATCHUP_NOTHING}"
+
+
+COUNTS = {"one": (1, "(1 new message)"), "several": (3, "(3 new messages)")}
+
+
+@pytest.mark.parametrize("count,expected", COUNTS.values(), ids=COUNTS.keys())
+def test_a_rooms_count_of_new_messages_is_singular_or_plural(count, expected):
+    lines = [line(f"the build is green again, take {n}", n=n) for n in range(1, count + 1)]
+    text = build_catchup_markdown("H", [build_room_catchup("Team", lines, BOB)])
+    assert f"**Team** {expected}" in text, text
+
+
+ERRORS = {
+    "unreadable time": strings.CATCHUP_RANGE_UNREADABLE,
+    "unreadable schedule": strings.DIGEST_UNREADABLE,
+}
+
+
+@pytest.mark.parametrize("message", ERRORS.values(), ids=ERRORS.keys())
+def test_catchup_errors_carry_the_warning_sign_like_the_others(message):
+    assert message.startswith(strings.NOTICE_PREFIX)

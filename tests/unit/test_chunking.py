@@ -241,3 +241,27 @@ QUERIES_BY_LANGUAGE = {
 )
 def test_decide_queries(translations, languages, expected):
     assert decide_queries("Wie viele Urlaubstage?", translations, languages) == expected
+
+
+PLACES = {
+    "title and section": ("Travel policy", "Expenses", "Travel policy > Expenses"),
+    "a first heading equal to the title": (
+        "On-call handbook",
+        "On-call handbook > Rotation",
+        "On-call handbook > Rotation",
+    ),
+    "only the title's heading": ("On-call handbook", "On-call handbook", "On-call handbook"),
+    "no section": ("FAQ", "", "FAQ"),
+    "equal but for case and spaces": (
+        "On-call Handbook",
+        " on-call handbook > Pager",
+        "On-call Handbook > Pager",
+    ),
+}
+
+
+@pytest.mark.parametrize("title,heading,expected", PLACES.values(), ids=PLACES.keys())
+def test_build_place_does_not_repeat_a_heading_equal_to_the_title(title, heading, expected):
+    from core.knowledge.documents import build_place
+
+    assert build_place(title, heading) == expected

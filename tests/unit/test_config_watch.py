@@ -8,6 +8,7 @@ import pytest
 
 from bot.runtime.config_watch import ConfigWatcher, build_admin_problems
 from bot.settings_holder import SettingsHolder
+from core import strings
 from core.config import load_config
 
 CONFIG = """
@@ -46,7 +47,9 @@ async def test_an_edited_log_level_applies_without_a_restart(tmp_path, root_leve
     assert holder.current.bot.log_level == "DEBUG"
     assert root_level.level == logging.DEBUG
     assert not logging.getLogger("nio").isEnabledFor(logging.DEBUG), "libraries stay quiet"
-    assert reports == [], "no restart needed"
+    assert reports == [strings.CONFIG_APPLIED], "said in the admin room, not only logged"
+    assert await watcher.reload()
+    assert reports == [strings.CONFIG_APPLIED], "an unchanged file applies nothing new"
 
 
 def test_problems_shown_in_the_admin_room_name_files_without_their_folders():

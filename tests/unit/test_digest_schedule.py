@@ -100,3 +100,18 @@ async def test_a_digest_keeps_the_language_it_was_asked_for_in(open_database):
     with speaking("es"):
         assert schedule.describe() == "cada lunes a las 08:00"
     assert schedule.describe() == "every monday at 08:00"
+
+
+DESCRIBED = {
+    "seconds": ("every 10s", "every 10 s"),
+    "hours, as written": ("every 4h", "every 4 h"),
+    "minutes": ("every 90 minutes", "every 90 min"),
+    "days": ("every 2d", "every 2 d"),
+    "a time of day": ("every weekday 9:00", "every weekday at 09:00"),
+}
+
+
+@pytest.mark.parametrize("text,expected", DESCRIBED.values(), ids=DESCRIBED.keys())
+def test_a_schedule_is_described_as_it_was_written(text, expected):
+    schedule = parse_digest_schedule(text)
+    assert schedule is not None and schedule.describe() == expected

@@ -180,3 +180,8 @@ def test_a_redacted_question_is_said_to_be_removed():
                                 room_readers={ADMIN}, room_encrypted=False,
                                 via="@bot:example.org")  # fmt: skip
     assert strings.FEEDBACK_NO_QUESTION in text and "“”" not in text
+
+
+def test_the_refusal_names_the_keys_that_allow_feedback():
+    assert "`feedback.admins`" in strings.FEEDBACK_REFUSED
+    assert "`bot.admin_room`" in strings.FEEDBACK_REFUSED

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
 import pytest
 
+from core import strings
+from core.summaries.catchup import Reader, decide_addressed
 from core.summaries.draft import ActionItem, Point, SummaryDraft, SummaryLine
 from core.summaries.ledger import (
     LedgerEntry,
+    build_dated_entry,
     build_entries_from_draft,
     decide_due,
     decide_listed,
@@ -14,6 +20,7 @@ from core.summaries.ledger import (
     decide_relevant_entries,
 )
 from core.summaries.ledger_store import SqlLedgerStore
+from core.summaries.ledger_text import build_ledger_text
 
 
 def line(text: str, n: int = 1, sender: str = "@ann:x", **extra) -> SummaryLine:
@@ -102,3 +109,48 @@ async def test_an_entry_goes_with_any_message_it_cites_and_long_texts_are_kept(o
     await store.add_entries("!a", [(entry, None)])
     assert len((await store.entries("!a", "decision"))[0].text) > 5000
     assert await store.forget_event("!a", "$e2") == 1, "the second message cited"
+
+
+ASKED = {
+    "a typed @name, no pill": "@bob: can you review the deployment checklist before Thursday?",
+    "a whole id": "@bob:x can you renew the certificate?",
+    "a name a request starts with": "bob, could you renew the certificate?",
+    "the mention metadata": "can you renew the certificate?",
+}
+
+
+@pytest.mark.parametrize("text", ASKED.values(), ids=ASKED.keys())
+def test_the_ledger_and_the_catchup_read_whom_a_request_asks_alike(text):
+    metadata = ("@bob:x",) if text == ASKED["the mention metadata"] else ()
+    said = line(text, mentions=metadata)
+    entry = LedgerEntry("action", text, decide_owner(said), "", "l", "$1", 1.0)
+    bob = ("@bob:x", "Bob Stone", "bob")
+    assert decide_listed([entry], "", mine=bob) == [entry], entry.owner
+    assert decide_addressed(said, Reader("@bob:x", names=bob[1:])), "For you"
+    assert decide_listed([entry], "", mine=("@ann:x", "ann")) == [], "not the asker's"
+
+
+def test_a_deadline_is_read_forward_and_open_until_its_day_ends():
+    tuesday = datetime(2026, 11, 24, 15, 0, tzinfo=UTC)
+    said = LedgerEntry("action", "I'll write the notes by Thursday", "@ann:x", "Thursday",
+                       "l", "$1", tuesday.timestamp())  # fmt: skip
+    dated = build_dated_entry(said, ZoneInfo("UTC"))
+    assert dated.due_ts == datetime(2026, 11, 27, tzinfo=UTC).timestamp()
+    wednesday = datetime(2026, 11, 25, 9, 0, tzinfo=UTC).timestamp()
+    assert decide_listed([dated], "", due_after=wednesday) == [dated], "still open"
+    assert decide_listed([dated], "", due_after=dated.due_ts + 1) == []
+    text = build_ledger_text([dated], "action", "UTC", "!")
+    assert "due Thursday (26 Nov 2026), said 24 Nov 2026" in text, text
+
+
+NONE = {
+    "none yet": ("", 0, strings.LEDGER_NONE.format(prefix="!")),
+    "none open": ("open", 3, strings.LEDGER_NONE_OPEN.format(count=3, prefix="!")),
+    "none mine": ("mine", 3, strings.LEDGER_NONE_MINE.format(count=3, prefix="!")),
+    "no words": ("words", 3, strings.LEDGER_NONE_MATCHING["action"].format(count=3, prefix="!")),
+}
+
+
+@pytest.mark.parametrize("asked,total,expected", NONE.values(), ids=NONE.keys())
+def test_an_empty_list_says_none_yet_only_when_the_ledger_is_empty(asked, total, expected):
+    assert build_ledger_text([], "action", "UTC", "!", total=total, asked=asked) == expected

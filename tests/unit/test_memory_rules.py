@@ -83,3 +83,18 @@ FORGET = {
 @pytest.mark.parametrize("args,expected", FORGET.values(), ids=FORGET.keys())
 def test_decide_forget(args, expected):
     assert decide_forget(args, MEMORIES, "!") == expected
+
+
+FORGOTTEN = {
+    "one says which": ([MEMORIES[1]], strings.FORGOTTEN_ONE.format(text="On call")),
+    "several say how many": (MEMORIES, strings.FORGOTTEN.format(count=2)),
+}
+
+
+@pytest.mark.parametrize("forgotten,expected", FORGOTTEN.values(), ids=FORGOTTEN.keys())
+def test_build_forgotten_names_the_one_memory_it_forgot(forgotten, expected):
+    from bot.features.memory.commands import build_forgotten
+
+    assert build_forgotten(forgotten) == expected
+    if len(forgotten) == 1:
+        assert "On call" in expected

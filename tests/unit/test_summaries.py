@@ -95,3 +95,11 @@ def test_the_summary_links_each_point_and_says_no_decision_rather_than_inventing
     assert f"- {strings.SUMMARY_NO_QUESTION}" in text
     empty = SummaryDraft(tldr="Chat.", decisions=[], action_items=[], open_questions=[])
     assert f"- {strings.SUMMARY_NO_DECISION}" in build_summary_markdown(empty, LINES, "")
+
+
+def test_an_empty_tldr_is_left_out_rather_than_shown_as_a_bare_heading():
+    draft = SummaryDraft(tldr="  ", decisions=[Point(text="Use Postgres", messages=[1])],
+                         action_items=[], open_questions=[])  # fmt: skip
+    text = build_summary_markdown(draft, LINES, "**Summary**")
+    assert strings.SUMMARY_TLDR not in text, text
+    assert text.startswith("**Summary**\n\n**")

@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from core.timerange import TimeExpressionFinder, resolve_range
+from core.timerange import TimeExpressionFinder, resolve_deadline, resolve_range
 
 PARIS = ZoneInfo("Europe/Paris")
 # A Saturday.
@@ -214,3 +214,32 @@ def test_questions_without_a_time_have_no_range(finder, text):
 )  # fmt: skip
 def test_words_that_are_not_times_in_any_language(expression):
     assert resolve_range(expression, NOW) is None
+
+
+# Said on a Tuesday afternoon: a deadline is ahead of it.
+TUESDAY = datetime(2026, 11, 24, 15, 0, tzinfo=PARIS)
+DEADLINES = {
+    "a weekday later this week": ("Thursday", "2026-11-26"),
+    "a weekday earlier in the week is next week's": ("Monday", "2026-11-30"),
+    "the day it is said is next week's": ("Tuesday", "2026-12-01"),
+    "next Friday": ("next Friday", "2026-11-27"),
+    "tomorrow": ("tomorrow", "2026-11-25"),
+    "tonight": ("tonight", "2026-11-24"),
+    "a day of the month past is next month's": ("the 3rd", "2026-12-03"),
+    "a day of the month ahead": ("the 28th", "2026-11-28"),
+    "a date": ("3 December", "2026-12-03"),
+    "next week ends on its Sunday": ("next week", "2026-12-06"),
+    "German": ("Freitag", "2026-11-27"),
+    "French": ("jeudi", "2026-11-26"),
+    "Spanish": ("lunes", "2026-11-30"),
+}
+
+
+@pytest.mark.parametrize("expression,day", DEADLINES.values(), ids=DEADLINES.keys())
+def test_resolve_deadline_reads_forward_from_when_it_was_said(expression, day):
+    assert resolve_deadline(expression, TUESDAY) == at(day)
+
+
+def test_a_deadline_that_is_no_day_is_none():
+    assert resolve_deadline("end of", TUESDAY) is None
+    assert resolve_deadline("the 45th", TUESDAY) is None

@@ -14,6 +14,7 @@ from bot.features.catchup.digests import Digest, DigestStore
 from bot.features.catchup.receipts import ReceiptStore
 from bot.features.summaries.lines import LineReader
 from bot.inbox.audience import Audiences
+from bot.inbox.links import build_room_link
 from bot.inbox.render import build_room_notice
 from bot.inbox.reply import ReplyWriter
 from bot.inbox.routing import RunCommand
@@ -92,8 +93,12 @@ class CatchupDesk:
             await reply.finish(text)
             return
         direct = await self._direct_room(message.sender, sealed)
+        if direct == message.room_id:  # asked in the chat it goes to: only the catch-up
+            await reply.finish(text)
+            return
         await self.matrix.send(direct, build_room_notice(text), sealed=sealed)
-        await reply.finish(strings.CATCHUP_SENT_ENCRYPTED if sealed else strings.CATCHUP_SENT)
+        sent = strings.CATCHUP_SENT_ENCRYPTED if sealed else strings.CATCHUP_SENT
+        await reply.finish(sent.format(link=build_room_link(direct, message.sender)))
 
     async def _schedule(self, user: UserID, args: str, timezone: str, prefix: str) -> str:
         if args.lower() == "off":
@@ -196,7 +201,10 @@ class CatchupDesk:
     def _private_with(self, room_id: str, user: UserID, sealed: bool = False) -> bool:
         """Whether only `user` (besides the bot) may read what is posted in the room,
         now and later: no other member or invitee, and not open to newcomers who could
-        scroll back; and, when `sealed`, encrypted."""
+        scroll back; and, when `sealed`, encrypted. The admin room never is: it is where
+        config errors go, whoever is in it now."""
+        if room_id == self.settings.current.bot.admin_room:
+            return False
         members = self.audiences.members(room_id)
         others = set(members.joined) | set(members.invited)
         encrypted_enough = members.encrypted or not sealed

@@ -8,7 +8,7 @@ from typing import Protocol
 
 from bot.features.catchup.desk import CatchupDesk
 from bot.features.feedback.desk import FeedbackDesk
-from bot.features.memory.commands import build_memory_list, decide_forget
+from bot.features.memory.commands import build_forgotten, build_memory_list, decide_forget
 from bot.features.summaries.desk import SummaryDesk
 from bot.inbox.commands import build_command_reply
 from bot.inbox.reply import ReplyWriter
@@ -125,4 +125,7 @@ class Desks:
         if isinstance(chosen, str):
             return chosen
         count = await self.memory.forget(message.room_id, chosen)
-        return strings.FORGOTTEN_ONE if count == 1 else strings.FORGOTTEN.format(count=count)
+        forgotten = [memory for memory in memories if memory.id in chosen]
+        if count != len(forgotten):  # another process forgot some meanwhile
+            return strings.FORGOTTEN.format(count=count)
+        return build_forgotten(forgotten)

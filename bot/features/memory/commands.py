@@ -18,6 +18,13 @@ def build_memory_list(memories: list[Memory], prefix: str) -> str:
     return "\n".join(lines)
 
 
+def build_forgotten(forgotten: list[Memory]) -> str:
+    """What was forgotten: the memory itself when one, else how many."""
+    if len(forgotten) == 1:
+        return strings.FORGOTTEN_ONE.format(text=forgotten[0].text)
+    return strings.FORGOTTEN.format(count=len(forgotten))
+
+
 def decide_forget(args: str, memories: list[Memory], prefix: str) -> list[int] | str:
     """The ids of the memories to forget, or the reply that explains why none can be."""
     wanted = args.strip().lower()

@@ -24,9 +24,9 @@ from core.knowledge.documents import Document
 from core.knowledge.indexer import Indexer
 from core.metrics import Metrics
 from core.summaries.draft import SummaryLine
-from core.summaries.ledger import LedgerEntry, decide_listed
+from core.summaries.ledger import LedgerEntry, build_dated_entry, decide_listed
 from core.summaries.ledger_store import LedgerStore
-from core.summaries.ledger_text import build_ledger_text
+from core.summaries.ledger_text import Asked, build_ledger_text
 from core.summaries.ranges import (
     SUMMARY_ID_PREFIX,
     SummaryRange,
@@ -38,21 +38,13 @@ from core.summaries.ranges import (
 )
 from core.summaries.store import SummaryMarks
 from core.summaries.summarizer import Summarizer, SummaryResult
-from core.timerange import TimeExpressionFinder, TimeRange, resolve_range
+from core.timerange import TimeExpressionFinder, TimeRange
 
 log = logging.getLogger(__name__)
 MAX_REDACTED = 10_000
 # A summary is made again at most this many times when messages it read were redacted
 # while it was being made.
 MAX_REMAKES = 3
-
-
-def _due_ts(entry: LedgerEntry, zone: ZoneInfo) -> float | None:
-    """An action item's deadline as a time, read from when it was said."""
-    if not entry.due:
-        return None
-    found = resolve_range(entry.due, datetime.fromtimestamp(entry.ts, zone))
-    return found.as_timestamps()[1] if found else None
 
 
 class SummaryDesk:
@@ -154,9 +146,8 @@ class SummaryDesk:
             return None
         if made is not None:
             zone = ZoneInfo(self.settings.current.room(room_id).timezone)
-            await self.ledger.add_entries(
-                room_id, [(entry, _due_ts(entry, zone)) for entry in made[0].entries]
-            )
+            dated = [build_dated_entry(entry, zone) for entry in made[0].entries]
+            await self.ledger.add_entries(room_id, [(entry, entry.due_ts) for entry in dated])
         return made
 
     async def _summarize_once(
@@ -190,21 +181,22 @@ class SummaryDesk:
             mine, open_only = words[0].lower() == "mine", words[0].lower() == "open"
             words = words[1:]
         kind = "decision" if action.name == "decisions" else "action"
+        timezone = settings.room(message.room_id).timezone
         entries: list[LedgerEntry] = []
         if since is not None:  # else nothing said here may be shown to all its readers
-            due_after = time.time() if open_only else -math.inf
-            entries = await self.ledger.entries(
-                message.room_id, kind, since=since, due_after=due_after
-            )
+            found = await self.ledger.entries(message.room_id, kind, since=since)
+            entries = [build_dated_entry(entry, ZoneInfo(timezone)) for entry in found]
         names = (message.sender, self.matrix.member_name(message.room_id, message.sender),
                  message.sender.split(":")[0].lstrip("@"))  # fmt: skip
         listed = decide_listed(
             entries,
             " ".join(words),
             mine=[n for n in names if n] if mine else (),
+            due_after=time.time() if open_only else -math.inf,
         )
-        timezone = settings.room(message.room_id).timezone
-        await reply.finish(build_ledger_text(listed, kind, timezone, settings.bot.command_prefix))
+        asked: Asked = "words" if words else "mine" if mine else "open" if open_only else ""
+        await reply.finish(build_ledger_text(listed, kind, timezone, settings.bot.command_prefix,
+                                             total=len(entries), asked=asked))  # fmt: skip
 
     def note_redaction(self, room_id: str, event_id: str) -> None:
         redacted = self._redacted.setdefault(room_id, set())

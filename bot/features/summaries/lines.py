@@ -3,7 +3,8 @@ holds every line of the room (its span, core/memory/spans.py), from the homeserv
 (history.py) only for the time before that.
 
 The store's lines are the conversation's (bot/features/answers/conversation.py): people's
-text messages as they came, questions to the bot included, edits and redactions followed.
+text messages as they came, edits and redactions followed; questions to the bot (and
+what is said in its threads) are kept marked, and left out here as from the homeserver.
 Reading 10,000 of them takes milliseconds where paging them back from the homeserver took
 seconds. The homeserver's part is read back from about where the span starts
 (`messages_token_before`), not from the newest message. Without the room's history (no
@@ -20,6 +21,7 @@ from dataclasses import replace
 from typing import Protocol
 
 from bot.features.summaries.history import fetch_lines
+from bot.inbox.mentions import BotIdentity
 from bot.matrix.account import MatrixAccount
 from bot.settings_holder import SettingsHolder
 from core.memory.line_store import RoomLine
@@ -55,13 +57,15 @@ def build_summary_lines(
     fetched: list[SummaryLine], stored: list[RoomLine], max_messages: int
 ) -> list[SummaryLine]:
     """The homeserver's lines and the store's, each once, in time order, the newest
-    `max_messages` of them, numbered from 1."""
+    `max_messages` of them, numbered from 1; not the store's questions to the bot (they
+    are no part of the room's discussion, for summaries as for history)."""
     seen: set[str] = set()
     lines: list[SummaryLine] = []
     from_store = [
         SummaryLine(0, line.sender, line.text, line.ts, line.link, line.event_id,
                     line.mentions, line.reply_to or None, line.thread_root or None)
         for line in stored
+        if not line.addressed
     ]  # fmt: skip
     for line in [*fetched, *from_store]:
         if line.event_id not in seen:
@@ -80,8 +84,12 @@ class LineReader:
         matrix: MatrixAccount,
         settings: SettingsHolder,
         memory: ConversationMemory | None = None,
+        *,
+        bot: BotIdentity | None = None,
     ) -> None:
         self.matrix = matrix
+        # Who the bot is (its display name too): messages said to it are left out.
+        self.bot = bot
         self.settings = settings
         self.memory = memory
         # Set when the conversation is wired (bot/runtime/wiring.py); without it the store
@@ -124,7 +132,7 @@ class LineReader:
             # Newest first: this end is read whole, before the store's part is capped.
             fetched = await fetch_lines(
                 self.matrix, room_id, held_end + HALF_MS, end, thread_root=thread_root,
-                command_prefix=prefix, max_messages=cap,
+                command_prefix=prefix, max_messages=cap, bot=self.bot,
             )  # fmt: skip
             stored = stored[max(0, len(stored) + len(fetched) - cap) :]
         elif sources.store is None:
@@ -151,7 +159,7 @@ class LineReader:
             token = await self.matrix.messages_token_before(room_id, at)
         return await fetch_lines(
             self.matrix, room_id, first, last, thread_root=thread_root,
-            command_prefix=prefix, max_messages=cap, from_token=token,
+            command_prefix=prefix, max_messages=cap, from_token=token, bot=self.bot,
         )  # fmt: skip
 
     async def _held_since(self, room_id: str) -> float | None:
