@@ -10,7 +10,7 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from core.config.knowledge import NAME_PATTERN
 from core.config.llm import LlmTaskSettings
-from core.config.secrets import context_of
+from core.config.secrets import existing_file
 from core.config.strict import Strict
 from core.llm.prompts import check_template
 
@@ -33,13 +33,7 @@ class ChatApiSettings(Strict):
     @field_validator("tokens_file")
     @classmethod
     def _readable(cls, value: Path | None, info: ValidationInfo) -> Path | None:
-        if value is None:
-            return None
-        base = context_of(info).get("base_dir")
-        path = value if value.is_absolute() or base is None else Path(base) / value
-        if not path.is_file():
-            raise ValueError(f"the tokens file {path} does not exist")
-        return path
+        return None if value is None else existing_file(value, info, "tokens file")
 
 
 class AssistantSettings(Strict):

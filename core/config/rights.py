@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field, ValidationInfo, field_validator
 
-from core.config.secrets import context_of
+from core.config.secrets import existing_file
 from core.config.strict import Strict
 
 
@@ -23,11 +23,7 @@ class SigningKey(Strict):
     @field_validator("private_key_file")
     @classmethod
     def _readable(cls, value: Path, info: ValidationInfo) -> Path:
-        base = context_of(info).get("base_dir")
-        path = value if value.is_absolute() or base is None else Path(base) / value
-        if not path.is_file():
-            raise ValueError(f"the key file {path} does not exist")
-        return path
+        return existing_file(value, info, "key file")
 
 
 class RightsSettings(Strict):

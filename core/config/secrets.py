@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from pydantic import SecretStr, ValidationInfo
@@ -10,6 +11,16 @@ from pydantic import SecretStr, ValidationInfo
 
 def context_of(info: ValidationInfo) -> Mapping[str, Any]:
     return info.context or {}
+
+
+def existing_file(value: Path, info: ValidationInfo, what: str) -> Path:
+    """`value` as a path (relative ones from the config file's folder), which must be a
+    file; the error names `what` it is."""
+    base = context_of(info).get("base_dir")
+    path = value if value.is_absolute() or base is None else Path(base) / value
+    if not path.is_file():
+        raise ValueError(f"the {what} {path} does not exist")
+    return path
 
 
 def secret_from_env(info: ValidationInfo, name: str | None) -> SecretStr | None:

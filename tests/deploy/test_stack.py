@@ -10,6 +10,7 @@ Run by tests/deploy/run-container-tests.sh (KNOWLEDGE_BOT_IMAGE set); skipped ot
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import subprocess
@@ -31,7 +32,6 @@ from tests.e2e.test_conversation import room_with_bot
 ROOT = Path(__file__).resolve().parents[2]
 PODMAN_COMPOSE = ROOT / ".venv-deploy" / "bin" / "podman-compose"
 IMAGES = Path(__file__).parent / "images"
-SYNAPSE_IMAGE = "localhost/stack-synapse:test"
 SERVER_NAME = "example.org"
 PASSWORD = "stack test password"
 START_SECONDS = 300
@@ -43,7 +43,15 @@ pytestmark = pytest.mark.skipif(
 # `docker compose …` as setup.sh runs it, done by podman-compose on this project.
 COMPOSE_AS_DOCKER = """#!/bin/sh
 [ "$1" = compose ] && shift
-exec "{podman_compose}" --podman-path "{podman}" -p "{project}" -f compose.yaml -f local.yaml "$@"
+exec "{podman_compose}" --podman-path "{podman}" -p "{project}" {files} "$@"
+"""
+SINGLE = ("compose.yaml", "local.yaml")
+SCALED = ("compose.yaml", "local.yaml", "scale.yaml", "scale-local.yaml")
+# What scale.yaml's comment tells the admin to add to config/config.toml.
+SCALED_CONFIG = """
+[storage]
+url = "postgresql://bot@postgres/bot"
+password_env = "POSTGRES_PASSWORD"
 """
 
 
@@ -52,6 +60,10 @@ class Stack:
     folder: Path
     docker: Path
     ports: dict[str, int]
+    project: str
+
+    def engine(self, *args: str) -> None:
+        subprocess.run([ENGINE, *args], check=True, capture_output=True, timeout=120)
 
     def compose(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
         done = subprocess.run([str(self.docker), "compose", *args], cwd=self.folder,
@@ -62,15 +74,16 @@ class Stack:
 
 
 def build_stack_images() -> None:
-    """Synapse's image, built once (cached by the engine after that)."""
-    args = [ENGINE, "build", "--network=host", "--format", "docker", "-t", SYNAPSE_IMAGE,
-            "-f", str(IMAGES / "synapse.Containerfile")]  # fmt: skip
-    if os.environ.get("CA_BUNDLE"):
-        args += ["--secret", f"id=ca_bundle,src={os.environ['CA_BUNDLE']}"]
-    if os.environ.get("BASE"):
-        args += ["--build-arg", f"BASE={os.environ['BASE']}"]
-    done = subprocess.run([*args, str(IMAGES)], capture_output=True, text=True, timeout=1200)
-    assert done.returncode == 0, done.stderr[-3000:]
+    """Synapse's, PostgreSQL's and nginx's images, built once (cached after that)."""
+    for name in ("synapse", "postgres", "nginx"):
+        args = [ENGINE, "build", "--network=host", "--format", "docker",
+                "-t", f"localhost/stack-{name}:test", "-f", str(IMAGES / f"{name}.Containerfile")]  # fmt: skip
+        if os.environ.get("CA_BUNDLE"):
+            args += ["--secret", f"id=ca_bundle,src={os.environ['CA_BUNDLE']}"]
+        if os.environ.get("BASE"):
+            args += ["--build-arg", f"BASE={os.environ['BASE']}"]
+        done = subprocess.run([*args, str(IMAGES)], capture_output=True, text=True, timeout=1200)
+        assert done.returncode == 0, done.stderr[-3000:]
 
 
 async def wait_for(url: str, stack: Stack) -> None:
@@ -89,17 +102,28 @@ async def wait_for(url: str, stack: Stack) -> None:
             await asyncio.sleep(2)
 
 
-@pytest.fixture
-async def stack(tmp_path: Path) -> AsyncIterator[Stack]:
+@contextlib.asynccontextmanager
+async def brought_up(tmp_path: Path, files: tuple[str, ...]) -> AsyncIterator[Stack]:
+    """The stack as an admin brings it up: .env filled in, setup.sh, `up -d`."""
     assert PODMAN_COMPOSE.exists(), "run deploy/setup-deploy-tools.sh"
-    build_stack_images()
+    await asyncio.to_thread(build_stack_images)
     folder = tmp_path / "compose"
     shutil.copytree(ROOT / "deploy" / "compose", folder)
-    shutil.copy(Path(__file__).parent / "stack" / "local.yaml", folder / "local.yaml")
+    for name in files:
+        if not (folder / name).exists():
+            shutil.copy(Path(__file__).parent / "stack" / name, folder / name)
+    if "scale.yaml" in files:
+        with (folder / "config" / "config.toml").open("a") as config:
+            config.write(SCALED_CONFIG)
+        text = (folder / "config" / "config.toml").read_text()
+        (folder / "config" / "config.toml").write_text(
+            text.replace('url = "http://vllm:8000/v1"', 'url = "http://llm:8000/v1"')
+        )
     ports = {"SYNAPSE_PORT": free_port(), "INGEST_PORT": free_port(), "OPS_PORT": free_port()}
     env = (folder / "env.example").read_text()
     for key, value in {"SERVER_NAME": SERVER_NAME, "BOT_PASSWORD": PASSWORD,
                        "BOT_PICKLE_KEY": uuid.uuid4().hex * 2, "WIKI_TOKEN": "wiki-token",
+                       "POSTGRES_PASSWORD": uuid.uuid4().hex,
                        **{k: str(v) for k, v in ports.items()}}.items():  # fmt: skip
         env = "\n".join(
             f"{key}={value}" if line.startswith(f"{key}=") else line for line in env.splitlines()
@@ -108,28 +132,37 @@ async def stack(tmp_path: Path) -> AsyncIterator[Stack]:
     (folder / ".env").write_text(env + "\n")
     docker = tmp_path / "docker"
     project = f"kbstack{uuid.uuid4().hex[:6]}"
-    docker.write_text(COMPOSE_AS_DOCKER.format(podman_compose=PODMAN_COMPOSE,
-                                               podman=shutil.which(ENGINE), project=project))  # fmt: skip
+    docker.write_text(COMPOSE_AS_DOCKER.format(
+        podman_compose=PODMAN_COMPOSE, podman=shutil.which(ENGINE), project=project,
+        files=" ".join(f"-f {name}" for name in files),
+    ))  # fmt: skip
     docker.chmod(0o755)
-    found = Stack(folder, docker, ports)
+    found = Stack(folder, docker, ports, project)
     try:
         setup = await asyncio.to_thread(
             subprocess.run, ["./setup.sh"], cwd=folder, capture_output=True, text=True,
             env={**os.environ, "DOCKER": str(docker)}, timeout=600,
         )  # fmt: skip
         assert setup.returncode == 0, setup.stdout[-3000:] + setup.stderr[-3000:]
-        found.compose("up", "-d")
+        await asyncio.to_thread(found.compose, "up", "-d")
         await wait_for(f"http://127.0.0.1:{ports['OPS_PORT']}/health", found)
         yield found
     finally:
-        found.compose("down", "--volumes", check=False)
+        await asyncio.to_thread(found.compose, "down", "--volumes", check=False)
 
 
-async def test_a_question_is_answered_through_the_stack(stack: Stack, tmp_path: Path):
-    # As the README says an admin creates their own account.
-    stack.compose("exec", "-T", "synapse", "register_new_matrix_user", "-c",
-                  "/data/homeserver.yaml", "-u", "alice", "-p", PASSWORD, "--no-admin",
-                  "http://localhost:8008")  # fmt: skip
+BOT = type("Bot", (), {"user_id": f"@knowledge-bot:{SERVER_NAME}"})
+
+
+@contextlib.asynccontextmanager
+async def alice_in_a_room(stack: Stack, tmp_path: Path) -> AsyncIterator[tuple[Person, str]]:
+    """A person of the stack's Synapse (registered as the README tells an admin to) in a
+    room with the bot, once the travel policy is put through the ingestion API."""
+    await asyncio.to_thread(
+        stack.compose, "exec", "-T", "synapse", "register_new_matrix_user", "-c",
+        "/data/homeserver.yaml", "-u", "alice", "-p", PASSWORD, "--no-admin",
+        "http://localhost:8008",
+    )  # fmt: skip
     homeserver = f"http://127.0.0.1:{stack.ports['SYNAPSE_PORT']}"
     alice = await Person.login(homeserver, f"@alice:{SERVER_NAME}", PASSWORD, tmp_path / "alice")
     try:
@@ -141,9 +174,28 @@ async def test_a_question_is_answered_through_the_stack(stack: Stack, tmp_path: 
         async with aiohttp.ClientSession() as http, http.put(url, json=document,
                                                              headers=headers) as response:  # fmt: skip
             assert response.status == 200, await response.text()
-        bot = type("Bot", (), {"user_id": f"@knowledge-bot:{SERVER_NAME}"})
-        room = await room_with_bot(alice, bot)
-        reply = await ask(alice, room, "how is train travel booked?", bot, timeout=120)
-        assert "travel desk" in reply["body"] and "[1]" in reply["body"]
+        yield alice, await room_with_bot(alice, BOT)
     finally:
         await alice.close()
+
+
+async def test_a_question_is_answered_through_the_stack(tmp_path: Path):
+    async with (
+        brought_up(tmp_path, SINGLE) as stack,
+        alice_in_a_room(stack, tmp_path) as (alice, room),
+    ):
+        reply = await ask(alice, room, "how is train travel booked?", BOT, timeout=120)
+        assert "travel desk" in reply["body"] and "[1]" in reply["body"]
+
+
+async def test_the_standby_takes_over_when_the_active_bot_is_killed(tmp_path: Path):
+    async with (
+        brought_up(tmp_path, SCALED) as stack,
+        alice_in_a_room(stack, tmp_path) as (alice, room),
+    ):
+        reply = await ask(alice, room, "how is train travel booked?", BOT, timeout=120)
+        assert "travel desk" in reply["body"]
+        await asyncio.to_thread(stack.engine, "kill", f"{stack.project}_bot_1")
+        # The standby takes the lease once it runs out ([bot] lease_seconds, 15 s).
+        again = await ask(alice, room, "how is train travel booked, again?", BOT, timeout=180)
+        assert "travel desk" in again["body"]
