@@ -46,7 +46,7 @@ class Storage:
                     self._shared = await PostgresDatabase.open(
                         self.settings.url, self.settings.password()
                     )
-                except (OSError, asyncpg.PostgresError) as exc:
+                except (OSError, asyncpg.PostgresError, StorageError) as exc:
                     # The URL holds no password (the config refuses one there).
                     raise StorageError(
                         f"PostgreSQL at {self.settings.url} cannot be used: {exc}"

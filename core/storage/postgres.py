@@ -101,6 +101,15 @@ class PostgresDatabase(PostgresConnection):
             dsn, password=password, min_size=1, max_size=POOL_SIZE, command_timeout=60,
             reset=_keep_session,
         )  # fmt: skip
+        encoding = await pool.fetchval("SHOW server_encoding")
+        if encoding != "UTF8":
+            await pool.close()
+            # A SQL_ASCII database hands text back as bytes to the summary scheduler's
+            # driver (psycopg), which then fails deep inside SQLAlchemy.
+            raise StorageError(
+                f"the database's encoding is {encoding}, not UTF8: create it with "
+                "ENCODING 'UTF8' (createdb --encoding=UTF8 --locale=C.UTF-8 --template=template0)"
+            )
         return cls(pool)
 
     @asynccontextmanager

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The container tests (tests/deploy/test_container.py): builds the bot's image (cached
+# The container tests (tests/deploy/test_container.py, test_stack.py): builds the bot's image (cached
 # after the first build) and runs them against a real Synapse and the scripted model.
 # Not part of tests/run.sh: the first build takes about ten minutes.
 #
@@ -32,4 +32,5 @@ if [ -n "${SANDBOX_CONTAINERS:-}" ]; then
 fi
 deploy/build-image.sh "$tag"
 export KNOWLEDGE_BOT_IMAGE=$tag HF_HUB_OFFLINE=1
-exec .venv/bin/python -m pytest -p no:cacheprovider tests/deploy/test_container.py "$@"
+exec .venv/bin/python -m pytest -p no:cacheprovider tests/deploy/test_container.py \
+  tests/deploy/test_stack.py "$@"

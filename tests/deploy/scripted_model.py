@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 
 from tests.support.fake_llm import FakeLlm
 from tests.support.reading import reading_model
@@ -20,7 +21,11 @@ async def serve(host: str, port: int, model: str) -> None:
     llm.respond = reading_model
     await llm.start()
     print(f"scripted model {model!r} on http://{host}:{port}/v1", flush=True)
-    await asyncio.Event().wait()
+    stopped = asyncio.Event()
+    # As a container's first process, it gets no default handler for SIGTERM.
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stopped.set)
+    await stopped.wait()
+    await llm.close()
 
 
 def main() -> None:

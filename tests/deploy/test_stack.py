@@ -144,11 +144,14 @@ async def brought_up(tmp_path: Path, files: tuple[str, ...]) -> AsyncIterator[St
             env={**os.environ, "DOCKER": str(docker)}, timeout=600,
         )  # fmt: skip
         assert setup.returncode == 0, setup.stdout[-3000:] + setup.stderr[-3000:]
-        await asyncio.to_thread(found.compose, "up", "-d")
+        await asyncio.to_thread(found.compose, "up", "-d", "--no-build")
         await wait_for(f"http://127.0.0.1:{ports['OPS_PORT']}/health", found)
+        # The ingestion API starts once the knowledge base is open, after /health.
+        await wait_for(f"http://127.0.0.1:{ports['INGEST_PORT']}/api/v1/openapi.json", found)
         yield found
     finally:
-        await asyncio.to_thread(found.compose, "down", "--volumes", check=False)
+        if not os.environ.get("KEEP_STACK"):  # kept, to look into a failure
+            await asyncio.to_thread(found.compose, "down", "--volumes", check=False)
 
 
 BOT = type("Bot", (), {"user_id": f"@knowledge-bot:{SERVER_NAME}"})

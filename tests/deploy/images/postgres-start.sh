@@ -3,7 +3,8 @@ set -eu
 bin=/usr/lib/postgresql/15/bin
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
   printf '%s\n' "$POSTGRES_PASSWORD" > /tmp/pw
-  "$bin/initdb" -D "$PGDATA" -U "$POSTGRES_USER" --pwfile=/tmp/pw --auth=scram-sha-256 >/dev/null
+  "$bin/initdb" -D "$PGDATA" -U "$POSTGRES_USER" --pwfile=/tmp/pw --auth=scram-sha-256 \
+    --encoding=UTF8 --locale=C.UTF-8 >/dev/null  # as the official image: UTF-8, not SQL_ASCII
   rm /tmp/pw
   echo "host all all 0.0.0.0/0 scram-sha-256" >> "$PGDATA/pg_hba.conf"
   "$bin/pg_ctl" -D "$PGDATA" -o "-c listen_addresses=''" -w start >/dev/null

@@ -5,7 +5,16 @@ if [ "${1:-}" = generate ]; then
     --config-path /data/homeserver.yaml --data-directory /data --generate-config \
     --report-stats="${SYNAPSE_REPORT_STATS:-no}"
   # Listen on the stack's network, as the official image does.
-  sed -i "s/bind_addresses: \['::1', '127.0.0.1'\]/bind_addresses: ['0.0.0.0']/" /data/homeserver.yaml
+  python - <<'EOF'
+import yaml
+path = "/data/homeserver.yaml"
+with open(path) as file:
+    config = yaml.safe_load(file)
+for listener in config["listeners"]:
+    listener["bind_addresses"] = ["0.0.0.0"]
+with open(path, "w") as file:
+    yaml.safe_dump(config, file, sort_keys=False)
+EOF
   exit 0
 fi
 [ $# -gt 0 ] && exec "$@"
