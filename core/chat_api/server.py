@@ -16,13 +16,12 @@ from aiohttp import web
 from core.chat_api.assistants import Assistants
 from core.chat_api.shapes import (
     ApiError,
-    build_chunk,
     build_completion,
     build_model_list,
     build_request,
-    decide_delta,
     parse_chat_call,
 )
+from core.chat_api.stream import CompletionStream
 from core.chat_api.tokens import Caller, TokenBook
 from core.config import Settings
 from core.guardrails.rate_store import RateLimits
@@ -75,8 +74,8 @@ class ChatApi:
         if self.tokens.problem != self._reported:
             self._reported = self.tokens.problem
             if self._reported:
-                log.error("the tokens file is not valid; the tokens read before still "
-                          "work: %s", self._reported)  # fmt: skip
+                log.error("the tokens file cannot be used, so no token is accepted "
+                          "until it is mended: %s", self._reported)  # fmt: skip
         if caller is None:
             return _error(ApiError(401, MISSING_KEY, code="invalid_api_key"))
         request[CALLER] = caller
@@ -132,6 +131,7 @@ class ChatApi:
         except LlmError as error:
             raise ApiError(_failure_status(error), build_failure_notice(error),
                            type="server_error", code="model_failed") from None  # fmt: skip
+        _refuse_if_limited(answer)
         text = await _with_badge(answer)
         return web.json_response(build_completion(text, answer, model, completion_id, created))
 
@@ -144,46 +144,36 @@ class ChatApi:
         completion_id: str,
         created: int,
     ) -> web.StreamResponse:
-        response = web.StreamResponse(headers={
-            "Content-Type": "text/event-stream", "Cache-Control": "no-cache",
-            "X-Accel-Buffering": "no",  # a proxy in front must pass each event on at once
-        })  # fmt: skip
-        await response.prepare(request)
-        sent = ""
-
-        async def send(chunk: dict[str, Any]) -> None:
-            await response.write(f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode())
-
-        async def progress(text: str) -> None:
-            nonlocal sent
-            delta = decide_delta(sent, text)
-            if delta:
-                sent = text
-                await send(build_chunk(model, completion_id, created, {"content": delta}))
-
-        await send(build_chunk(model, completion_id, created, {"role": "assistant", "content": ""}))
+        stream = CompletionStream(request, model, completion_id, created)
         try:
-            answer: Answer = await answerer.answer(asked, progress)
-        except LlmError as error:
-            # Headers are out: the error goes as an event, as OpenAI's own streams do.
-            failure = ApiError(_failure_status(error), build_failure_notice(error),
-                               type="server_error", code="model_failed")  # fmt: skip
-            await send(failure.body())
-            await response.write_eof()
-            return response
-        final = build_answer_markdown(answer)
-        rest = decide_delta(sent, final)
-        # The text shown so far was not the start of the final one (rare: a marker the
-        # model wrote oddly): the whole answer follows, so that nothing is lost.
-        rest = rest if rest is not None else "\n\n" + final
-        await send(build_chunk(model, completion_id, created, {"content": rest}))
-        badge = await _badge(answer)
-        if badge:
-            await send(build_chunk(model, completion_id, created, {"content": "\n\n" + badge}))
-        await send(build_chunk(model, completion_id, created, {}, "stop", answer.sources))
-        await response.write(b"data: [DONE]\n\n")
-        await response.write_eof()
-        return response
+            answer: Answer = await answerer.answer(asked, stream.show)
+            _refuse_if_limited(answer)
+            await stream.finish(answer, await _badge(answer))
+        except ConnectionResetError:
+            log.info("chat API: the client left before the answer was complete")
+        except Exception as exc:
+            failure = (
+                ApiError(_failure_status(exc), build_failure_notice(exc), type="server_error",
+                         code="model_failed") if isinstance(exc, LlmError)
+                else exc if isinstance(exc, ApiError) else None
+            )  # fmt: skip
+            if not stream.opened:
+                if failure is None:
+                    raise
+                raise failure from None
+            if failure is None:
+                reference = uuid.uuid4().hex[:8]
+                log.exception("the chat API failed mid-stream (reference %s)", reference)
+                failure = ApiError(500, f"The server failed (reference {reference}).",
+                                   type="server_error")  # fmt: skip
+            await stream.fail(failure)
+        return stream.response
+
+
+def _refuse_if_limited(answer: Answer) -> None:
+    """The guardrails' rate limit as OpenAI's 429, which clients wait on and retry."""
+    if answer.kind == "refusal" and answer.reason == "rate_limited":
+        raise ApiError(429, answer.text, type="requests", code="rate_limit_exceeded")
 
 
 async def _badge(answer: Answer) -> str | None:

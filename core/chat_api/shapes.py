@@ -96,8 +96,8 @@ def parse_chat_call(body: Any) -> ChatCall:
 def build_request(call: ChatCall, reader: UserID | None, caller: str, keep: int) -> Request:
     """The question as the pipeline takes it. A reader's answers are bounded by their
     rights alone (as in a direct chat); a caller with no reader gets public documents
-    only (as in a room anyone may join). The room is the assistant's own, which has no
-    history, memories or summaries: no room's knowledge is named."""
+    only (as in a room anyone may join). The room is the caller's with the assistant,
+    which has no history, memories or summaries: no room's knowledge is named."""
     sender = reader or UserID(f"@{caller}:chat-api.invalid")
     bot = UserID("@assistant:chat-api.invalid")
     lines = [
@@ -106,7 +106,8 @@ def build_request(call: ChatCall, reader: UserID | None, caller: str, keep: int)
         if text.strip()
     ]
     return Request(
-        call.question, sender, RoomID(f"!{call.model}:chat-api.invalid"), None,
+        # A room per assistant and caller: the guardrails' per-room limit is the caller's.
+        call.question, sender, RoomID(f"!{call.model}.{caller}:chat-api.invalid"), None,
         recent=tuple(lines[-keep:]) if keep else (), is_direct=reader is not None,
         readers=(reader,) if reader else (), open_room=reader is None,
         in_bot_conversation=bool(lines),

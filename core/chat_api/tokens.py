@@ -92,8 +92,9 @@ def build_token_entry(name: str, reader: str) -> tuple[str, str]:
 
 
 class TokenBook:
-    """The tokens file, read again when it changes. A broken edit keeps the tokens read
-    before (and is reported once), so that a typo never locks every caller out."""
+    """The tokens file, read again when it changes. A file that is gone or broken lets
+    nobody in until it is mended (and is reported): revoking a token by deleting its
+    entry must hold even when the edit has a typo elsewhere."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
@@ -107,15 +108,17 @@ class TokenBook:
         try:
             stat = os.stat(self.path)
         except OSError as exc:
+            self._seen, self._callers = None, {}
             self.problem = f"{self.path}: {exc.strerror}"
             return self._callers
-        seen = (stat.st_mtime, stat.st_size)
+        seen = (stat.st_mtime_ns, stat.st_size)
         if seen != self._seen:
             self._seen = seen
             try:
                 self._callers = parse_tokens(self.path.read_text(encoding="utf-8"))
                 self.problem = None
             except (TokensFileError, UnicodeDecodeError, OSError) as exc:
+                self._callers = {}
                 self.problem = f"{self.path}: {exc}"
         return self._callers
 

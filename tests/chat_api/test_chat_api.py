@@ -10,6 +10,7 @@ import openai
 import pytest
 
 from tests.chat_api.conftest import ALICE
+from tests.support.reading import verdict
 
 
 def prompts_of(llm) -> str:
@@ -142,23 +143,42 @@ async def test_each_token_has_its_own_rate_limit(chat_world, chat_url):
     assert await bob.chat.completions.create(model="handbook", messages=question)
 
 
-async def test_a_model_failure_is_told_in_the_stream_and_in_a_whole_answer(
-    chat_world, chat_url, llm
-):
+async def test_a_model_failure_is_a_502_saying_what_happened(chat_world, chat_url, llm):
     llm.respond = None  # every call now gets the server error of a broken model
     client = chat_world.client("alice", chat_url)
     question = [{"role": "user", "content": "How is travel booked?"}]
-    with pytest.raises(openai.APIStatusError) as raised:
-        await client.chat.completions.create(model="everything", messages=question)
-    assert raised.value.status_code == 502
-    assert "language model" in raised.value.message
+    for stream in (False, True):  # before any word, a stream can still say it with a status
+        with pytest.raises(openai.APIStatusError) as raised:
+            async for _ in (
+                await client.chat.completions.create(
+                    model="everything", messages=question, stream=True
+                )
+                if stream
+                else [await client.chat.completions.create(model="everything", messages=question)]
+            ):
+                pass
+        assert raised.value.status_code == 502
+        assert "language model" in raised.value.message
+
+
+async def test_a_model_failure_mid_stream_is_an_error_event_with_what_was_written(
+    chat_world, chat_url, llm
+):
+    llm.respond = None
+    llm.enqueue(verdict())
+    llm.enqueue("Travel is booked through the travel desk", ending="cut")
+    client = chat_world.client("alice", chat_url)
     stream = await client.chat.completions.create(
-        model="everything", messages=question, stream=True
+        model="everything",
+        messages=[{"role": "user", "content": "How is travel booked?"}],
+        stream=True,
     )
-    with pytest.raises(openai.APIError) as streamed:
-        async for _ in stream:
-            pass
-    assert "language model" in streamed.value.message
+    shown = []
+    with pytest.raises(openai.APIError) as raised:
+        async for chunk in stream:
+            shown.append(chunk.choices[0].delta.content or "")
+    assert "Travel is booked" in "".join(shown)  # words were out before it failed
+    assert "Travel is booked through the travel desk" in raised.value.message
 
 
 async def test_room_knowledge_is_never_reachable(chat_world, chat_url, llm):
@@ -174,3 +194,16 @@ async def test_room_knowledge_is_never_reachable(chat_world, chat_url, llm):
         "<memories>\n\n</memories>" in answer_prompt or "<memories>\n</memories>" in answer_prompt
     )
     assert ALICE not in answer_prompt
+
+
+async def test_the_guardrails_rate_limit_is_a_429_and_counts_per_caller(chat_world, chat_url):
+    """[guardrails] user_questions_per_minute (10) is under the token's (50 here): its
+    refusal is OpenAI's 429 too, and another caller of the same assistant is not held."""
+    alice, bob = chat_world.client("alice", chat_url), chat_world.client("bob", chat_url)
+    question = [{"role": "user", "content": "How is travel booked?"}]
+    for _ in range(10):
+        await alice.chat.completions.create(model="handbook", messages=question)
+    for stream in (False, True):
+        with pytest.raises(openai.RateLimitError):
+            await alice.chat.completions.create(model="handbook", messages=question, stream=stream)
+    assert await bob.chat.completions.create(model="handbook", messages=question)

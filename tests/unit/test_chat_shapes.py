@@ -7,6 +7,7 @@ import pytest
 
 from core.chat_api.shapes import ApiError, build_request, decide_delta, parse_chat_call
 from core.chat_api.tokens import (
+    TokenBook,
     TokensFileError,
     build_token_entry,
     decide_caller,
@@ -141,3 +142,18 @@ def test_chat_api_config_errors_name_the_key(text, named, tmp_path):
     with pytest.raises(ConfigError) as caught:
         parse_config(MATRIX + WIKI + text, origin="bot.toml", env={}, base_dir=tmp_path)
     assert any(named in problem for problem in caught.value.problems), caught.value.problems
+
+
+def test_a_broken_or_deleted_tokens_file_lets_nobody_in(tmp_path):
+    """Revoking a token must hold even when the edit breaks the file: fail closed."""
+    path = tmp_path / "tokens.toml"
+    kept, kept_lines = build_token_entry("kept", "")
+    path.write_text(kept_lines)
+    book = TokenBook(path)
+    assert book.find(kept) is not None and book.problem is None
+    path.write_text(kept_lines + "[tokens.broken\n")
+    assert book.find(kept) is None and "not valid TOML" in (book.problem or "")
+    path.write_text(kept_lines)
+    assert book.find(kept) is not None and book.problem is None
+    path.unlink()
+    assert book.find(kept) is None and book.problem
