@@ -18,7 +18,9 @@ NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,62}$"
 
 
 # The keys that only a crawled source (one with `crawl`) may set.
-CRAWL_KEYS = ("schedule", "allow", "requests_per_second", "max_pages", "user_agent")
+CRAWL_KEYS = (
+    "schedule", "allow", "requests_per_second", "max_pages", "user_agent", "private_addresses",
+)  # fmt: skip
 
 
 def _check_web_urls(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -48,6 +50,10 @@ class SourceSettings(Strict):
     max_pages: int = Field(default=5000, ge=1, le=1_000_000)
     user_agent: str = Field(default="knowledge-bot", min_length=1, max_length=200,
                             pattern=r"^[\x21-\x7e][\x20-\x7e]*$")  # fmt: skip
+    # Hosts on loopback, private or link-local addresses are refused (a page or a
+    # redirect could point the crawler at the host's own services or a cloud's metadata
+    # address): true for a documentation site on the intranet.
+    private_addresses: bool = False
 
     _token: SecretStr = PrivateAttr(default=SecretStr(""))
     _check_env = field_validator("token_env")(env_var_checker("sources"))

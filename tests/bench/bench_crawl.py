@@ -31,6 +31,7 @@ SITE = """
 crawl = ["{base}/sitemap_index.xml"]
 allow = ["{base}/docs/"]
 requests_per_second = {rate}
+private_addresses = true
 max_pages = 100000
 
 [collections.docs]

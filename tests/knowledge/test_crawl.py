@@ -29,6 +29,7 @@ SITE = """
 crawl = ["{base}/sitemap_index.xml"]
 allow = ["{base}/docs/"]
 requests_per_second = 1000
+private_addresses = true
 schedule = "every 1d"
 
 [collections.docs]
@@ -276,6 +277,7 @@ LINKED = """
 crawl = ["{base}/docs/start.html"]
 allow = ["{base}/docs/"]
 requests_per_second = 1000
+private_addresses = true
 max_pages = 3
 
 [collections.docs]
@@ -315,6 +317,53 @@ async def test_start_pages_lead_to_their_links_breadth_first_within_max_pages(
         await kb.close()
 
 
+async def test_a_hub_that_redirects_to_a_login_once_does_not_take_its_pages_along(
+    tmp_path, embedders, storage_toml
+):
+    """A start page that now leads out of the site (a sign-in page, say) is removed, but
+    the pages only it linked to are kept while it does: what is unreached is unknown
+    then. Once it answers again, a page it no longer links to goes."""
+    site = DocsSite()
+    site.pages = {
+        "/docs/start.html": Page("Start", "Welcome to the handbook.", links=("a.html", "b.html")),
+        "/docs/a.html": Page("A", "Alpha page about trains."),
+        "/docs/b.html": Page("B", "Beta page about hotels."),
+        "/elsewhere/login.html": Page("Sign in", "Sign in to continue."),
+    }  # fmt: skip
+    await site.start()
+    settings = site_settings(tmp_path, site, storage_toml, LINKED.replace("max_pages = 3", ""))
+    kb = await KnowledgeBase.open(lambda: settings, embedders)
+    worker = asyncio.create_task(kb.queue.run())
+    service = CrawlService(kb, kb.crawls, lambda: settings)
+    try:
+        await service.tick()
+        assert sorted(await indexed(kb, site)) == [
+            "/docs/a.html",
+            "/docs/b.html",
+            "/docs/start.html",
+        ]
+        site.redirects["/docs/start.html"] = "/elsewhere/login.html"
+        await kb.crawls.db.execute("UPDATE crawl_runs SET finished_at = 0")
+        [report] = await service.tick()
+        assert report["removed"] == 1 and report["complete"] is False
+        assert sorted(await indexed(kb, site)) == ["/docs/a.html", "/docs/b.html"]
+        await kb.crawls.db.execute("UPDATE crawl_runs SET finished_at = 0")
+        await service.tick()
+        assert sorted(await indexed(kb, site)) == ["/docs/a.html", "/docs/b.html"]
+        del site.redirects["/docs/start.html"]
+        site.pages["/docs/start.html"] = Page(
+            "Start", "Welcome to the handbook.", links=("a.html",)
+        )
+        await kb.crawls.db.execute("UPDATE crawl_runs SET finished_at = 0")
+        [report] = await service.tick()
+        assert report["complete"] is True
+        assert sorted(await indexed(kb, site)) == ["/docs/a.html", "/docs/start.html"]
+    finally:
+        worker.cancel()
+        await site.close()
+        await kb.close()
+
+
 async def test_the_crawl_runs_from_the_knowledge_services(tmp_path, embedders, storage_toml):
     """run_knowledge_services starts the crawls where this process indexes."""
     from core.knowledge.serve import run_knowledge_services
@@ -332,5 +381,25 @@ async def test_the_crawl_runs_from_the_knowledge_services(tmp_path, embedders, s
     finally:
         services.cancel()
         await asyncio.gather(services, return_exceptions=True)
+        await site.close()
+        await kb.close()
+
+
+async def test_a_site_on_a_private_address_is_refused_unless_the_source_allows_it(
+    tmp_path, embedders, storage_toml
+):
+    """The test site is on the loopback: without `private_addresses` no request reaches
+    it (nor would a redirect or sitemap entry to the host's own services or a cloud's
+    metadata address), and nothing is indexed or removed."""
+    site = await build_site().start()
+    refused = SITE.replace("private_addresses = true\n", "")
+    settings = site_settings(tmp_path, site, storage_toml, refused)
+    kb = await KnowledgeBase.open(lambda: settings, embedders)
+    try:
+        report = await run_once(CrawlService(kb, kb.crawls, lambda: settings))
+        # The sitemap did not answer: nothing listed, fetched, indexed, or removed.
+        assert site.log == [] and report["changed"] == 0 and report["complete"] is False
+        assert await indexed(kb, site) == {}
+    finally:
         await site.close()
         await kb.close()

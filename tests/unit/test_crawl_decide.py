@@ -23,7 +23,12 @@ from core.knowledge.crawl.decide import (
 from core.knowledge.crawl.frontier import Entry, Frontier
 from core.knowledge.crawl.page import read_page
 from core.knowledge.crawl.sitemap import NotASitemap, parse_sitemap
-from core.knowledge.crawl.urls import document_id, is_sitemap_url, normalize_url
+from core.knowledge.crawl.urls import (
+    decide_public_address,
+    document_id,
+    is_sitemap_url,
+    normalize_url,
+)
 from core.knowledge.documents import id_problem
 
 KNOWN = PageState("https://d/a", "https://d/a", etag='"1"', body_hash="h1")
@@ -210,3 +215,22 @@ def test_a_crawled_source_needs_no_token_and_may_be_private_with_rights_url():
         parse_config(private, origin="b", env={}, base_dir=Path("/srv")).collections["docs"].public
         is False
     )
+
+
+ADDRESSES = {
+    "public v4": ("93.184.215.14", True),
+    "loopback": ("127.0.0.1", False),
+    "private 10/8": ("10.1.2.3", False),
+    "private 192.168": ("192.168.1.10", False),
+    "cloud metadata (link-local)": ("169.254.169.254", False),
+    "unspecified": ("0.0.0.0", False),
+    "v6 loopback": ("::1", False),
+    "v6 unique local": ("fd00::1", False),
+    "v6 public": ("2606:4700::1111", True),
+    "not an address": ("docs.example.org", False),
+}
+
+
+@pytest.mark.parametrize("address,public", ADDRESSES.values(), ids=ADDRESSES.keys())
+def test_only_public_addresses_are_crawled_by_default(address, public):
+    assert decide_public_address(address) is public

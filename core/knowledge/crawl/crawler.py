@@ -36,7 +36,13 @@ from core.knowledge.crawl.page import clean_title, read_page
 from core.knowledge.crawl.report import Counts, build_report, log_report
 from core.knowledge.crawl.robots import Robots
 from core.knowledge.crawl.store import SqlCrawlStore
-from core.knowledge.crawl.urls import document_id, is_allowed, normalize_url, origin_of
+from core.knowledge.crawl.urls import (
+    document_id,
+    is_allowed,
+    is_sitemap_url,
+    normalize_url,
+    origin_of,
+)
 from core.knowledge.documents import Document
 from core.knowledge.extraction import Unreadable
 
@@ -67,6 +73,9 @@ class CrawlRun:
         self.name, self.collection = source_name, collection
         self.source = settings().sources[source_name]
         self.prefixes = self.source.allowed_prefixes()
+        self.start_pages = {
+            normalize_url(url) or url for url in self.source.crawl if not is_sitemap_url(url)
+        }
         self.interval = decide_interval(self.source.requests_per_second, None)
         self.counts = Counts()
         self.pages: dict[str, PageState] = {}
@@ -74,7 +83,7 @@ class CrawlRun:
 
     async def run(self) -> dict[str, Any]:
         """Crawl to the end; returns the report (also stored and logged)."""
-        fetcher = Fetcher(self.source.user_agent)
+        fetcher = Fetcher(self.source.user_agent, self.source.private_addresses)
         robots = Robots(fetcher, self.source.user_agent, self.interval)
         try:
             frontier, started_at = await self._resume_or_start(fetcher, robots)
@@ -106,7 +115,10 @@ class CrawlRun:
         discovery = Discovery(fetcher, robots, self.prefixes, self.interval)
         await discovery.fill(frontier, self.source.crawl)
         self.counts.requests = discovery.requests + robots.requests
-        self.counts.complete = discovery.complete and not robots.any_unknown()
+        # A list cut at max_pages leaves pages unreached that are not gone.
+        self.counts.complete = (
+            discovery.complete and not robots.any_unknown() and not frontier.overflowed
+        )
         entries = []
         while (entry := frontier.pop()) is not None:
             entries.append(entry)
@@ -131,6 +143,8 @@ class CrawlRun:
                 if await discovery.take(frontier, link, follow=True):
                     added.append((position, Entry(link, follow=True)))
             self.counts.requests += robots.requests - before
+            if frontier.overflowed:
+                self.counts.complete = False
         if state is None and previous is not None:
             self.pages.pop(url, None)
         elif state is not None:
@@ -165,6 +179,9 @@ class CrawlRun:
                         fetched.too_large)  # fmt: skip
         doc_id = document_id(final)
         verdict = decide_page(previous, answer, doc_id)
+        if url in self.start_pages and verdict not in ("index", "unchanged"):
+            # The site's entry does not answer with a page: what is unreached is unknown.
+            self.counts.complete = False
         if verdict == "failed":
             self.counts.failed += 1
             log.info("crawl: %s failed (%s); its document is kept", url,
@@ -172,6 +189,11 @@ class CrawlRun:
             return previous, kept_links
         if verdict == "remove":
             await self._remove(url, previous)
+            if previous and previous.links:
+                # The pages reached through it are not gone for that: a hub that
+                # redirects to a login page once must not take its subtree along. They
+                # go in a later run if they are still unreached then.
+                self.counts.complete = False
             return None, ()
         # A 304 may leave out the validators; the last ones sent stay good.
         etag = fetched.etag or (previous.etag if previous else "")

@@ -5,10 +5,16 @@ status 0, never an exception: the decisions (decide.py) say what it means."""
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
+import socket
 from dataclasses import dataclass
 
 import aiohttp
+import aiohttp.abc
+from aiohttp.abc import ResolveResult
+
+from core.knowledge.crawl.urls import decide_public_address
 
 log = logging.getLogger(__name__)
 
@@ -31,13 +37,59 @@ class Fetched:
     error: str = ""
 
 
+class PrivateAddress(aiohttp.ClientError):
+    """A host on a loopback, private or link-local address, which the source does not
+    allow (`private_addresses`)."""
+
+
+class PublicResolver(aiohttp.abc.AbstractResolver):
+    """Resolves names to their public addresses only: a page, a sitemap entry or a
+    redirect to a name that resolves inside the network is refused."""
+
+    def __init__(self) -> None:
+        self._inner = aiohttp.ThreadedResolver()
+
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[ResolveResult]:
+        found = await self._inner.resolve(host, port, family)
+        public = [entry for entry in found if decide_public_address(entry["host"])]
+        if not public:
+            raise PrivateAddress(f"{host} resolves to no public address")
+        return public
+
+    async def close(self) -> None:
+        await self._inner.close()
+
+
+async def _refuse_private_literal(
+    session: aiohttp.ClientSession, context: object, params: aiohttp.TraceRequestStartParams
+) -> None:
+    """Each request, redirects included: a host written as an IP address is not resolved,
+    so it is checked here."""
+    host = params.url.host or ""
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return  # a name: the resolver checks it
+    if not decide_public_address(host.strip("[]")):
+        raise PrivateAddress(f"{host} is not a public address")
+
+
 class Fetcher:
     """Made per run (it holds the run's connection pool); close it when the run ends."""
 
-    def __init__(self, user_agent: str) -> None:
+    def __init__(self, user_agent: str, private_addresses: bool = False) -> None:
+        connector, traces = None, []
+        if not private_addresses:
+            connector = aiohttp.TCPConnector(resolver=PublicResolver())
+            trace = aiohttp.TraceConfig()
+            trace.on_request_start.append(_refuse_private_literal)
+            traces.append(trace)
         self._session = aiohttp.ClientSession(
-            timeout=TIMEOUT, headers={"User-Agent": user_agent}, raise_for_status=False
-        )
+            timeout=TIMEOUT, headers={"User-Agent": user_agent}, raise_for_status=False,
+            connector=connector, trace_configs=traces,
+        )  # fmt: skip
         self._next_at = 0.0
 
     async def close(self) -> None:

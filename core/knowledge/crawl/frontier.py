@@ -26,12 +26,17 @@ class Frontier:
         self.done: set[str] = set(done)
         self._queue: deque[Entry] = deque()
         self._taken: set[str] = set(self.done)
+        self.overflowed = False
         for entry in queued:
             self.add(entry.url, entry.follow)
 
     def add(self, url: str, follow: bool) -> bool:
-        """Take in a URL; False when it was already taken or the limit is reached."""
-        if url in self._taken or len(self._taken) >= self.limit:
+        """Take in a URL; False when it was already taken or the limit is reached (then
+        `overflowed`: the run does not reach every page)."""
+        if url in self._taken:
+            return False
+        if len(self._taken) >= self.limit:
+            self.overflowed = True
             return False
         self._taken.add(url)
         self._queue.append(Entry(url, follow))

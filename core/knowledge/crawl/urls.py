@@ -4,6 +4,7 @@ and the document id a page's URL gives."""
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from core.knowledge.documents import MAX_ID_CHARS
@@ -58,3 +59,13 @@ def is_sitemap_url(url: str) -> bool:
     """A crawl URL whose path ends in .xml is read as a sitemap; any other as a start page
     (decided before fetching, so that a start page costs one request)."""
     return urlsplit(url).path.lower().endswith(".xml")
+
+
+def decide_public_address(address: str) -> bool:
+    """Whether an IP address is on the public internet (not loopback, private,
+    link-local such as a cloud's metadata address, or reserved)."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return False
+    return ip.is_global and not ip.is_multicast
