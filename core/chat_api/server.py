@@ -9,10 +9,10 @@ import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from aiohttp import web
 
+from core.answering import Answerer
 from core.chat_api.assistants import Assistants
 from core.chat_api.shapes import (
     ApiError,
@@ -124,7 +124,7 @@ class ChatApi:
         return response
 
     async def _whole(
-        self, answerer: Any, asked: Request, model: str, completion_id: str, created: int
+        self, answerer: Answerer, asked: Request, model: str, completion_id: str, created: int
     ) -> web.Response:
         try:
             answer: Answer = await answerer.answer(asked)
@@ -138,7 +138,7 @@ class ChatApi:
     async def _streamed(
         self,
         request: web.Request,
-        answerer: Any,
+        answerer: Answerer,
         asked: Request,
         model: str,
         completion_id: str,
