@@ -148,6 +148,7 @@ class StateStore(LeaseStore, Protocol):
     ) -> list[PendingEvent]: ...
     async def record_reply(self, event_id: str, reply_event_id: str | None) -> None: ...
     async def was_received(self, event_id: str) -> bool: ...
+    async def pending_kind(self, room_id: str, event_id: str) -> str | None: ...
     async def mark_done(self, event_id: str) -> None: ...
     async def forget_message(self, event_id: str) -> None: ...
     async def was_redacted(self, event_id: str) -> bool: ...
@@ -259,6 +260,16 @@ class SqlStateStore(SqlStore):
         return (
             await self.db.fetchrow("SELECT 1 FROM inbox WHERE event_id = ?", event_id) is not None
         )
+
+    async def pending_kind(self, room_id: str, event_id: str) -> str | None:
+        """The kind of decision (such as "KeepFile") of this room's event while it waits
+        or is being handled; None once done, or for an event the inbox does not hold."""
+        row = await self.db.fetchrow(
+            "SELECT decision FROM inbox WHERE event_id = ? AND room_id = ? AND done = 0",
+            event_id, room_id,
+        )  # fmt: skip
+        decision = _decision(row[0]) if row is not None else None
+        return str(decision.get("kind")) if decision else None
 
     async def mark_done(self, event_id: str) -> None:
         # Nothing of the message's text is kept once it is answered (its source, and its

@@ -21,6 +21,7 @@ from bot.inbox.state import SqlStateStore
 from bot.matrix.fake import FakeAccount, Written
 from bot.runtime.wiring import FeatureParts, wire_account
 from bot.settings_holder import SettingsHolder
+from core import strings
 from core.config import parse_config
 from core.feedback.store import SqlFeedbackStore
 from core.knowledge.extractor import Extractor
@@ -94,7 +95,8 @@ class Bot:
                 relates = content.get("m.relates_to", {})
                 new = content.get("m.new_content")
                 body = (new or content).get("body", "")
-                if _answers(relates, event_id, self.account) and not body.endswith(" …"):
+                still_working = body.endswith(" …") or body == strings.PLACEHOLDER
+                if _answers(relates, event_id, self.account) and not still_working:
                     return written
             return None
 

@@ -54,10 +54,10 @@ class KeptDocuments:
         self.documents.pop(doc_id, None)
 
 
-def share(bot, room: str, n: int) -> None:
+def share(bot, room: str, n: int) -> dict:
     url = f"mxc://fake.test/notes-{n}"
     bot.account.media[url] = f"Notes number {n}".encode()
-    bot.account.say(room, ANN, f"notes-{n}.txt", msgtype="m.file", url=url,
+    return bot.account.say(room, ANN, f"notes-{n}.txt", msgtype="m.file", url=url,
                     info={"mimetype": "text/plain"})  # fmt: skip
 
 
@@ -189,3 +189,26 @@ async def test_files_of_encrypted_rooms_stay_out_when_the_admins_keep_their_text
                 "m.in_reply_to": {"event_id": sealed["event_id"]}}})
         )  # fmt: skip
         assert "keep the text of encrypted rooms out of the knowledge" in answer.content["body"]
+
+
+async def test_a_question_about_a_file_still_being_read_is_answered_from_it_once_read(tmp_path):
+    """Files are read in the background: a question replying to one that is not read yet
+    waits for its reading (showing the placeholder), then is answered with it in focus."""
+    reader, kept = HeldReader(), KeptDocuments()
+    config = FILES + "[bot]\nplaceholder_after_seconds = 0.05\n"
+    async with running_bot(tmp_path, config, files=FileReading(reader, kept)) as bot:
+        bot.account.add_room("!r", [ANN, BEN])
+        shared = share(bot, "!r", 1)
+        question = bot.ask("!r", BEN, "what do the notes say?", **{"m.relates_to": {
+            "m.in_reply_to": {"event_id": shared["event_id"]}}})  # fmt: skip
+
+        async def placeholder_shown() -> bool | None:
+            return True if bot.account.messages() else None
+
+        await eventually(placeholder_shown)
+        assert kept.documents == {}, "the reading is still held"
+        reader.go.set()
+        answer = await bot.reply_to(question)
+        assert answer.content["body"].endswith("Answer to: what do the notes say?")
+        [document] = kept.documents.values()
+        assert bot.answerer.requests[-1].focus == ("room-files", document.id)

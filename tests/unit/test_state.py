@@ -127,3 +127,15 @@ async def test_answered_messages_keep_no_text_and_leave_after_the_edit_window(op
     assert not await store.was_received("$q")
     [later] = await store.store_batch("t2", [event("$later")])
     assert later.arrival == 3, "numbered on: a feeder that saw 2 asks for what is after it"
+
+
+async def test_the_kind_of_a_pending_event_is_known_in_its_room_until_it_is_done(open_database):
+    store = await SqlStateStore.open(await open_database())
+    shared = PendingEvent("!room", {"event_id": "$f", "type": "m.room.message"}, None,
+                          {"kind": "KeepFile", "name": "notes.pdf"})  # fmt: skip
+    await store.store_batch("t1", [shared, event("$q")])
+    assert await store.pending_kind("!room", "$f") == "KeepFile"
+    assert await store.pending_kind("!other", "$f") is None, "another room's event"
+    assert await store.pending_kind("!room", "$q") is None, "stored without a decision"
+    await store.mark_done("$f")
+    assert await store.pending_kind("!room", "$f") is None

@@ -37,6 +37,10 @@ log = logging.getLogger(__name__)
 class FileReasons(Protocol):
     """What the bot made of a shared file (bot/features/files)."""
 
+    async def until_read(self, room_id: str, event_id: str) -> None:
+        """Once it is read, if it is a file being read (bounded)."""
+        ...
+
     async def reason_for(self, room_id: str, event_id: str) -> str | None:
         """Why it is no knowledge; None when it is (or is no file of the room)."""
         ...
@@ -79,6 +83,17 @@ class QuestionDesk:
         message = reply.message
         focus = None
         if self.files is not None and message.reply_to:
+            # A file just shared may still be read in the background: the question waits
+            # for it (with the placeholder when that takes a while).
+            reading = asyncio.ensure_future(
+                self.files.until_read(message.room_id, message.reply_to)
+            )
+            try:
+                await self._placeholder_unless_quick(reading, reply)
+                await reading
+            except BaseException:
+                reading.cancel()
+                raise
             # A question about a shared file the bot could not read: why, in one sentence.
             reason = await self.files.reason_for(message.room_id, message.reply_to)
             if reason is not None:

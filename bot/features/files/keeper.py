@@ -42,6 +42,10 @@ from core.summaries.summarizer import Summarizer
 
 log = logging.getLogger(__name__)
 
+# How often a question about a file being read looks again whether it is read (it may
+# be read by another process, so there is no event to wait on).
+READ_POLL_SECONDS = 0.1
+
 
 def build_file_document_id(room_id: str, event_id: str) -> str:
     room_key = hashlib.sha256(room_id.encode()).hexdigest()[:16]
@@ -205,6 +209,7 @@ class FileKeeper:
         record = await self._record_in(reply.message.room_id, file_event)
         if record is None or self.summarizer is None:
             return False
+        await self.until_read(record.room, file_event)
         reason = await self.reason_for(record.room, file_event)
         if reason is not None:
             await reply.finish(reason)
@@ -236,6 +241,19 @@ class FileKeeper:
             SummaryLine(number, record.name, hit.text, record.sent_at, link, record.event_id)
             for number, hit in enumerate(sorted(hits, key=lambda h: h.position), start=1)
         ]
+
+    async def until_read(self, room_id: str, event_id: str) -> None:
+        """Return once the file this room's `event_id` shared is read (kept or found
+        unreadable), or at once when it is no file waiting to be read. Files are read in
+        the background, so a question replying to one just shared would otherwise find
+        nothing yet. Waits at most twice `[files] timeout_seconds` (its download and its
+        reading); a file not read by then is "still being read" (`reason_for`)."""
+        loop = asyncio.get_running_loop()
+        until = loop.time() + 2 * self.settings.current.files.timeout_seconds
+        while await self.state.pending_kind(room_id, event_id) == KeepFile.__name__:
+            if loop.time() >= until:
+                return
+            await asyncio.sleep(READ_POLL_SECONDS)
 
     async def reason_for(self, room_id: str, event_id: str) -> str | None:
         """What to tell someone who asks about a file of this room the bot could not read
