@@ -31,7 +31,7 @@ from bot.matrix.cross_signing import CrossSigningError
 from bot.matrix.login import connect
 from bot.matrix.nio_account import NioAccount
 from bot.runtime.config_watch import ConfigWatcher
-from bot.runtime.leadership import Leadership
+from bot.runtime.leadership import Leadership, lead_when_holding
 from bot.runtime.ops import OpsServer
 from bot.runtime.retention import run_retention
 from bot.runtime.supervise import Supervisor
@@ -194,28 +194,15 @@ class BotApp:
                         standby=lambda: not leadership.active,
                     )  # fmt: skip
                     keep("health endpoint", ops.run)
-                group.create_task(self._serve_account(parts, leadership, supervisor))
+                group.create_task(
+                    lead_when_holding(
+                        leadership, lambda: self._run_active(parts, leadership, supervisor)
+                    )
+                )
         except ExceptionGroup as failed:
             if len(failed.exceptions) == 1:
                 raise failed.exceptions[0] from None
             raise
-
-    async def _serve_account(
-        self, parts: Parts, leadership: Leadership, supervisor: Supervisor
-    ) -> None:
-        """Stand by until this process holds the account's lease, then sync and answer
-        until it loses the lease (and stand by again)."""
-        while True:
-            await leadership.acquire()
-            try:
-                await self._run_active(parts, leadership, supervisor)
-            except* LeaseLost:
-                log.warning("lost the syncing lease: standing by")
-            task = asyncio.current_task()
-            if task is not None and task.cancelling():
-                # A stop that came while the lease was lost: the TaskGroup raised the
-                # loss alone, and standing by would keep the process from ever stopping.
-                raise asyncio.CancelledError
 
     async def _run_active(
         self, parts: Parts, leadership: Leadership, supervisor: Supervisor

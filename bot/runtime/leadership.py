@@ -15,7 +15,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from bot.inbox.state import Lease, LeaseLost, LeaseStore
 from core.storage.database import StorageError
@@ -25,6 +25,8 @@ log = logging.getLogger(__name__)
 # The active process stops this long before its lease would end, for a clock that
 # drifts or a renewal that comes back late.
 SAFETY_MARGIN = 0.2  # of the lease's length
+# After a takeover failed for a passing reason, before the lease is asked for again.
+TAKEOVER_RETRY_SECONDS = 5.0
 
 
 def own_name() -> str:
@@ -103,3 +105,31 @@ class Leadership:
             await self.store.release_lease(self.lease)
         except StorageError as exc:
             log.warning("the syncing lease was not given up (%s); it runs out", exc)
+
+
+async def lead_when_holding(
+    leadership: Leadership,
+    run_active: Callable[[], Awaitable[None]],
+    retry_seconds: float = TAKEOVER_RETRY_SECONDS,
+) -> None:
+    """Stand by until this process holds the lease, then `run_active` until it loses it
+    (and stand by again). `run_active` gives the lease up when it ends. A store failing
+    while it runs (the database away as a standby takes over) is a passing fault, not
+    the end of the process: it stands by again, so another process may take over."""
+    while True:
+        await leadership.acquire()
+        try:
+            await run_active()
+        except* LeaseLost:
+            log.warning("lost the syncing lease: standing by")
+        except* StorageError as failed:
+            log.warning(
+                "could not go on as the active process (%s): standing by again",
+                "; ".join(str(exc) for exc in failed.exceptions),
+            )
+            await asyncio.sleep(retry_seconds)
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            # A stop that came while the lease was lost: the TaskGroup raised the loss
+            # alone, and standing by would keep the process from ever stopping.
+            raise asyncio.CancelledError

@@ -26,9 +26,11 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import SQLAlchemyError
 
 from core.config.storage import StorageSettings
 from core.config.summaries import Schedule, SummarySettings
+from core.storage.database import StorageError
 
 log = logging.getLogger(__name__)
 JOB_PREFIX = "summary:"
@@ -75,7 +77,11 @@ class SummaryScheduler:
         SummaryScheduler.running[self.key] = self
         # Shielded: a start cancelled half-way still ends, and `stop` waits for it.
         self._starting = asyncio.ensure_future(asyncio.to_thread(self.scheduler.start))
-        await asyncio.shield(self._starting)
+        try:
+            await asyncio.shield(self._starting)
+        except SQLAlchemyError as exc:
+            # The job store's database is away: a passing fault, like the stores'.
+            raise StorageError(f"the summary schedules' job store: {type(exc).__name__}") from exc
 
     async def stop(self) -> None:
         """Shut the scheduler down, also one whose start was cancelled while under way

@@ -11,6 +11,7 @@ import pytest
 
 from core.config import ConfigError, parse_config
 from core.config.summaries import Schedule
+from core.storage.database import StorageError
 from core.summaries.schedule import JOB_PREFIX, SummaryScheduler, build_job_store_url
 
 MATRIX = """
@@ -143,3 +144,14 @@ async def test_a_due_job_runs_the_summary_on_the_bots_loop(tmp_path):
         assert loops == [("!room:example.org", asyncio.get_running_loop())]
     finally:
         await scheduler.stop()
+
+
+async def test_a_job_store_that_cannot_be_reached_is_a_storage_error(tmp_path):
+    """So that a standby taking over while the database is away stands by again
+    (bot/runtime/leadership.py) rather than ending the process."""
+    scheduler = SummaryScheduler(
+        "postgresql+psycopg://bot@127.0.0.1:1/jobs", str(tmp_path), fire_nothing
+    )
+    with pytest.raises(StorageError, match="summary schedules"):
+        await scheduler.start()
+    await scheduler.stop()

@@ -4,22 +4,52 @@ given up, and an active process that loses the lease stops; on both store backen
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
 from bot.inbox.state import LeaseLost, SqlStateStore
-from bot.runtime.leadership import Leadership
+from bot.runtime.leadership import Leadership, lead_when_holding
+from core.storage.database import StorageError
 
 ACCOUNT = "@bot:example.org"
 
 
+class Refusals:
+    """A lease store that notes when it refused the lease (time.monotonic())."""
+
+    def __init__(self, store: SqlStateStore) -> None:
+        self.store = store
+        self.refused: list[float] = []
+        self.changed = asyncio.Event()
+
+    async def take_lease(self, lease, seconds: float) -> bool:
+        taken = await self.store.take_lease(lease, seconds)
+        if not taken:
+            self.refused.append(time.monotonic())
+            self.changed.set()
+        return taken
+
+    async def release_lease(self, lease) -> None:
+        await self.store.release_lease(lease)
+
+    async def refused_after(self, moment: float) -> None:
+        while not (self.refused and self.refused[-1] > moment):
+            self.changed.clear()
+            await self.changed.wait()
+
+
 async def test_a_standby_waits_for_the_lease_and_takes_it_when_it_is_given_up(open_database):
-    active = Leadership(await SqlStateStore.open(await open_database()), ACCOUNT, 2)
-    standby = Leadership(await SqlStateStore.open(await open_database()), ACCOUNT, 2)
+    active = Leadership(await SqlStateStore.open(await open_database()), ACCOUNT, 1)
+    refusals = Refusals(await SqlStateStore.open(await open_database()))
+    standby = Leadership(refusals, ACCOUNT, 1)  # type: ignore[arg-type]
     await active.acquire()
+    first_lease_ends = time.monotonic() + 1
     keeping = asyncio.create_task(active.keep())
     waiting = asyncio.create_task(standby.acquire())
-    await asyncio.sleep(2.5)  # longer than the lease: renewals keep it the active's
+    # Refused after the first lease would have run out: renewals keep it the active's.
+    async with asyncio.timeout(5):
+        await refusals.refused_after(first_lease_ends)
     assert not waiting.done() and not standby.active and active.active
     keeping.cancel()
     await active.release()
@@ -66,3 +96,31 @@ async def test_a_stop_that_comes_as_the_lease_is_renewed_stops_the_renewals():
     store.keeping = keeping = asyncio.create_task(leadership.keep())
     done, _ = await asyncio.wait({keeping}, timeout=5)
     assert done == {keeping} and keeping.cancelled(), "the renewals went on after the stop"
+
+
+async def test_a_takeover_that_fails_on_the_database_stands_by_and_takes_over_again(open_database):
+    """The database away while a standby takes over (opening its stores, the scheduler's
+    job store) is a passing fault: the process stands by again instead of exiting."""
+    leadership = Leadership(await SqlStateStore.open(await open_database()), ACCOUNT, 2)
+    runs: list[bool] = []
+    active_again = asyncio.Event()
+
+    async def run_active() -> None:
+        runs.append(leadership.active)
+        try:
+            if len(runs) == 1:
+                async with asyncio.TaskGroup() as group:  # raised from a task, as in the app
+                    group.create_task(asyncio.sleep(0))
+                    raise StorageError("the database is restarting")
+            active_again.set()
+            await asyncio.Event().wait()
+        finally:
+            await leadership.release()
+
+    serving = asyncio.create_task(lead_when_holding(leadership, run_active, retry_seconds=0.01))
+    async with asyncio.timeout(5):
+        await active_again.wait()
+    assert runs == [True, True] and not serving.done()
+    serving.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await serving
