@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -168,6 +168,11 @@ class SqlStateStore(SqlStore):
 
     upgrades = UPGRADES
 
+    def __init__(self, db: Database) -> None:
+        super().__init__(db)
+        # Epoch milliseconds now (leases, arrivals): tests move it on instead of waiting.
+        self.clock: Callable[[], int] = now_ms
+
     async def _meta(self, key: str) -> str | None:
         return await self.db.fetchval("SELECT value FROM meta WHERE key = ?", key)
 
@@ -175,7 +180,7 @@ class SqlStateStore(SqlStore):
         """When the bot first ran with this data folder; older messages are never answered."""
         await self.db.execute(
             "INSERT INTO meta (key, value) VALUES ('first_start_ms', ?) ON CONFLICT DO NOTHING",
-            str(now_ms()),
+            str(self.clock()),
         )
         return int(await self._meta("first_start_ms") or 0)
 
@@ -194,7 +199,7 @@ class SqlStateStore(SqlStore):
             if lease and not await tx.execute(
                 "UPDATE leases SET until_ms = until_ms WHERE name = ? AND holder = ?"
                 " AND until_ms > ?",
-                lease.name, lease.holder, now_ms(),
+                lease.name, lease.holder, self.clock(),
             ):  # fmt: skip
                 raise LeaseLost(lease.name)
             arrival = int(await tx.fetchval("SELECT COALESCE(MAX(arrival), 0) FROM inbox"))
@@ -203,7 +208,7 @@ class SqlStateStore(SqlStore):
                 inserted = await tx.execute(
                     "INSERT INTO inbox (event_id, room_id, source, received_ms, decision, arrival)"
                     " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                    event.source["event_id"], event.room_id, json.dumps(event.source), now_ms(),
+                    event.source["event_id"], event.room_id, json.dumps(event.source), self.clock(),
                     decision, arrival + 1,
                 )  # fmt: skip
                 if inserted:
@@ -232,7 +237,7 @@ class SqlStateStore(SqlStore):
     async def take_lease(self, lease: Lease, seconds: float) -> bool:
         """Take or renew `lease` for `seconds`: true when it is free, expired or already
         this holder's. Times are the hosts' clocks (keep them in sync, as NTP does)."""
-        now = now_ms()
+        now = self.clock()
         taken = await self.db.execute(
             "INSERT INTO leases (name, holder, until_ms) VALUES (?, ?, ?)"
             " ON CONFLICT (name) DO UPDATE"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,6 +100,7 @@ class BotApp:
         *,
         answerer: Answerer | None = None,
         handle_signals: bool = False,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.config_path = config_path
         self.env = env
@@ -106,6 +108,9 @@ class BotApp:
         self._llm: LlmClient | None = None
         self._loaded_prompts: tuple[dict, Prompts] | None = None
         self.handle_signals = handle_signals
+        # Epoch seconds now, for who may read what since when (rooms' memberships and
+        # retention): tests move it on instead of waiting.
+        self.clock = clock
         # Validated here, so that a broken config stops the start before any I/O.
         self.settings = SettingsHolder(load_config(config_path, env))
         self.ready = asyncio.Event()
@@ -272,7 +277,7 @@ class BotApp:
     ) -> tuple[Wired, FeatureParts]:
         """The dispatcher, its features and the sync loop, on the account's connection."""
         bot = BotIdentity(matrix.user_id, await matrix.display_name())
-        audiences = Audiences(matrix)
+        audiences = Audiences(matrix, self.clock)
         feedback = FeedbackDesk(matrix, parts.state, parts.feedback, self.settings, parts.metrics)
         summarizer = self._summarizer(parts.kb)
         # One reader of the rooms' lines (the store's, then the homeserver's) for both.

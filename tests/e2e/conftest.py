@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -62,6 +63,9 @@ class BotHarness:
         self.env = {"BOT_PASSWORD": PASSWORD}
         self.app: BotApp | None = None
         self._task: asyncio.Task | None = None
+        # The bot's clock (who may read what since when) shows at least this epoch time:
+        # a test moves it on instead of waiting for a room's retention to pass.
+        self.clock_at_least = 0.0
 
     def write_config(
         self,
@@ -96,7 +100,12 @@ allowed_users = {_toml(list(allowed_users))}
         )
 
     async def start(self, answerer=None) -> BotApp:
-        self.app = BotApp(self.config_path, self.env, answerer=answerer)
+        self.app = BotApp(
+            self.config_path,
+            self.env,
+            answerer=answerer,
+            clock=lambda: max(time.time(), self.clock_at_least),
+        )
         self._task = asyncio.create_task(self.app.run())
         ready = asyncio.create_task(self.app.ready.wait())
         done, _ = await asyncio.wait({ready, self._task}, timeout=30, return_when="FIRST_COMPLETED")

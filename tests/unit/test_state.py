@@ -3,8 +3,6 @@ both store backends."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from bot.inbox.state import Lease, LeaseLost, PendingEvent, SqlStateStore, now_ms
@@ -104,7 +102,7 @@ async def test_one_holder_of_a_lease_at_a_time_and_a_lost_lease_stores_nothing(o
     with pytest.raises(LeaseLost):
         await first.store_batch("t3", [event("$c")], mine)
     assert [e.source["event_id"] for e in await first.pending_events()] == ["$a"]
-    await asyncio.sleep(0.01)  # the second's lease has run out: anyone may take it
+    first.clock = lambda: now_ms() + 1_000  # the second's lease has run out: anyone may take it
     assert await first.take_lease(mine, 30)
 
 
