@@ -32,7 +32,7 @@ from bot.matrix.cross_signing import CrossSigningError
 from bot.matrix.login import connect
 from bot.matrix.nio_account import NioAccount
 from bot.runtime.config_watch import ConfigWatcher
-from bot.runtime.leadership import Leadership, lead_when_holding
+from bot.runtime.leadership import Leadership, drain_while_held, lead_when_holding
 from bot.runtime.ops import OpsServer
 from bot.runtime.retention import run_retention
 from bot.runtime.supervise import Supervisor
@@ -267,7 +267,7 @@ class BotApp:
             if dispatcher:
                 # Answers in flight finish only while the lease surely holds.
                 grace = self.settings.current.bot.shutdown_grace_seconds
-                await dispatcher.drain(min(grace, leadership.remaining()))
+                await drain_while_held(dispatcher, leadership, grace)
             if matrix:
                 await matrix.close()
             await leadership.release()

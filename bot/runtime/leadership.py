@@ -17,6 +17,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 
+from bot.inbox.dispatcher import Dispatcher
 from bot.inbox.state import Lease, LeaseLost, LeaseStore
 from core.storage.database import StorageError
 
@@ -97,6 +98,10 @@ class Leadership:
                 log.warning("another process may sync %s now: this one stops", self.lease.name)
                 raise LeaseLost(self.lease.name)
 
+    async def renew(self) -> None:
+        """Renew the lease once, now (renewals stop with the loops at a shutdown)."""
+        await self._take(self.remaining())
+
     async def release(self) -> None:
         """Give the lease up, so that a standby takes over at once."""
         self.active = False
@@ -133,3 +138,15 @@ async def lead_when_holding(
             # A stop that came while the lease was lost: the TaskGroup raised the loss
             # alone, and standing by would keep the process from ever stopping.
             raise asyncio.CancelledError
+
+
+async def drain_while_held(
+    dispatcher: Dispatcher, leadership: Leadership, grace_seconds: float
+) -> None:
+    """An active process's shutdown: answers in flight get their grace, and those cut off
+    their restart notice, within a lease renewed once more. Without it the notice hung on
+    when the lease was last renewed, and a stop for maintenance left "Working on it…" in
+    the room until the restart."""
+    await leadership.renew()
+    # Half of what remains at most: the other half is for the notices of those cut off.
+    await dispatcher.drain(min(grace_seconds, leadership.remaining() / 2))

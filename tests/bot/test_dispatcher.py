@@ -7,6 +7,7 @@ import asyncio
 import logging
 
 from bot.matrix.types import WriteRefused
+from bot.runtime.leadership import Leadership, drain_while_held
 from core import strings
 from tests.bot.harness import BOT, eventually, running_bot
 
@@ -129,3 +130,26 @@ async def test_a_reply_sent_but_not_recorded_is_not_sent_twice(tmp_path, caplog)
 async def _done(bot, event_id: str) -> bool | None:
     pending = [e.source["event_id"] for e in await bot.state.pending_events()]
     return True if event_id not in pending else None
+
+
+async def test_a_stop_as_the_lease_is_about_to_end_still_tells_the_asker(tmp_path):
+    """The restart notice must not depend on when the lease was last renewed: a stop for
+    maintenance can last hours, and "Working on it…" would stay all that time."""
+    now = [0.0]
+    async with running_bot(tmp_path, "[bot]\nplaceholder_after_seconds = 0\n") as bot:
+        leadership = Leadership(bot.state, BOT, 2, clock=lambda: now[0])
+        await leadership.acquire()
+        bot.account.may_send = lambda: leadership.remaining() > 0
+        bot.answerer.gate = asyncio.Event()  # the answer takes longer than the grace
+        bot.account.add_room("!r", [ANN])
+        asked = bot.ask("!r", ANN, "what is our travel policy?")
+
+        async def placeholder() -> bool | None:
+            return True if bot.account.messages("!r") else None
+
+        await eventually(placeholder)
+        now[0] = 1.7  # the last renewal was long ago: the lease is nearly over
+        await drain_while_held(bot.dispatcher, leadership, grace_seconds=0.05)
+        notice = await bot.reply_to(asked)
+        assert notice.content.get("m.new_content", notice.content)["body"] == strings.INTERRUPTED
+        assert await bot.state.pending_events(), "answered after the restart"
