@@ -20,18 +20,6 @@ from bot.inbox.audience import Audiences
 from bot.inbox.dispatcher import Dispatcher
 from bot.inbox.mentions import BotIdentity
 from bot.inbox.router import Router
-from bot.inbox.routing import (
-    AnswerQuestion,
-    AnswerVoice,
-    ExplainCommand,
-    FollowEdit,
-    FollowRedaction,
-    KeepFeedback,
-    KeepFile,
-    KeepVoice,
-    KeepVote,
-    RunCommand,
-)
 from bot.inbox.state import Lease, StateStore
 from bot.inbox.sync import SyncLoop
 from bot.inbox.workers import AnswerWorkers
@@ -101,36 +89,28 @@ def wire_account(
         matrix, state, answerer, settings, router, conversation.feed, dispatcher.spawn,
         memory=memory, feedback=feedback, metrics=parts.metrics, files=parts.files,
     )  # fmt: skip
-    dispatcher.on_reply(AnswerQuestion, questions.answer)
     desks = Desks(
         memory, feedback, parts.summaries, parts.metrics, parts.catchup,
         parts.limits or LocalRateLimits(), parts.files,
     )  # fmt: skip
-    commands = desks.replies(settings, router.is_direct)
-    dispatcher.on_reply(RunCommand, commands)
-    dispatcher.on_reply(ExplainCommand, commands)
     follower = MessageFollower(
         matrix, state, conversation.feed, memory, parts.summaries, dispatcher.spawn,
         feedback.store if feedback else None, conversation.settled,
     )  # fmt: skip
-    dispatcher.on_work(FollowEdit, follower.edited)
-    dispatcher.on_work(FollowRedaction, follower.redacted)
-    dispatcher.follow_edit = follower.follow_edit
+    # Each feature registers the kinds of event it handles.
+    questions.register(dispatcher)
+    desks.register(dispatcher, settings, router.is_direct)
+    follower.register(dispatcher)
     if parts.files is not None:
-        dispatcher.on_work(KeepFile, parts.files.keep, background=True)
-        follower.forgetters.append(parts.files.forget)
+        parts.files.register(dispatcher, follower)
     if feedback is not None:
-        dispatcher.on_reply(KeepFeedback, feedback.keep_comment)
-        dispatcher.on_work(KeepVote, feedback.take_vote)
-        dispatcher.after_failure.append(feedback.forget_answer_event)
-
+        feedback.register(dispatcher)
     if parts.transcriber is not None:
         voice = VoiceDesk(
             matrix, state, parts.transcriber, questions, conversation, settings,
             dispatcher.languages,
         )  # fmt: skip
-        dispatcher.on_reply(AnswerVoice, voice.answer)
-        dispatcher.on_work(KeepVoice, voice.keep, background=True)
+        voice.register(dispatcher)
 
     workers = AnswerWorkers(state, dispatcher.run, settings.current.bot.answer_workers)
     sync = SyncLoop(matrix, state, router, settings, workers, lease)

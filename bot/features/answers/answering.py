@@ -12,7 +12,7 @@ from typing import Protocol
 from bot.features.answers.feed import Feed, FeedLine
 from bot.features.feedback.desk import FeedbackDesk
 from bot.inbox.audience import AudienceChanged
-from bot.inbox.dispatcher import Spawn
+from bot.inbox.dispatcher import Dispatcher, Spawn
 from bot.inbox.events import IncomingMessage
 from bot.inbox.reply import ReplyWriter
 from bot.inbox.router import Router
@@ -77,6 +77,10 @@ class QuestionDesk:
         self.feedback = feedback
         self.metrics = metrics
         self.files = files
+
+    def register(self, dispatcher: Dispatcher) -> None:
+        """The kinds of event this feature handles."""
+        dispatcher.on_reply(AnswerQuestion, self.answer)
 
     async def answer(self, reply: ReplyWriter, action: AnswerQuestion) -> None:
         """Answer into `reply`; the dispatcher reports what fails."""

@@ -11,6 +11,7 @@ from bot.features.feedback.desk import FeedbackDesk
 from bot.features.memory.commands import build_forgotten, build_memory_list, decide_forget
 from bot.features.summaries.desk import SummaryDesk
 from bot.inbox.commands import build_command_reply
+from bot.inbox.dispatcher import Dispatcher
 from bot.inbox.reply import ReplyWriter
 from bot.inbox.routing import ExplainCommand, RunCommand
 from bot.settings_holder import SettingsHolder
@@ -42,16 +43,20 @@ class Desks:
     # `!summarize` replying to a shared file summarises the file (bot/features/files).
     files: FileSummaries | None = None
 
-    def replies(
-        self, settings: SettingsHolder, is_direct: Callable[[str], Awaitable[bool]]
-    ) -> Callable[[ReplyWriter, RunCommand | ExplainCommand], Awaitable[None]]:
-        """The dispatcher's reply handler for commands run or explained."""
+    def register(
+        self,
+        dispatcher: Dispatcher,
+        settings: SettingsHolder,
+        is_direct: Callable[[str], Awaitable[bool]],
+    ) -> None:
+        """The kinds of event this feature handles: commands run or explained."""
 
         async def reply_to(reply: ReplyWriter, action: RunCommand | ExplainCommand) -> None:
             direct = await is_direct(reply.message.room_id)
             await self.run_command(reply, action, settings.current, direct)
 
-        return reply_to
+        dispatcher.on_reply(RunCommand, reply_to)
+        dispatcher.on_reply(ExplainCommand, reply_to)
 
     async def run_command(
         self,

@@ -15,6 +15,7 @@ from bot.features.feedback.commands import (
     decide_feedback_request,
 )
 from bot.inbox.audience import AudienceChanged
+from bot.inbox.dispatcher import Dispatcher
 from bot.inbox.events import parse_reaction, parse_redaction
 from bot.inbox.render import build_notice
 from bot.inbox.reply import ReplyWriter
@@ -55,6 +56,13 @@ class FeedbackDesk:
 
     async def is_vote(self, event_id: str) -> bool:
         return await self.store.is_reaction(event_id)
+
+    def register(self, dispatcher: Dispatcher) -> None:
+        """The kinds of event this feature handles: votes and the comment after a 👎; an
+        answer replaced by a failure notice takes no votes."""
+        dispatcher.on_reply(KeepFeedback, self.keep_comment)
+        dispatcher.on_work(KeepVote, self.take_vote)
+        dispatcher.after_failure.append(self.forget_answer_event)
 
     async def take_vote(self, event: PendingEvent, message: object, action: KeepVote) -> None:
         """A vote or its removal; the catch-all of this entry point. A store that

@@ -20,6 +20,8 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from bot.features.files.store import FileStore, RoomFile
+from bot.features.following.follower import MessageFollower
+from bot.inbox.dispatcher import Dispatcher
 from bot.inbox.events import IncomingMessage
 from bot.inbox.links import build_permalink
 from bot.inbox.reply import ReplyWriter
@@ -74,6 +76,12 @@ class FileKeeper:
         # are held in memory whole while read.
         self._slots: asyncio.Semaphore | None = None
         self._slots_for = 0
+
+    def register(self, dispatcher: Dispatcher, follower: MessageFollower) -> None:
+        """The kinds of event this feature handles: files shared, read in the background;
+        and a redaction of one, followed with the rest of what the bot keeps."""
+        dispatcher.on_work(KeepFile, self.keep, background=True)
+        follower.forgetters.append(self.forget)
 
     async def keep(
         self, event: PendingEvent, message: IncomingMessage | None, action: KeepFile

@@ -19,9 +19,10 @@ from typing import Any
 
 from bot.features.answers.feed import Feed
 from bot.features.summaries.desk import SummaryDesk
+from bot.inbox.dispatcher import Dispatcher
 from bot.inbox.events import IncomingMessage
 from bot.inbox.mentions import strip_reply_fallback
-from bot.inbox.routing import FollowRedaction
+from bot.inbox.routing import FollowEdit, FollowRedaction
 from bot.inbox.state import PendingEvent, StateStore
 from bot.matrix.account import MatrixAccount
 from core.feedback.store import FeedbackStore
@@ -64,6 +65,12 @@ class MessageFollower:
         self.history_settled = history_settled
         # Other features' parts that forget a redacted message (room, event id).
         self.forgetters: list[Callable[[str, str], Awaitable[None]]] = []
+
+    def register(self, dispatcher: Dispatcher) -> None:
+        """The kinds of event this feature handles: edits and redactions to follow."""
+        dispatcher.on_work(FollowEdit, self.edited)
+        dispatcher.on_work(FollowRedaction, self.redacted)
+        dispatcher.follow_edit = self.follow_edit
 
     async def edited(
         self, event: PendingEvent, message: IncomingMessage | None, action: object

@@ -16,6 +16,7 @@ from typing import Protocol
 
 from bot.features.answers.answering import QuestionDesk
 from bot.features.answers.conversation import Conversation
+from bot.inbox.dispatcher import Dispatcher
 from bot.inbox.events import IncomingMessage
 from bot.inbox.language import ReplyLanguages
 from bot.inbox.render import build_notice
@@ -57,6 +58,12 @@ class VoiceDesk:
         self.questions = questions
         self.conversation = conversation
         self.settings = settings
+
+    def register(self, dispatcher: Dispatcher) -> None:
+        """The kinds of event this feature handles: voice messages, transcribed in the
+        background, and answered when addressed to the bot."""
+        dispatcher.on_reply(AnswerVoice, self.answer)
+        dispatcher.on_work(KeepVoice, self.keep, background=True)
 
     async def answer(self, reply: ReplyWriter, action: AnswerVoice) -> None:
         """The inbox's AnswerVoice: the transcript, answered as a question."""
