@@ -40,6 +40,8 @@ class AnswerWorkers:
         self.state = state
         self.start = start
         self.count = count
+        # After the store failed, before the messages given back are read again.
+        self.retry_seconds: float = RETRY_SECONDS
         self._wake = asyncio.Event()
         # Messages a worker gave back (the store failed), by arrival: read again, alone.
         self._again: set[int] = set()
@@ -69,7 +71,7 @@ class AnswerWorkers:
         after = 0
         while True:
             if self._again:
-                await asyncio.sleep(RETRY_SECONDS)  # the store failed a moment ago
+                await asyncio.sleep(self.retry_seconds)  # the store failed a moment ago
                 await self._feed_again(queue)
                 if self._blocking:
                     continue  # nothing after a redaction not followed yet
@@ -80,7 +82,7 @@ class AnswerWorkers:
             except StorageError as exc:
                 # The messages wait in the inbox; nothing in flight is stopped for this.
                 log.warning("the inbox cannot be read (%s); trying again", exc)
-                await asyncio.sleep(RETRY_SECONDS)
+                await asyncio.sleep(self.retry_seconds)
                 continue
             if not batch:
                 await self._wake.wait()

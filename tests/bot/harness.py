@@ -175,6 +175,8 @@ async def running_bot(
         Audiences(account), 0, parts,
     )  # fmt: skip
     dispatcher, workers, sync = wired.dispatcher, wired.workers, wired.sync
+    # A store that failed is tried again at once: the tests make it fail and come back.
+    workers.retry_seconds = dispatcher.background_retry_seconds = 0.02
     try:
         async with asyncio.TaskGroup() as group:
             tasks = [group.create_task(sync.run())]

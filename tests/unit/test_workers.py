@@ -15,9 +15,8 @@ def message(n: int) -> PendingEvent:
 
 
 async def test_messages_are_taken_in_order_a_few_at_a_time_and_a_failed_one_again(
-    open_database, monkeypatch
+    open_database,
 ):
-    monkeypatch.setattr("bot.inbox.workers.RETRY_SECONDS", 0.01)
     store = await SqlStateStore.open(await open_database())
     await store.store_batch("t1", [message(n) for n in range(20)])
     started: list[str] = []
@@ -55,6 +54,7 @@ async def test_messages_are_taken_in_order_a_few_at_a_time_and_a_failed_one_agai
         return "$m20" in started
 
     workers = AnswerWorkers(store, start, count=3)
+    workers.retry_seconds = 0.01
     task = asyncio.create_task(workers.run())
     try:
         async with asyncio.timeout(10):
@@ -84,10 +84,9 @@ class InboxThatFailsOnce:
         return await self.store.pending_events(after=after, limit=limit)
 
 
-async def test_nothing_after_a_redaction_starts_before_it_is_followed(open_database, monkeypatch):
+async def test_nothing_after_a_redaction_starts_before_it_is_followed(open_database):
     """The redaction's following fails once, and reading it again fails once too: the
     message after it still waits until the redaction has been followed."""
-    monkeypatch.setattr("bot.inbox.workers.RETRY_SECONDS", 0.01)
     store = await SqlStateStore.open(await open_database())
     redaction = PendingEvent(
         "!room", {"event_id": "$x", "type": "m.room.redaction", "redacts": "$m1"},
@@ -109,6 +108,7 @@ async def test_nothing_after_a_redaction_starts_before_it_is_followed(open_datab
         return True
 
     workers = AnswerWorkers(InboxThatFailsOnce(store), start, count=3)  # type: ignore[arg-type]
+    workers.retry_seconds = 0.01
     task = asyncio.create_task(workers.run())
     try:
         async with asyncio.timeout(10):
