@@ -11,9 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+from bot.features.catchup.desk import CatchupDesk
+from bot.features.catchup.digests import SqlDigestStore
+from bot.features.catchup.receipts import SqlReceiptStore
 from bot.features.feedback.desk import FeedbackDesk
 from bot.features.files.keeper import FileKeeper
 from bot.features.files.store import SqlFileStore
+from bot.features.summaries.desk import SummaryDesk
+from bot.features.summaries.lines import LineReader
 from bot.inbox.audience import Audiences
 from bot.inbox.dispatcher import Dispatcher
 from bot.inbox.mentions import BotIdentity
@@ -23,11 +28,19 @@ from bot.runtime.wiring import FeatureParts, wire_account
 from bot.settings_holder import SettingsHolder
 from core import strings
 from core.config import parse_config
+from core.config.llm import LlmTask
 from core.feedback.store import SqlFeedbackStore
 from core.knowledge.extractor import Extractor
 from core.knowledge.indexer import Indexer
+from core.llm.prompts import load_prompts
+from core.memory.memory import ConversationMemory
+from core.memory.store import SqlMemoryStore
 from core.requests import Answer, Progress, Request
 from core.storage.sqlite import SqliteDatabase
+from core.summaries.ledger_store import SqlLedgerStore
+from core.summaries.store import SqlSummaryMarks
+from core.summaries.summarizer import Summarizer
+from core.timerange import TimeExpressionFinder
 
 BOT = "@bot:fake.test"
 T = TypeVar("T")
@@ -132,12 +145,14 @@ async def running_bot(
     files: FileReading | None = None,
     transcriber: Any = None,
     languages: Any = None,
+    rooms: bool = False,
 ) -> AsyncIterator[Bot]:
     """The bot's sync loop and workers running over a fake account until the block ends;
     with `feedback`, votes are taken (in a SQLite store of their own); with `files`,
     shared files are read with its extractor and indexer; with `transcriber`, voice
     messages are transcribed; with `languages` (a LanguageFinder), replies are in the
-    asker's language."""
+    asker's language; with `rooms`, the features that read the rooms (memories,
+    summaries without a model, the ledger, catch-ups), built as the app builds them."""
     account = account or FakeAccount(BOT)
     settings = SettingsHolder(
         parse_config(
@@ -164,16 +179,21 @@ async def running_bot(
         if files is not None
         else None
     )
+    identity, audiences = BotIdentity(account.user_id, "Knowledge Bot"), Audiences(account)
+    opened = [db] + ([votes.db] if votes else [])
+    reading = (
+        await _room_features(tmp_path, account, settings, identity, audiences, opened)
+        if rooms
+        else {}
+    )
     parts = FeatureParts(
         feedback=FeedbackDesk(account, state, votes, settings) if votes else None,
         files=keeper,
         transcriber=transcriber,
         languages=languages,
+        **reading,
     )
-    wired = wire_account(
-        account, state, settings, BotIdentity(account.user_id, "Knowledge Bot"), answerer,
-        Audiences(account), 0, parts,
-    )  # fmt: skip
+    wired = wire_account(account, state, settings, identity, answerer, audiences, 0, parts)
     dispatcher, workers, sync = wired.dispatcher, wired.workers, wired.sync
     # A store that failed is tried again at once: the tests make it fail and come back.
     workers.retry_seconds = dispatcher.background_retry_seconds = 0.02
@@ -189,6 +209,43 @@ async def running_bot(
                     task.cancel()
                 await dispatcher.drain()
     finally:
-        await db.close()
-        if votes is not None:
-            await votes.db.close()
+        for database in opened:
+            await database.close()
+
+
+async def _room_features(
+    tmp_path: Path,
+    account: FakeAccount,
+    settings: SettingsHolder,
+    identity: BotIdentity,
+    audiences: Audiences,
+    opened: list[SqliteDatabase],
+) -> dict[str, Any]:
+    """Memories, summaries, the ledger and catch-ups over SQLite files as the app keeps
+    them (receipts and digests beside the inbox, `opened[0]`), with the summarizer that
+    needs no model."""
+    memory_db = await SqliteDatabase.open(tmp_path / "memory.sqlite3")
+    summaries_db = await SqliteDatabase.open(tmp_path / "summaries.sqlite3")
+    opened += [memory_db, summaries_db]
+    ledger = await SqlLedgerStore.open(summaries_db)
+    memory = ConversationMemory(
+        await SqlMemoryStore.open(memory_db), None, lambda: settings.current, ledger
+    )
+    lines = LineReader(account, settings, memory, bot=identity)
+
+    def summarizer(task: LlmTask) -> Summarizer:
+        return Summarizer(
+            None, lambda: load_prompts({}), None,
+            lambda: settings.current.knowledge.embedding_model, task,
+        )  # fmt: skip
+
+    times = TimeExpressionFinder()
+    summaries = SummaryDesk(
+        account, summarizer("summary"), await SqlSummaryMarks.open(summaries_db), settings,
+        None, times, None, audiences, ledger, lines,
+    )  # fmt: skip
+    catchup = CatchupDesk(
+        account, await SqlReceiptStore.open(opened[0]), await SqlDigestStore.open(opened[0]),
+        summarizer("catchup"), settings, audiences, times, lines,
+    )  # fmt: skip
+    return {"memory": memory, "summaries": summaries, "catchup": catchup}
