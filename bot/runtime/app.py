@@ -20,6 +20,7 @@ from bot.features.files.keeper import FileKeeper
 from bot.features.files.store import SqlFileStore
 from bot.features.summaries.desk import SummaryDesk
 from bot.features.summaries.lines import LineReader
+from bot.features.summaries.schedules import keep_summary_jobs
 from bot.inbox.audience import Audiences
 from bot.inbox.dispatcher import Dispatcher
 from bot.inbox.mentions import BotIdentity
@@ -41,7 +42,6 @@ from bot.settings_holder import SettingsHolder
 from core.answering import Answerer, NoKnowledgeAnswerer, PredeterminedFirst
 from core.config import Settings, load_config
 from core.config.llm import LlmTask
-from core.config.summaries import Schedule, parse_schedule
 from core.feedback.ranking import FeedbackRanking
 from core.feedback.store import SqlFeedbackStore
 from core.guardrails.guard import Guarded
@@ -71,7 +71,6 @@ from core.summaries.summarizer import Summarizer
 from core.timerange import TimeExpressionFinder
 
 log = logging.getLogger(__name__)
-SCHEDULE_CHECK_SECONDS = 30
 
 
 @dataclass(frozen=True)
@@ -258,7 +257,10 @@ class BotApp:
                     self._job_store_url(), str(data_dir.resolve()), summaries.run_scheduled
                 )
                 await scheduler.start()
-                keep("summary schedules", lambda: self._keep_summary_jobs(scheduler, matrix))
+                keep(
+                    "summary schedules",
+                    lambda: keep_summary_jobs(scheduler, matrix, self.settings),
+                )
                 self.ready.set()
         finally:
             self._sync = self._matrix = None
@@ -347,18 +349,6 @@ class BotApp:
                 task == "summary" and self.settings.current.summaries.check_support
             ),
         )
-
-    async def _keep_summary_jobs(self, scheduler: SummaryScheduler, matrix: MatrixAccount) -> None:
-        """The jobs follow the config and the rooms the bot is in."""
-        while True:
-            settings = self.settings.current
-            wanted: dict[str, Schedule] = {}
-            for room in matrix.rooms():
-                schedule = parse_schedule(settings.room(room).summary_schedule)
-                if schedule and settings.summaries.collection:
-                    wanted[room] = schedule
-            await scheduler.apply(wanted)
-            await asyncio.sleep(SCHEDULE_CHECK_SECONDS)
 
     def _prompts(self) -> Prompts:
         """The prompts of the running config, read again only when the overrides change."""

@@ -93,7 +93,7 @@ async def test_a_summary_that_quoted_a_redacted_message_is_made_again_without_it
     room = await room_with_bot(alice, bot)
     secret = await alice.say(room, "Decision: the Orion budget is 77 thousand euros.")
     await alice.say(room, "Decision: the Lyra launch is on Friday.")
-    # Posted when made (the bot takes up a new room's schedule within 30 s).
+    # Posted when made (the bot takes up a new room's schedule at once).
     posted = await alice.wait_for(
         room, lambda e: from_user(bot.user_id)(e) and "Orion budget" in str(e), timeout=90
     )
