@@ -14,8 +14,9 @@ import numpy as np
 from core.config.llm import LlmTask
 from core.knowledge.embedding import Embedders
 from core.llm.client import LlmClient, LlmError
+from core.llm.fencing import fence
 from core.llm.prompts import Prompts
-from core.pipeline.context import estimate_tokens, fence
+from core.llm.tokens import estimate_tokens
 from core.summaries.draft import (
     SummaryDraft,
     SummaryLine,
