@@ -4,7 +4,7 @@ The bot's own notices (errors, warnings) start with NOTICE_PREFIX; the bot leave
 messages with that prefix out of the conversation context it gives the LLM.
 
 Each message is read in the language of the event being handled: `strings.X` looks X up
-in that language's catalog (core/i18n). After an edit here, `python -m core.i18n.extract`
+in that language's catalog (core/i18n). After an edit here, `python -m core.extract_strings`
 updates the catalogs, and tests/unit/test_i18n.py fails until every translation is written.
 """
 

@@ -1,5 +1,5 @@
 """Writes the message template (core/i18n/locale/bot.pot) from core/strings.py and
-brings each language's catalog up to date with it: `python -m core.i18n.extract`.
+brings each language's catalog up to date with it: `python -m core.extract_strings`.
 
 Babel writes and merges the catalogs; the messages are read from the strings module
 itself rather than by scanning source for `_()` calls, because every sentence the bot
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> None:
     from core import strings
 
     args = sys.argv[1:] if argv is None else argv
-    for language in args:  # `python -m core.i18n.extract it`: start Italian
+    for language in args:  # `python -m core.extract_strings it`: start Italian
         if not catalog_path(language).exists():
             start_catalog(language, strings)
     print("updated:", ", ".join(update_catalogs(strings)) or "no catalog yet")
