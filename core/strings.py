@@ -348,7 +348,7 @@ FILE_ENCRYPTED_ROOM_ONLY = (
 )
 FILE_FAILED = "reading it failed (the admins can find why in the log)"
 FILE_KIND_UNREAD = "the bot reads PDF, Word (.docx), Markdown, HTML and text files only"
-# Why a file has no text (core/knowledge/extraction.py's Unreadable names one of these).
+# Why a file has no text (core/knowledge/parse/extraction.py's Unreadable names one of these).
 FILE_NOT_UTF8 = "it is not UTF-8 text"
 FILE_EMPTY = "it is empty"
 FILE_PASSWORD = "it is protected by a password"

@@ -35,7 +35,7 @@ from bot.runtime.app import BotApp, run_until_signalled
 from core.config import load_config
 from core.knowledge.base import KnowledgeBase
 from core.knowledge.documents import Document
-from core.knowledge.files import read_documents
+from core.knowledge.parse.files import read_documents
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "deploy" / "sample-documents"

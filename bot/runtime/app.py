@@ -50,7 +50,7 @@ from core.health import Check
 from core.i18n.catalogs import available_languages, translations
 from core.i18n.detection import LanguageFinder
 from core.knowledge.base import KnowledgeBase
-from core.knowledge.extractor import Extractor
+from core.knowledge.parse.extractor import Extractor
 from core.knowledge.serve import run_knowledge_services
 from core.llm.client import LlmClient
 from core.llm.prompts import Prompts, load_prompts

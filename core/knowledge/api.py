@@ -39,8 +39,8 @@ from core.knowledge.documents import (
     load_json,
     parse_document_dates,
 )
-from core.knowledge.extraction import BINARY_KINDS, Extracted, Unreadable
 from core.knowledge.openapi import build_openapi
+from core.knowledge.parse.extraction import BINARY_KINDS, Extracted, Unreadable
 
 log = logging.getLogger(__name__)
 

@@ -8,16 +8,16 @@ from collections.abc import Callable
 import aiohttp
 
 from core.config import Settings
-from core.knowledge.catalog import Catalog, SqlCatalog
 from core.knowledge.crawl.store import SqlCrawlStore
-from core.knowledge.embedding import Embedders
-from core.knowledge.extractor import Extractor
-from core.knowledge.indexer import Indexer
-from core.knowledge.jobs import JobStore, SqlJobStore
-from core.knowledge.queue import IngestQueue
-from core.knowledge.retrieval import Retriever
-from core.knowledge.text_tools import SentenceSplitter
-from core.knowledge.vectors import VectorStore
+from core.knowledge.ingest.indexer import Indexer
+from core.knowledge.ingest.jobs import JobStore, SqlJobStore
+from core.knowledge.ingest.queue import IngestQueue
+from core.knowledge.parse.extractor import Extractor
+from core.knowledge.parse.text_tools import SentenceSplitter
+from core.knowledge.search.catalog import Catalog, SqlCatalog
+from core.knowledge.search.embedding import Embedders
+from core.knowledge.search.retrieval import Retriever
+from core.knowledge.search.vectors import VectorStore
 from core.rights.cache import DecisionCache
 from core.rights.checker import RightsChecker
 from core.storage.opening import Storage

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 
 from core.config import Settings
-from core.knowledge.vectors import KnowledgeUnavailable
+from core.knowledge.search.vectors import KnowledgeUnavailable
 from core.memory.history import HistoryIndex
 from core.memory.line_store import RoomLine
 from core.memory.remember import RememberRequest

@@ -35,7 +35,7 @@ from core.citations import build_cited_text, build_streamed_text
 from core.config import Settings
 from core.i18n.language import language_name
 from core.knowledge.documents import Hit
-from core.knowledge.retrieval import Retriever
+from core.knowledge.search.retrieval import Retriever
 from core.llm.client import (
     IncompleteAnswer,
     LlmClient,

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from typing import Literal
 from zoneinfo import ZoneInfo
 
-from core.knowledge.keywords import parse_query_words, stem_word
+from core.knowledge.search.keywords import parse_query_words, stem_word
 from core.summaries.addressing import decide_addressees, decide_named
 from core.summaries.cues import DUE
 from core.summaries.draft import SummaryDraft, SummaryLine

@@ -12,7 +12,7 @@ from typing import TypeVar
 import numpy as np
 
 from core.config.llm import LlmTask
-from core.knowledge.embedding import Embedders
+from core.knowledge.search.embedding import Embedders
 from core.llm.client import LlmClient, LlmError
 from core.llm.fencing import fence
 from core.llm.prompts import Prompts

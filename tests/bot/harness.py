@@ -24,8 +24,8 @@ from bot.settings_holder import SettingsHolder
 from core import strings
 from core.config import parse_config
 from core.feedback.store import SqlFeedbackStore
-from core.knowledge.extractor import Extractor
-from core.knowledge.indexer import Indexer
+from core.knowledge.ingest.indexer import Indexer
+from core.knowledge.parse.extractor import Extractor
 from core.requests import Answer, Progress, Request
 from core.storage.sqlite import SqliteDatabase
 

@@ -20,8 +20,8 @@ from bot.matrix.fake import FakeAccount
 from bot.settings_holder import SettingsHolder
 from core.config import parse_config
 from core.ids import RoomID, UserID
-from core.knowledge.embedding import Embedders
-from core.knowledge.vectors import VectorStore
+from core.knowledge.search.embedding import Embedders
+from core.knowledge.search.vectors import VectorStore
 from core.memory.history import HistoryIndex
 from core.memory.line_store import RoomLine
 from core.memory.memory import ConversationMemory

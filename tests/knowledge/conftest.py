@@ -9,7 +9,7 @@ import pytest
 
 from core.config import Settings, parse_config
 from core.knowledge.base import KnowledgeBase
-from core.knowledge.embedding import Embedders
+from core.knowledge.search.embedding import Embedders
 from tests.support.chroma_server import ChromaServer
 
 KB_CONFIG = """

@@ -4,8 +4,8 @@ question is also searched as translated into a collection's language."""
 
 from __future__ import annotations
 
-from core.knowledge.catalog import ChunkRow, DocumentRecord, SqlCatalog
 from core.knowledge.documents import Document, SearchFilters
+from core.knowledge.search.catalog import ChunkRow, DocumentRecord, SqlCatalog
 from tests.knowledge.conftest import knowledge_settings
 
 

@@ -94,7 +94,7 @@ def test_language_names_for_prompts() -> None:
 
 
 def test_why_a_file_is_unreadable_is_told_in_the_askers_language() -> None:
-    from core.knowledge.extraction import Unreadable, describe_reason
+    from core.knowledge.parse.extraction import Unreadable, describe_reason
 
     kept = Unreadable("FILE_TOO_LARGE", size=36927, limit=1000).encode()
     assert str(Unreadable("FILE_TOO_LARGE", size=36927, limit=1000)) == (

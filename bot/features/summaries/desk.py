@@ -21,7 +21,7 @@ from bot.settings_holder import SettingsHolder
 from core import strings
 from core.i18n.language import speaking
 from core.knowledge.documents import Document
-from core.knowledge.indexer import Indexer
+from core.knowledge.ingest.indexer import Indexer
 from core.metrics import Metrics
 from core.summaries.draft import SummaryLine
 from core.summaries.ledger import LedgerEntry, build_dated_entry, decide_listed

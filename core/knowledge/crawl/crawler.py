@@ -44,7 +44,7 @@ from core.knowledge.crawl.urls import (
     origin_of,
 )
 from core.knowledge.documents import Document
-from core.knowledge.extraction import Unreadable
+from core.knowledge.parse.extraction import Unreadable
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """What the crawler reads from an HTML page besides its text (pure): the title and the
 links to follow. The text itself goes through the HTML path of the indexer
-(core/knowledge/html_text.py)."""
+(core/knowledge/parse/html_text.py)."""
 
 from __future__ import annotations
 

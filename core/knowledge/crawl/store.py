@@ -1,7 +1,7 @@
 """The crawler's state, kept with the catalog: each page's validators, content hash and
 links; the run in progress with its frontier and counts; the last report; and the lease
 that lets one process crawl a source at a time (as the ingestion jobs are claimed, see
-core/knowledge/jobs.py).
+core/knowledge/ingest/jobs.py).
 
 A page's row changes in the same transaction that marks it done in the frontier, so a
 run stopped at any point goes on from the next page after a restart."""

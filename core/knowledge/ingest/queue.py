@@ -1,5 +1,5 @@
 """The ingestion queue: jobs are stored first, then indexed by the workers of every
-process that shares the storage (each claims jobs with a lease, see core/knowledge/jobs.py).
+process that shares the storage (each claims jobs with a lease, see core/knowledge/ingest/jobs.py).
 
 Stored jobs survive a crash or restart and are picked up again. A worker takes runs of
 consecutive puts together, so that their chunks are embedded in shared batches; the
@@ -20,10 +20,10 @@ from dataclasses import asdict
 
 from core import strings
 from core.knowledge.documents import Document
-from core.knowledge.embedding import EmbeddingModelError
-from core.knowledge.indexer import Indexer, Outcome, UnknownCollection
-from core.knowledge.jobs import Job, JobStore
-from core.knowledge.vectors import KnowledgeUnavailable, ModelMismatch
+from core.knowledge.ingest.indexer import Indexer, Outcome, UnknownCollection
+from core.knowledge.ingest.jobs import Job, JobStore
+from core.knowledge.search.embedding import EmbeddingModelError
+from core.knowledge.search.vectors import KnowledgeUnavailable, ModelMismatch
 from core.storage.database import StorageError
 
 log = logging.getLogger(__name__)

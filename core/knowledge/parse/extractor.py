@@ -1,5 +1,5 @@
 """Extraction off the event loop: each PDF or Word file is read in a process of its own
-(core/knowledge/extraction_process.py), a few at a time, within a time limit."""
+(core/knowledge/parse/extraction_process.py), a few at a time, within a time limit."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 
 from core.config.files import FileSettings
-from core.knowledge.extraction import (
+from core.knowledge.parse.extraction import (
     BINARY_KINDS,
     Extracted,
     FileKind,
@@ -45,7 +45,7 @@ class Extractor:
 
     async def _in_process(self, data: bytes, kind: FileKind, settings: FileSettings) -> Extracted:
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "core.knowledge.extraction_process", kind,
+            sys.executable, "-m", "core.knowledge.parse.extraction_process", kind,
             str(settings.max_pages),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,

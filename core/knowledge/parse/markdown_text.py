@@ -6,7 +6,7 @@ from __future__ import annotations
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from core.knowledge.blocks import Block, BlockKind
+from core.knowledge.parse.blocks import Block, BlockKind
 
 PARSER = MarkdownIt("commonmark").enable("table")
 OPENERS: dict[str, BlockKind] = {

@@ -3,7 +3,7 @@
 It is the source of truth for what readers see: a document's chunks are swapped in one
 transaction, and Chroma only proposes candidate chunk ids, so chunks of a replaced or
 half-written version are never returned. The chunks' text is indexed for the keyword
-side of hybrid search in each collection's language (core/knowledge/keyword_index.py).
+side of hybrid search in each collection's language (core/knowledge/search/keyword_index.py).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from dataclasses import astuple, dataclass
 from typing import Protocol
 
 from core.knowledge.documents import SearchFilters
-from core.knowledge.filter_sql import build_filter_sql
-from core.knowledge.keyword_index import KeywordIndex
+from core.knowledge.search.filter_sql import build_filter_sql
+from core.knowledge.search.keyword_index import KeywordIndex
 from core.storage.database import Database, Row
 from core.storage.upgrades import Upgrade, UpgradeTable
 

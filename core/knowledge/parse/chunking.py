@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from core.knowledge.blocks import JOINERS, Block, BlockKind, paged_blocks, text_blocks
 from core.knowledge.documents import Chunk, DocumentFormat
-from core.knowledge.html_text import html_to_blocks
-from core.knowledge.markdown_text import markdown_to_blocks
+from core.knowledge.parse.blocks import JOINERS, Block, BlockKind, paged_blocks, text_blocks
+from core.knowledge.parse.html_text import html_to_blocks
+from core.knowledge.parse.markdown_text import markdown_to_blocks
 
 CountTokens = Callable[[str], int]
 SplitSentences = Callable[[str], list[str]]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-from core.knowledge.blocks import Block
+from core.knowledge.parse.blocks import Block
 
 HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 BREAKS = {"p", "div", "section", "article", "blockquote", "dd", "dt", "br", "main", "aside"}

@@ -12,7 +12,7 @@ import resource
 import sys
 from dataclasses import asdict
 
-from core.knowledge.extraction import FileKind, Unreadable, extract_text
+from core.knowledge.parse.extraction import FileKind, Unreadable, extract_text
 
 MEMORY_LIMIT_BYTES = 2 * 1024**3
 

@@ -9,7 +9,7 @@ tell the person who asks about the file.
 
 Parsing a file from outside is the riskiest work the bot does (a crafted PDF can take
 minutes or gigabytes): the bot runs this module in a process of its own, with a time
-limit (see core/knowledge/extractor.py).
+limit (see core/knowledge/parse/extractor.py).
 """
 
 from __future__ import annotations

@@ -13,10 +13,10 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 
 from core.config import Settings
-from core.knowledge.catalog import Catalog
 from core.knowledge.documents import Hit, SearchFilters
-from core.knowledge.embedding import Embedders
-from core.knowledge.vectors import VectorStore
+from core.knowledge.search.catalog import Catalog
+from core.knowledge.search.embedding import Embedders
+from core.knowledge.search.vectors import VectorStore
 from core.storage.database import Row
 
 Ranking = tuple[Sequence[str], float]

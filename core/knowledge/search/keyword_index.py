@@ -3,7 +3,7 @@ table of the chunks' Snowball stems (written here: FTS5's tokenizers stem Englis
 ranked by `bm25()`, on PostgreSQL a `tsvector` of the language's text search
 configuration ranked by `ts_rank()` (see the README on how the two differ). A collection
 indexed in another language (or before languages) is indexed again once, when the
-process starts (`align_languages`). The words themselves: core/knowledge/keywords.py.
+process starts (`align_languages`). The words themselves: core/knowledge/search/keywords.py.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from dataclasses import replace
 from typing import Self
 
 from core.knowledge.documents import SearchFilters
-from core.knowledge.filter_sql import build_filter_sql
-from core.knowledge.keywords import (
+from core.knowledge.search.filter_sql import build_filter_sql
+from core.knowledge.search.keywords import (
     ENGLISH,
     build_index_text,
     build_match_query,

@@ -1,5 +1,5 @@
 """Reading documents from files and folders: Markdown, plain text, HTML, JSON lines, and
-PDF and Word files (their text, see core/knowledge/extraction.py)."""
+PDF and Word files (their text, see core/knowledge/parse/extraction.py)."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from core.knowledge.documents import (
     load_json,
     parse_document_dates,
 )
-from core.knowledge.extraction import SUFFIX_KINDS, Unreadable, extract_text
-from core.knowledge.markdown_text import markdown_to_blocks
+from core.knowledge.parse.extraction import SUFFIX_KINDS, Unreadable, extract_text
+from core.knowledge.parse.markdown_text import markdown_to_blocks
 
 SUFFIXES: dict[str, DocumentFormat] = {
     ".md": "markdown",

@@ -17,12 +17,12 @@ from typing import Literal
 
 from core.config import Settings
 from core.config.knowledge import CollectionSettings
-from core.knowledge.catalog import Catalog, ChunkRow, DocumentRecord
-from core.knowledge.chunking import build_chunks
 from core.knowledge.documents import Chunk, Document
-from core.knowledge.embedding import Embedder, Embedders
-from core.knowledge.text_tools import SentenceSplitter
-from core.knowledge.vectors import VectorStore
+from core.knowledge.parse.chunking import build_chunks
+from core.knowledge.parse.text_tools import SentenceSplitter
+from core.knowledge.search.catalog import Catalog, ChunkRow, DocumentRecord
+from core.knowledge.search.embedding import Embedder, Embedders
+from core.knowledge.search.vectors import VectorStore
 
 Status = Literal["indexed", "unchanged", "deleted", "absent"]
 
