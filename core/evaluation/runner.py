@@ -20,8 +20,8 @@ from core.config import Settings
 from core.evaluation.questions import Question
 from core.evaluation.scores import score_result
 from core.ids import RoomID, UserID
-from core.knowledge.base import KnowledgeBase
 from core.knowledge.documents import SearchFilters
+from core.knowledge_base.base import KnowledgeBase
 from core.llm.client import LlmClient, LlmError
 from core.llm.fencing import fence
 from core.llm.prompts import Prompts

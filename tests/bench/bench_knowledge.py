@@ -24,9 +24,9 @@ from pathlib import Path
 import numpy as np
 
 from core.config import parse_config
-from core.knowledge.base import KnowledgeBase
 from core.knowledge.documents import Document, SearchFilters
 from core.knowledge.search.catalog import ChunkRow, DocumentRecord
+from core.knowledge_base.base import KnowledgeBase
 
 CONFIG = """
 [matrix]

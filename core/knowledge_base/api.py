@@ -28,8 +28,6 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from core.config import Settings
-from core.knowledge.base import KnowledgeBase
-from core.knowledge.crawl.report import crawl_status
 from core.knowledge.documents import (
     FIRST_YEAR,
     LAST_YEAR,
@@ -39,8 +37,10 @@ from core.knowledge.documents import (
     load_json,
     parse_document_dates,
 )
-from core.knowledge.openapi import build_openapi
 from core.knowledge.parse.extraction import BINARY_KINDS, Extracted, Unreadable
+from core.knowledge_base.base import KnowledgeBase
+from core.knowledge_base.crawl.report import crawl_status
+from core.knowledge_base.openapi import build_openapi
 
 log = logging.getLogger(__name__)
 

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from core.chat_api.service import new_token_main, start_chat_service
 from core.config import ConfigError, Settings, load_config
-from core.knowledge.api import IngestApi, start_ingest_api
-from core.knowledge.base import KnowledgeBase
-from core.knowledge.crawl.schedule import CrawlService
+from core.knowledge_base.api import IngestApi, start_ingest_api
+from core.knowledge_base.base import KnowledgeBase
+from core.knowledge_base.crawl.schedule import CrawlService
 from core.privacy import keep_private, quiet_libraries
 from core.storage.database import StorageError
 

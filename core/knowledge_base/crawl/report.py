@@ -8,8 +8,8 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from core.config import Settings
-from core.knowledge.crawl.decide import next_run_at
-from core.knowledge.crawl.store import SqlCrawlStore
+from core.knowledge_base.crawl.decide import next_run_at
+from core.knowledge_base.crawl.store import SqlCrawlStore
 
 log = logging.getLogger(__name__)
 

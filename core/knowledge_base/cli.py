@@ -25,12 +25,12 @@ import aiohttp
 from tqdm import tqdm
 
 from core.config import ConfigError, Settings, load_config
-from core.knowledge.api import PREFIX
-from core.knowledge.base import KnowledgeBase
 from core.knowledge.documents import Document
 from core.knowledge.ingest.indexer import Outcome
 from core.knowledge.parse.extraction import SUFFIX_KINDS
 from core.knowledge.parse.files import FileProblem, read_documents
+from core.knowledge_base.api import PREFIX
+from core.knowledge_base.base import KnowledgeBase
 from core.privacy import keep_private
 from core.storage.database import StorageError
 

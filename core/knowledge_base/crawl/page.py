@@ -9,7 +9,7 @@ import unicodedata
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
-from core.knowledge.crawl.urls import normalize_url
+from core.knowledge_base.crawl.urls import normalize_url
 
 MAX_TITLE_CHARS = 1000
 # Embeddings and overrides of the text direction (as the ingestion API refuses them).

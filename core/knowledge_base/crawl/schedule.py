@@ -20,10 +20,10 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from core.config import Settings
-from core.knowledge.base import KnowledgeBase
-from core.knowledge.crawl.crawler import CrawlRun
-from core.knowledge.crawl.decide import decide_due
-from core.knowledge.crawl.store import SqlCrawlStore
+from core.knowledge_base.base import KnowledgeBase
+from core.knowledge_base.crawl.crawler import CrawlRun
+from core.knowledge_base.crawl.decide import decide_due
+from core.knowledge_base.crawl.store import SqlCrawlStore
 from core.storage.database import StorageError
 
 log = logging.getLogger(__name__)

@@ -8,7 +8,6 @@ from collections.abc import Callable
 import aiohttp
 
 from core.config import Settings
-from core.knowledge.crawl.store import SqlCrawlStore
 from core.knowledge.ingest.indexer import Indexer
 from core.knowledge.ingest.jobs import JobStore, SqlJobStore
 from core.knowledge.ingest.queue import IngestQueue
@@ -18,6 +17,7 @@ from core.knowledge.search.catalog import Catalog, SqlCatalog
 from core.knowledge.search.embedding import Embedders
 from core.knowledge.search.retrieval import Retriever
 from core.knowledge.search.vectors import VectorStore
+from core.knowledge_base.crawl.store import SqlCrawlStore
 from core.rights.cache import DecisionCache
 from core.rights.checker import RightsChecker
 from core.storage.opening import Storage

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from urllib.robotparser import RobotFileParser
 
-from core.knowledge.crawl.fetcher import Fetcher
+from core.knowledge_base.crawl.fetcher import Fetcher
 
 log = logging.getLogger(__name__)
 MAX_ROBOTS_BYTES = 500_000

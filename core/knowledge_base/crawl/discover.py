@@ -8,11 +8,11 @@ import asyncio
 import logging
 from collections import deque
 
-from core.knowledge.crawl.fetcher import Fetcher
-from core.knowledge.crawl.frontier import Frontier
-from core.knowledge.crawl.robots import Robots
-from core.knowledge.crawl.sitemap import NotASitemap, parse_sitemap
-from core.knowledge.crawl.urls import is_allowed, is_sitemap_url, normalize_url, origin_of
+from core.knowledge_base.crawl.fetcher import Fetcher
+from core.knowledge_base.crawl.frontier import Frontier
+from core.knowledge_base.crawl.robots import Robots
+from core.knowledge_base.crawl.sitemap import NotASitemap, parse_sitemap
+from core.knowledge_base.crawl.urls import is_allowed, is_sitemap_url, normalize_url, origin_of
 
 log = logging.getLogger(__name__)
 # Sitemaps one run reads at most (an index listing indexes could go on for long).

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Self
 
-from core.knowledge.crawl.decide import PageState
-from core.knowledge.crawl.frontier import Entry
+from core.knowledge_base.crawl.decide import PageState
+from core.knowledge_base.crawl.frontier import Entry
 from core.storage.database import Database, Row
 from core.storage.store import SqlStore
 from core.storage.upgrades import Upgrade, UpgradeTable

@@ -14,7 +14,7 @@ import aiohttp
 import aiohttp.abc
 from aiohttp.abc import ResolveResult
 
-from core.knowledge.crawl.urls import decide_public_address
+from core.knowledge_base.crawl.urls import decide_public_address
 
 log = logging.getLogger(__name__)
 

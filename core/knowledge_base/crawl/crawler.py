@@ -18,8 +18,10 @@ from typing import Any
 
 from core.config import Settings
 from core.config.knowledge import SourceSettings
-from core.knowledge.base import KnowledgeBase
-from core.knowledge.crawl.decide import (
+from core.knowledge.documents import Document
+from core.knowledge.parse.extraction import Unreadable
+from core.knowledge_base.base import KnowledgeBase
+from core.knowledge_base.crawl.decide import (
     Answer,
     PageState,
     conditional_headers,
@@ -29,22 +31,20 @@ from core.knowledge.crawl.decide import (
     decide_removals,
     kind_of,
 )
-from core.knowledge.crawl.discover import Discovery
-from core.knowledge.crawl.fetcher import Fetched, Fetcher
-from core.knowledge.crawl.frontier import Entry, Frontier
-from core.knowledge.crawl.page import clean_title, read_page
-from core.knowledge.crawl.report import Counts, build_report, log_report
-from core.knowledge.crawl.robots import Robots
-from core.knowledge.crawl.store import SqlCrawlStore
-from core.knowledge.crawl.urls import (
+from core.knowledge_base.crawl.discover import Discovery
+from core.knowledge_base.crawl.fetcher import Fetched, Fetcher
+from core.knowledge_base.crawl.frontier import Entry, Frontier
+from core.knowledge_base.crawl.page import clean_title, read_page
+from core.knowledge_base.crawl.report import Counts, build_report, log_report
+from core.knowledge_base.crawl.robots import Robots
+from core.knowledge_base.crawl.store import SqlCrawlStore
+from core.knowledge_base.crawl.urls import (
     document_id,
     is_allowed,
     is_sitemap_url,
     normalize_url,
     origin_of,
 )
-from core.knowledge.documents import Document
-from core.knowledge.parse.extraction import Unreadable
 
 log = logging.getLogger(__name__)
 
