@@ -24,7 +24,7 @@ from core.summaries.draft import (
     build_summary_markdown,
 )
 from core.summaries.extractive import build_extractive_markdown
-from core.summaries.ledger import (
+from core.summaries.ledger_entries import (
     LedgerEntry,
     build_entries_from_draft,
     build_entries_from_picks,

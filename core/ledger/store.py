@@ -10,7 +10,7 @@ from typing import Protocol
 
 from core.storage.store import SqlStore
 from core.storage.upgrades import Upgrade, UpgradeTable
-from core.summaries.ledger import LedgerEntry
+from core.summaries.ledger_entries import LedgerEntry
 
 # `entry_key` (a hash of kind, message and text) keeps an entry found again once; the
 # text itself cannot be in a PostgreSQL index (rows over 2.7 kB are refused). `cited`:

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 from core import strings
 from core.i18n.dates import format_when
-from core.summaries.ledger import LedgerEntry
+from core.summaries.ledger_entries import LedgerEntry
 
 MAX_LISTED = 25
 
