@@ -1,5 +1,5 @@
 """The rooms' lines as summaries read them, and the span the store holds of each room
-(core/memory/spans.py): the part of the memory store that summaries and catch-ups use.
+(core/history/spans.py): the part of the memory store that summaries and catch-ups use.
 
 Only the process that syncs keeps lines (bot/features/answers/conversation.py); it
 announces itself with `start_keeping` and leaves with `stop_keeping`. Lines it was given
@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from core.memory.spans import SpanChange, after, decide_since
+from core.history.spans import SpanChange, after, decide_since
 from core.storage.database import Database
 from core.storage.store import SqlStore
 
@@ -32,6 +32,17 @@ class RoomLine:
     reply_to: str = ""
     mentions: tuple[str, ...] = ()  # the user ids its m.mentions names
     addressed: bool = False  # said to the bot: a question, never history windows
+
+
+@dataclass(frozen=True)
+class HistoryLine:
+    """A line of a room's dialog as its history windows read it (core/history/windows.py)."""
+
+    seq: int
+    sender: str
+    text: str
+    ts: float
+    link: str
 
 
 LINE_COLUMNS = "event_id, sender, text, ts, link, thread_root, reply_to, mentions, addressed"

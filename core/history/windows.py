@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.memory.store import HistoryLine
+from core.history.line_store import HistoryLine
 
 
 @dataclass(frozen=True)
