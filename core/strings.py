@@ -4,7 +4,7 @@ The bot's own notices (errors, warnings) start with NOTICE_PREFIX; the bot leave
 messages with that prefix out of the conversation context it gives the LLM.
 
 Each message is read in the language of the event being handled: `strings.X` looks X up
-in that language's catalog (core/i18n). After an edit here, `python -m core.i18n.extract`
+in that language's catalog (core/i18n). After an edit here, `python -m core.extract_strings`
 updates the catalogs, and tests/unit/test_i18n.py fails until every translation is written.
 """
 
@@ -348,7 +348,7 @@ FILE_ENCRYPTED_ROOM_ONLY = (
 )
 FILE_FAILED = "reading it failed (the admins can find why in the log)"
 FILE_KIND_UNREAD = "the bot reads PDF, Word (.docx), Markdown, HTML and text files only"
-# Why a file has no text (core/knowledge/extraction.py's Unreadable names one of these).
+# Why a file has no text (core/knowledge/parse/extraction.py's Unreadable names one of these).
 FILE_NOT_UTF8 = "it is not UTF-8 text"
 FILE_EMPTY = "it is empty"
 FILE_PASSWORD = "it is protected by a password"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core.knowledge.embedding import Embedders
+from core.knowledge.search.embedding import Embedders
 from core.storage.database import Database
 from core.storage.postgres import PostgresDatabase
 from core.storage.sqlite import SqliteDatabase

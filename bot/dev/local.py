@@ -33,9 +33,9 @@ from bot.logs import setup_logging
 from bot.matrix.provision import ensure_member_as, ensure_rooms_as
 from bot.runtime.app import BotApp, run_until_signalled
 from core.config import load_config
-from core.knowledge.base import KnowledgeBase
 from core.knowledge.documents import Document
-from core.knowledge.files import read_documents
+from core.knowledge.parse.files import read_documents
+from core.knowledge_base.base import KnowledgeBase
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "deploy" / "sample-documents"

@@ -31,7 +31,7 @@ from core import strings
 from core.i18n.detection import LanguageFinder
 from core.i18n.language import LANGUAGE
 from core.ids import RoomID
-from core.knowledge.vectors import KnowledgeUnavailable
+from core.knowledge.search.vectors import KnowledgeUnavailable
 from core.llm.client import LlmError
 from core.metrics import Metrics
 from core.pipeline.failures import build_failure_notice, failure_cause

@@ -21,7 +21,7 @@ from bot.inbox.mentions import BotIdentity, is_mentioned, strip_mention, strip_r
 from core.config import RoomSettings
 from core.feedback.votes import parse_vote
 from core.ids import EventID, RoomID
-from core.knowledge.extraction import decide_file_kind
+from core.knowledge.parse.extraction import decide_file_kind
 
 TEXT_MSGTYPES = frozenset({"m.text", "m.emote"})
 

@@ -49,9 +49,9 @@ from core.guardrails.rate_store import SqlRateLimits
 from core.health import Check
 from core.i18n.catalogs import available_languages, translations
 from core.i18n.detection import LanguageFinder
-from core.knowledge.base import KnowledgeBase
-from core.knowledge.extractor import Extractor
-from core.knowledge.serve import run_knowledge_services
+from core.knowledge.parse.extractor import Extractor
+from core.knowledge_base.base import KnowledgeBase
+from core.ledger.store import SqlLedgerStore
 from core.llm.client import LlmClient
 from core.llm.prompts import Prompts, load_prompts
 from core.memory.answerer import MemoryFirst
@@ -62,9 +62,9 @@ from core.metrics import Metrics
 from core.passages import PassagesAnswerer
 from core.pipeline.answer import AnswerPipeline
 from core.privacy import keep_private
+from core.serve import run_knowledge_services
 from core.speech import Transcriber
 from core.storage.opening import Storage
-from core.summaries.ledger_store import SqlLedgerStore
 from core.summaries.schedule import SummaryScheduler, build_job_store_url
 from core.summaries.store import SqlSummaryMarks, SummaryMarks
 from core.summaries.summarizer import Summarizer

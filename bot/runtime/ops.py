@@ -14,8 +14,8 @@ from prometheus_client import CONTENT_TYPE_LATEST
 
 from core.config import Settings
 from core.health import Check, decide_health
-from core.knowledge.base import KnowledgeBase
-from core.knowledge.crawl.report import crawl_status
+from core.knowledge_base.base import KnowledgeBase
+from core.knowledge_base.crawl.report import crawl_status
 from core.metrics import Metrics
 
 log = logging.getLogger(__name__)

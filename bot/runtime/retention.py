@@ -16,7 +16,7 @@ from bot.features.summaries.desk import SummaryDesk
 from bot.inbox.audience import Audiences
 from core.config import Settings
 from core.feedback.store import FeedbackStore
-from core.knowledge.vectors import KnowledgeUnavailable
+from core.knowledge.search.vectors import KnowledgeUnavailable
 from core.memory.memory import ConversationMemory
 from core.storage.database import StorageError
 

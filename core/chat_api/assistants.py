@@ -14,8 +14,8 @@ from core.config.chat_api import AssistantSettings
 from core.config.llm import LlmSettings
 from core.guardrails.guard import Guarded
 from core.guardrails.rate_store import RateLimits
-from core.knowledge.base import KnowledgeBase
-from core.knowledge.retrieval import Retriever
+from core.knowledge.search.retrieval import Retriever
+from core.knowledge_base.base import KnowledgeBase
 from core.llm.client import LlmClient
 from core.llm.prompts import Prompts
 from core.passages import PassagesAnswerer

@@ -12,7 +12,7 @@ from core.chat_api.server import ChatApi, start_chat_api
 from core.chat_api.tokens import TokenBook, build_token_entry
 from core.config import Settings
 from core.guardrails.rate_store import LocalRateLimits
-from core.knowledge.base import KnowledgeBase
+from core.knowledge_base.base import KnowledgeBase
 from core.llm.prompts import Prompts, load_prompts
 
 

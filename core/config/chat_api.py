@@ -10,9 +10,9 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from core.config.knowledge import NAME_PATTERN
 from core.config.llm import LlmTaskSettings
+from core.config.placeholders import check_template
 from core.config.secrets import existing_file
 from core.config.strict import Strict
-from core.llm.prompts import check_template
 
 
 class ChatApiSettings(Strict):

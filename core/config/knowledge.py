@@ -41,7 +41,7 @@ class SourceSettings(Strict):
     token_env: str | None = None
     rights_url: str | None = Field(default=None, pattern=r"^https?://")
     readers: ReaderMapping = Field(default_factory=ReaderMapping)
-    # Sitemaps (a path ending in .xml) and start pages; see core/knowledge/crawl.
+    # Sitemaps (a path ending in .xml) and start pages; see core/knowledge_base/crawl.
     crawl: tuple[str, ...] = ()
     schedule: str = "every 1d"
     # URL prefixes pages must start with; empty: the origin of each crawl URL.
@@ -70,7 +70,7 @@ class SourceSettings(Strict):
     @model_validator(mode="after")
     def _one_token(self, info: ValidationInfo) -> SourceSettings:
         # A crawled source writes through no API: its token is optional (without one the
-        # ingestion API refuses it, see core/knowledge/api.py).
+        # ingestion API refuses it, see core/knowledge_base/api.py).
         given = self.token is not None or self.token_env is not None
         if self.crawl and not given:
             return self

@@ -37,6 +37,7 @@ from core.config.llm import LlmSettings
 from core.config.memory import MemorySettings
 from core.config.ops import OpsSettings
 from core.config.pipeline import PipelineSettings
+from core.config.predetermined import PredeterminedAnswer
 from core.config.prompts import PromptSettings
 from core.config.rights import RightsSettings
 from core.config.secrets import context_of, env_var_checker, resolve_one_secret
@@ -46,7 +47,6 @@ from core.config.strict import Strict
 from core.config.summaries import SummarySettings, check_schedule
 from core.config.users import check_user_id, check_user_ids
 from core.i18n.language import check_language_code
-from core.predetermined import PredeterminedAnswer
 
 MIN_PICKLE_KEY_LENGTH = 16
 

@@ -6,8 +6,8 @@ from typing import ClassVar
 
 from pydantic import Field, ValidationInfo, field_validator
 
+from core.config.placeholders import check_template
 from core.config.strict import Strict
-from core.llm.prompts import check_template
 
 
 class PromptOverride(Strict):

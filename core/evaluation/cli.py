@@ -41,11 +41,11 @@ from core.evaluation.summaries import (
     measure_summaries,
     read_logs,
 )
-from core.knowledge.base import KnowledgeBase
-from core.knowledge.cli import ingest
 from core.knowledge.documents import Document
-from core.knowledge.embedding import Embedders
-from core.knowledge.files import FileProblem, read_documents
+from core.knowledge.parse.files import FileProblem, read_documents
+from core.knowledge.search.embedding import Embedders
+from core.knowledge_base.base import KnowledgeBase
+from core.knowledge_base.cli import ingest
 from core.llm.client import LlmClient
 from core.llm.prompts import load_prompts
 from core.privacy import create_private_files

@@ -25,8 +25,8 @@ from pathlib import Path
 from core.config import Settings
 from core.evaluation.questions import Question, read_json_lines
 from core.evaluation.retrieval import Tally, budgets_of, measure_hits
-from core.knowledge.base import KnowledgeBase
 from core.knowledge.documents import Hit, SearchFilters
+from core.knowledge_base.base import KnowledgeBase
 
 ROWS = ("english", "no model", "upper bound")
 OVERALL = "overall"

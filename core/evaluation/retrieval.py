@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from core.config import Settings
 from core.evaluation.questions import Question
 from core.evaluation.scores import hit_at, reciprocal_rank
-from core.knowledge.base import KnowledgeBase
 from core.knowledge.documents import Hit, SearchFilters
-from core.pipeline.context import build_sources_block, estimate_tokens
+from core.knowledge_base.base import KnowledgeBase
+from core.llm.tokens import estimate_tokens
+from core.pipeline.context import build_sources_block
 from core.pipeline.filling import decide_relevant_hits
 from core.pipeline.grounding import fetch_context_hits
 

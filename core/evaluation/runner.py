@@ -20,13 +20,14 @@ from core.config import Settings
 from core.evaluation.questions import Question
 from core.evaluation.scores import score_result
 from core.ids import RoomID, UserID
-from core.knowledge.base import KnowledgeBase
 from core.knowledge.documents import SearchFilters
+from core.knowledge_base.base import KnowledgeBase
 from core.llm.client import LlmClient, LlmError
+from core.llm.fencing import fence
 from core.llm.prompts import Prompts
+from core.llm.tokens import estimate_tokens
 from core.passages import PassagesAnswerer
 from core.pipeline.answer import AnswerPipeline
-from core.pipeline.context import estimate_tokens, fence
 from core.requests import Request
 from core.rights.readers import ALWAYS
 from core.trace import AnswerStep, PrestepStep, RetrieveStep, RightsStep, find_step

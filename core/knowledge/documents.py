@@ -10,7 +10,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any, Literal
 
 # "paged": plain text whose pages are separated by form feeds (a PDF's text, see
-# core/knowledge/extraction.py); made by the bot, never sent as such.
+# core/knowledge/parse/extraction.py); made by the bot, never sent as such.
 DocumentFormat = Literal["markdown", "text", "html", "paged"]
 FORMATS: tuple[str, ...] = ("markdown", "text", "html")
 

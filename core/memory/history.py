@@ -22,11 +22,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from core.config import Settings
-from core.knowledge.embedding import Embedders
-from core.knowledge.vectors import VectorStore
-from core.memory.line_store import RoomLine
+from core.history.line_store import RoomLine
+from core.history.windows import build_window_text, decide_windows
+from core.knowledge.search.embedding import Embedders
+from core.knowledge.search.vectors import VectorStore
 from core.memory.store import HistoryWindow, MemoryStore
-from core.memory.windows import build_window_text, decide_windows
 
 log = logging.getLogger(__name__)
 

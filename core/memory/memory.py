@@ -9,15 +9,16 @@ import time
 from collections.abc import Callable
 
 from core.config import Settings
-from core.knowledge.vectors import KnowledgeUnavailable
+from core.history.line_store import RoomLine
+from core.history.spans import LeftOut
+from core.knowledge.search.vectors import KnowledgeUnavailable
+from core.ledger.entries import decide_relevant_entries
+from core.ledger.store import LedgerStore
 from core.memory.history import HistoryIndex
-from core.memory.line_store import RoomLine
 from core.memory.remember import RememberRequest
-from core.memory.spans import LeftOut
 from core.memory.store import Memory, MemoryStore, Turn
 from core.requests import Request
-from core.summaries.ledger import LedgerEntry, decide_relevant_entries
-from core.summaries.ledger_store import LedgerStore
+from core.summaries.ledger_entries import LedgerEntry
 
 log = logging.getLogger(__name__)
 

@@ -10,8 +10,8 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.memory.line_store import RoomLine, SqlRoomLines
-from core.memory.spans import Purged, SpanChange
+from core.history.line_store import HistoryLine, RoomLine, SqlRoomLines
+from core.history.spans import Purged, SpanChange
 from core.storage.upgrades import Upgrade, UpgradeTable
 
 # The schema of the release before versioned migrations, adopted in place as version 1.
@@ -86,7 +86,7 @@ ALTER TABLE turns ADD COLUMN event_id TEXT NOT NULL DEFAULT '';
 CREATE INDEX IF NOT EXISTS turns_of_event ON turns (room, event_id);
 """
 
-# Lines that summaries read (core/memory/line_store.py): what a summary needs of each
+# Lines that summaries read (core/history/line_store.py): what a summary needs of each
 # message, questions to the bot and transcripts kept too (marked: neither is history nor,
 # for transcripts, a text message), and the span of each room the store holds. Lines kept
 # before have no span: rooms start theirs with their next line.
@@ -138,15 +138,6 @@ class Turn:
     at: float
     # The message the question came from ("": not known).
     event_id: str = ""
-
-
-@dataclass(frozen=True)
-class HistoryLine:
-    seq: int
-    sender: str
-    text: str
-    ts: float
-    link: str
 
 
 @dataclass(frozen=True)

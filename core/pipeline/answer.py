@@ -35,7 +35,7 @@ from core.citations import build_cited_text, build_streamed_text
 from core.config import Settings
 from core.i18n.language import language_name
 from core.knowledge.documents import Hit
-from core.knowledge.retrieval import Retriever
+from core.knowledge.search.retrieval import Retriever
 from core.llm.client import (
     IncompleteAnswer,
     LlmClient,
@@ -43,6 +43,7 @@ from core.llm.client import (
     LlmPromptTooLong,
     LlmUnreachable,
 )
+from core.llm.fencing import fence
 from core.llm.prompts import Prompts
 from core.llm.window import decide_answer_tokens, decide_prompt_limit, decide_sources_share
 from core.memory.answerer import store_memory
@@ -50,12 +51,7 @@ from core.memory.followup import FollowupDecision, decide_followup
 from core.memory.memory import ConversationMemory
 from core.memory.remember import RememberRequest, parse_remember
 from core.memory.rephrase import decide_rephrasing
-from core.pipeline.context import (
-    build_conversation,
-    build_sources_block,
-    fence,
-    passage_cost,
-)
+from core.pipeline.context import build_conversation, build_sources_block, passage_cost
 from core.pipeline.grounding import build_audience, fetch_context_hits
 from core.pipeline.prestep import (
     PrestepVerdict,

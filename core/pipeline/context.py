@@ -2,31 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from html import escape
 
 from core.knowledge.documents import Hit, build_place
+from core.llm.fencing import fence
+from core.llm.tokens import estimate_tokens
 from core.requests import ChatLine
-
-
-def estimate_tokens(text: str) -> int:
-    """About four characters a token, for any model (its tokenizer is on the GPU host)."""
-    return len(text) // 4 + 1
-
-
-# The tags the prompts use to fence data (core/llm/prompts.toml).
-FENCE_TAGS = re.compile(
-    r"<(/?)(?=(sources?|memor(?:y|ies)|conversation|question|answer|messages|summaries"
-    r"|expected)\b)",
-    re.IGNORECASE,
-)
-
-
-def fence(text: str) -> str:
-    """Data as it may go between fence tags: it can neither close a fence early nor open
-    one of its own (`</source>` becomes `</ source>`)."""
-    return FENCE_TAGS.sub(lambda m: f"<{m.group(1)} ", text)
 
 
 def _source_block(n: int, hit: Hit) -> str:

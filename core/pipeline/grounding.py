@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 from core.config import Settings
 from core.knowledge.documents import Hit, SearchFilters
-from core.knowledge.retrieval import Retriever, build_hit
+from core.knowledge.search.retrieval import Retriever, build_hit
 from core.pipeline.context import passage_cost
 from core.pipeline.filling import build_context_hits, key_of
 from core.requests import Request

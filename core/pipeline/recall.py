@@ -11,11 +11,13 @@ from zoneinfo import ZoneInfo
 from core import strings
 from core.i18n.dates import format_when
 from core.knowledge.documents import Hit
+from core.ledger.entries import build_dated_entry
+from core.ledger.text import build_entry_details
+from core.llm.fencing import fence
 from core.memory.history import HistoryHit
 from core.memory.store import Memory
-from core.pipeline.context import build_newest_within, fence
-from core.summaries.ledger import LedgerEntry, build_dated_entry
-from core.summaries.ledger_text import build_entry_details
+from core.pipeline.context import build_newest_within
+from core.summaries.ledger_entries import LedgerEntry
 
 HISTORY = "history"
 

@@ -14,8 +14,8 @@ from zoneinfo import ZoneInfo
 
 from core.config import Settings
 from core.knowledge.documents import Hit
-from core.knowledge.retrieval import Retriever
-from core.knowledge.vectors import KnowledgeUnavailable
+from core.knowledge.search.retrieval import Retriever
+from core.knowledge.search.vectors import KnowledgeUnavailable
 from core.memory.history import HistoryHit
 from core.memory.memory import ConversationMemory
 from core.memory.store import HistoryWindow, Memory

@@ -10,8 +10,8 @@ from pydantic import BaseModel, ConfigDict
 from core import strings
 from core.config import Settings
 from core.llm.client import LlmClient, LlmError
+from core.llm.fencing import fence
 from core.llm.prompts import Prompts
-from core.pipeline.context import fence
 
 
 class SupportVerdict(BaseModel):

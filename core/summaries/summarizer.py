@@ -12,10 +12,11 @@ from typing import TypeVar
 import numpy as np
 
 from core.config.llm import LlmTask
-from core.knowledge.embedding import Embedders
+from core.knowledge.search.embedding import Embedders
 from core.llm.client import LlmClient, LlmError
+from core.llm.fencing import fence
 from core.llm.prompts import Prompts
-from core.pipeline.context import estimate_tokens, fence
+from core.llm.tokens import estimate_tokens
 from core.summaries.draft import (
     SummaryDraft,
     SummaryLine,
@@ -23,7 +24,7 @@ from core.summaries.draft import (
     build_summary_markdown,
 )
 from core.summaries.extractive import build_extractive_markdown
-from core.summaries.ledger import (
+from core.summaries.ledger_entries import (
     LedgerEntry,
     build_entries_from_draft,
     build_entries_from_picks,

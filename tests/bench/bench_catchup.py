@@ -28,6 +28,7 @@ from bot.features.catchup.digests import SqlDigestStore
 from bot.features.catchup.receipts import SqlReceiptStore
 from bot.inbox.audience import Audiences
 from bot.matrix.nio_account import NioAccount
+from core.catchup.catchup import build_catchup_markdown
 from core.config import parse_config
 from core.config.knowledge import DEFAULT_EMBEDDING_MODEL
 from core.config.llm import LlmSettings
@@ -35,7 +36,6 @@ from core.ids import UserID
 from core.llm.client import LlmClient
 from core.llm.prompts import load_prompts
 from core.storage.sqlite import SqliteDatabase
-from core.summaries.catchup import build_catchup_markdown
 from core.summaries.summarizer import Summarizer
 from core.timerange import TimeExpressionFinder
 from tests.bench.bench_summaries import PASSWORD, ROOT, login, scripted_model

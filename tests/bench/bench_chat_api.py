@@ -32,7 +32,7 @@ from core.chat_api.tokens import TokenBook, build_token_entry
 from core.config import parse_config
 from core.guardrails.guard import Guarded
 from core.guardrails.rate_store import LocalRateLimits
-from core.knowledge.base import KnowledgeBase
+from core.knowledge_base.base import KnowledgeBase
 from core.llm.client import LlmClient
 from core.pipeline.answer import AnswerPipeline
 from core.requests import Request

@@ -21,8 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from core.knowledge.base import KnowledgeBase
-from core.knowledge.crawl.schedule import CrawlService
+from core.knowledge_base.base import KnowledgeBase
+from core.knowledge_base.crawl.schedule import CrawlService
 from tests.knowledge.conftest import knowledge_settings
 from tests.support.docs_site import DocsSite, Page
 

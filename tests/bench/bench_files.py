@@ -22,9 +22,9 @@ import time
 from pathlib import Path
 
 from core.config.files import FileSettings
-from core.knowledge.base import KnowledgeBase
 from core.knowledge.documents import Document
-from core.knowledge.extractor import Extractor
+from core.knowledge.parse.extractor import Extractor
+from core.knowledge_base.base import KnowledgeBase
 from tests.bot.harness import FileReading, running_bot
 from tests.bot.test_files import FILES
 from tests.knowledge.conftest import knowledge_settings

@@ -24,9 +24,9 @@ from pathlib import Path
 import numpy as np
 
 from core.config import parse_config
-from core.knowledge.base import KnowledgeBase
-from core.knowledge.catalog import ChunkRow, DocumentRecord
 from core.knowledge.documents import Document, SearchFilters
+from core.knowledge.search.catalog import ChunkRow, DocumentRecord
+from core.knowledge_base.base import KnowledgeBase
 
 CONFIG = """
 [matrix]
@@ -177,7 +177,7 @@ async def bench_queries(folder: Path, size: int, base: np.ndarray, queries: int)
     translated = []
     for _ in range(queries):
         # A question in another language, searched as asked and as the pre-step
-        # translated it (core/knowledge/retrieval.py): two searches, fused.
+        # translated it (core/knowledge/search/retrieval.py): two searches, fused.
         translations = {"en": prose.question()}
         started = time.perf_counter()
         await kb.retriever.search(

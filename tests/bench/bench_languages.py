@@ -14,7 +14,7 @@ import statistics
 import time
 
 from core.i18n.detection import LanguageFinder
-from core.knowledge.keywords import build_index_text
+from core.knowledge.search.keywords import build_index_text
 from tests.bench.bench_knowledge import Prose, percentile, rss_mib
 
 MESSAGES = [

@@ -24,7 +24,7 @@ import numpy as np
 
 from core.config import parse_config
 from core.config.llm import LlmSettings
-from core.knowledge.base import KnowledgeBase
+from core.knowledge_base.base import KnowledgeBase
 from core.llm.client import LlmClient
 from core.llm.prompts import load_prompts
 from core.pipeline.answer import AnswerPipeline

@@ -18,9 +18,9 @@ from pathlib import Path
 from aiohttp.test_utils import TestServer
 
 from core.config import parse_config
-from core.knowledge.api import IngestApi
-from core.knowledge.base import KnowledgeBase
 from core.knowledge.documents import Hit
+from core.knowledge_base.api import IngestApi
+from core.knowledge_base.base import KnowledgeBase
 from core.rights.readers import Audience
 from tests.rights.conftest import RIGHTS_CONFIG, SourceApp, keys_toml, serve, write_key
 

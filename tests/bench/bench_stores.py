@@ -29,7 +29,7 @@ from typing import Any
 from bot.inbox.state import PendingEvent, SqlStateStore
 from core.config.storage import StorageSettings
 from core.feedback.store import AnswerRecord, SourceRecord, SqlFeedbackStore
-from core.memory.line_store import RoomLine
+from core.history.line_store import RoomLine
 from core.memory.store import SqlMemoryStore, Turn
 from core.storage.database import Database, Row
 from core.storage.opening import Storage

@@ -41,8 +41,8 @@ from core.config import parse_config
 from core.config.knowledge import DEFAULT_EMBEDDING_MODEL
 from core.config.llm import LlmSettings
 from core.config.summaries import SummarySettings
-from core.knowledge.embedding import Embedders
-from core.knowledge.vectors import VectorStore
+from core.knowledge.search.embedding import Embedders
+from core.knowledge.search.vectors import VectorStore
 from core.llm.client import LlmClient
 from core.llm.prompts import load_prompts
 from core.memory.history import HistoryIndex

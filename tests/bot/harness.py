@@ -30,14 +30,14 @@ from core import strings
 from core.config import parse_config
 from core.config.llm import LlmTask
 from core.feedback.store import SqlFeedbackStore
-from core.knowledge.extractor import Extractor
-from core.knowledge.indexer import Indexer
+from core.knowledge.ingest.indexer import Indexer
+from core.knowledge.parse.extractor import Extractor
+from core.ledger.store import SqlLedgerStore
 from core.llm.prompts import load_prompts
 from core.memory.memory import ConversationMemory
 from core.memory.store import SqlMemoryStore
 from core.requests import Answer, Progress, Request
 from core.storage.sqlite import SqliteDatabase
-from core.summaries.ledger_store import SqlLedgerStore
 from core.summaries.store import SqlSummaryMarks
 from core.summaries.summarizer import Summarizer
 from core.timerange import TimeExpressionFinder

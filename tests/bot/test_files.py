@@ -15,8 +15,8 @@ from bot.settings_holder import SettingsHolder
 from core.config import parse_config
 from core.ids import RoomID
 from core.knowledge.documents import Document
-from core.knowledge.extraction import Extracted
-from core.knowledge.vectors import KnowledgeUnavailable
+from core.knowledge.parse.extraction import Extracted
+from core.knowledge.search.vectors import KnowledgeUnavailable
 from core.storage.sqlite import SqliteDatabase
 from tests.bot.harness import CONFIG, FileReading, eventually, running_bot
 

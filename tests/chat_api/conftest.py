@@ -17,9 +17,9 @@ from core.chat_api.service import CurrentPrompts
 from core.chat_api.tokens import TokenBook, build_token_entry
 from core.config import Settings, parse_config
 from core.guardrails.rate_store import LocalRateLimits
-from core.knowledge.api import IngestApi
-from core.knowledge.base import KnowledgeBase
 from core.knowledge.documents import Document
+from core.knowledge_base.api import IngestApi
+from core.knowledge_base.base import KnowledgeBase
 from tests.e2e.scripted import reading_model
 from tests.rights.conftest import RIGHTS_CONFIG, SourceApp, keys_toml, serve, write_key
 

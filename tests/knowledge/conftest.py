@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from core.config import Settings, parse_config
-from core.knowledge.base import KnowledgeBase
-from core.knowledge.embedding import Embedders
+from core.knowledge.search.embedding import Embedders
+from core.knowledge_base.base import KnowledgeBase
 from tests.support.chroma_server import ChromaServer
 
 KB_CONFIG = """

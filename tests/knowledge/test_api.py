@@ -12,8 +12,8 @@ import pytest
 from aiohttp.test_utils import TestServer
 from yarl import URL
 
-from core.knowledge.api import IngestApi
-from core.knowledge.base import KnowledgeBase
+from core.knowledge_base.api import IngestApi
+from core.knowledge_base.base import KnowledgeBase
 from tests.knowledge.conftest import knowledge_settings
 from tests.support.files import make_docx, make_locked_pdf, make_pdf, make_scanned_pdf
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
-from core.knowledge.catalog import ChunkRow, DocumentRecord, SqlCatalog
 from core.knowledge.documents import SearchFilters
-from core.knowledge.jobs import SqlJobStore
-from core.knowledge.retrieval import build_hit
+from core.knowledge.ingest.jobs import SqlJobStore
+from core.knowledge.search.catalog import ChunkRow, DocumentRecord, SqlCatalog
+from core.knowledge.search.retrieval import build_hit
 
 
 def record(doc_id: str, title: str, chunks: int, *, room: str = "", version: str = "1"):

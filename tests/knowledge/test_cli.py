@@ -16,7 +16,7 @@ SAMPLES = ROOT / "deploy" / "sample-documents"
 
 def ingest(config: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "core.knowledge.cli", "--config", str(config), *args],
+        [sys.executable, "-m", "core.knowledge_base.cli", "--config", str(config), *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -118,9 +118,9 @@ async def test_documents_ingested_while_the_bot_runs_are_found_by_vector_search_
 
     from bot.dev.synapse import free_port
     from core.config import parse_config
-    from core.knowledge.base import KnowledgeBase
     from core.knowledge.documents import Document
-    from core.knowledge.serve import run_knowledge_services
+    from core.knowledge_base.base import KnowledgeBase
+    from core.serve import run_knowledge_services
 
     port = free_port()
     text = KB_CONFIG.format(data_dir=tmp_path / "data", chroma="") + (

@@ -14,10 +14,10 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from bot.runtime.ops import OpsServer
 from core.config import Settings
-from core.knowledge.api import IngestApi
-from core.knowledge.base import KnowledgeBase
-from core.knowledge.crawl.schedule import CrawlService
-from core.knowledge.crawl.store import SqlCrawlStore
+from core.knowledge_base.api import IngestApi
+from core.knowledge_base.base import KnowledgeBase
+from core.knowledge_base.crawl.schedule import CrawlService
+from core.knowledge_base.crawl.store import SqlCrawlStore
 from core.metrics import Metrics
 from core.storage.opening import Storage
 from tests.knowledge.conftest import knowledge_settings
@@ -366,7 +366,7 @@ async def test_a_hub_that_redirects_to_a_login_once_does_not_take_its_pages_alon
 
 async def test_the_crawl_runs_from_the_knowledge_services(tmp_path, embedders, storage_toml):
     """run_knowledge_services starts the crawls where this process indexes."""
-    from core.knowledge.serve import run_knowledge_services
+    from core.serve import run_knowledge_services
 
     site = await build_site().start()
     settings = site_settings(tmp_path, site, storage_toml)

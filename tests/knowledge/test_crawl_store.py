@@ -3,9 +3,9 @@ source, and a run's frontier and pages as a restarted process finds them."""
 
 from __future__ import annotations
 
-from core.knowledge.crawl.decide import PageState
-from core.knowledge.crawl.frontier import Entry
-from core.knowledge.crawl.store import SqlCrawlStore
+from core.knowledge_base.crawl.decide import PageState
+from core.knowledge_base.crawl.frontier import Entry
+from core.knowledge_base.crawl.store import SqlCrawlStore
 
 
 async def test_one_worker_holds_a_source_until_its_lease_ends(open_database):

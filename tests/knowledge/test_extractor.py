@@ -7,8 +7,8 @@ import asyncio
 import pytest
 
 from core.config.files import FileSettings
-from core.knowledge.extraction import Unreadable
-from core.knowledge.extractor import Extractor
+from core.knowledge.parse.extraction import Unreadable
+from core.knowledge.parse.extractor import Extractor
 from tests.support.files import make_docx, make_pdf
 
 

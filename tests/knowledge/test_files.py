@@ -3,7 +3,7 @@ which folder is named."""
 
 from __future__ import annotations
 
-from core.knowledge.files import FileProblem, read_documents
+from core.knowledge.parse.files import FileProblem, read_documents
 
 TRAVEL = """---
 title: Travel policy

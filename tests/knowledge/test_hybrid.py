@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core.knowledge.files import read_documents
+from core.knowledge.parse.files import read_documents
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "retrieval"
 

@@ -7,10 +7,10 @@ from dataclasses import replace
 
 import pytest
 
-from core.knowledge.base import KnowledgeBase
-from core.knowledge.catalog import SqlCatalog
 from core.knowledge.documents import Document, SearchFilters, parse_document_dates
-from core.knowledge.vectors import ModelMismatch
+from core.knowledge.search.catalog import SqlCatalog
+from core.knowledge.search.vectors import ModelMismatch
+from core.knowledge_base.base import KnowledgeBase
 from core.storage.opening import Storage
 
 TRAVEL = Document(

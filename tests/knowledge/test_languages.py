@@ -4,8 +4,8 @@ question is also searched as translated into a collection's language."""
 
 from __future__ import annotations
 
-from core.knowledge.catalog import ChunkRow, DocumentRecord, SqlCatalog
 from core.knowledge.documents import Document, SearchFilters
+from core.knowledge.search.catalog import ChunkRow, DocumentRecord, SqlCatalog
 from tests.knowledge.conftest import knowledge_settings
 
 
@@ -72,7 +72,7 @@ DOCUMENTS = [
 async def test_a_german_question_finds_english_documents_through_its_translation(
     tmp_path, embedders, storage_toml
 ):
-    from core.knowledge.base import KnowledgeBase
+    from core.knowledge_base.base import KnowledgeBase
 
     settings = knowledge_settings(tmp_path, extra=storage_toml)
     kb = await KnowledgeBase.open(lambda: settings, embedders)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from core.knowledge.base import KnowledgeBase
 from core.knowledge.documents import Document
+from core.knowledge_base.base import KnowledgeBase
 from tests.knowledge.conftest import knowledge_settings
 
 

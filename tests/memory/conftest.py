@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.knowledge.base import KnowledgeBase
+from core.knowledge_base.base import KnowledgeBase
 from core.memory.history import HistoryIndex
 from core.memory.memory import ConversationMemory
 from core.memory.store import SqlMemoryStore

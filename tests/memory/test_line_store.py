@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from core.memory.line_store import RoomLine
-from core.memory.spans import LeftOut
+from core.history.line_store import RoomLine
+from core.history.spans import LeftOut
 from core.memory.store import SqlMemoryStore
 
 

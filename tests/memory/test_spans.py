@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.memory.spans import (
+from core.history.spans import (
     Kept,
     LeftOut,
     Purged,

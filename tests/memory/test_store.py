@@ -3,7 +3,7 @@ turns are replaced, history lines are kept once and leave when their window is s
 
 from __future__ import annotations
 
-from core.memory.line_store import RoomLine
+from core.history.line_store import RoomLine
 from core.memory.store import HistoryWindow, SqlMemoryStore, Turn
 
 

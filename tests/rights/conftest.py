@@ -14,8 +14,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
 
 from core.config import parse_config
-from core.knowledge.api import IngestApi
-from core.knowledge.base import KnowledgeBase
+from core.knowledge_base.api import IngestApi
+from core.knowledge_base.base import KnowledgeBase
 from core.rights.verify import TokenRejected, verify_reader_token
 
 RIGHTS_CONFIG = """

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from core.knowledge.base import KnowledgeBase
 from core.knowledge.documents import Document
+from core.knowledge_base.base import KnowledgeBase
 from core.passages import PassagesAnswerer
 from core.requests import Request
 from core.rights.readers import ALWAYS

@@ -18,11 +18,11 @@ from core.evaluation.store import UPGRADES as EVALUATIONS
 from core.evaluation.store import SqlRunStore
 from core.feedback.store import UPGRADES as FEEDBACK
 from core.feedback.store import SqlFeedbackStore
-from core.knowledge.catalog import UPGRADES as CATALOG
-from core.knowledge.catalog import SqlCatalog
 from core.knowledge.documents import SearchFilters
-from core.knowledge.jobs import UPGRADES as JOBS
-from core.knowledge.jobs import SqlJobStore
+from core.knowledge.ingest.jobs import UPGRADES as JOBS
+from core.knowledge.ingest.jobs import SqlJobStore
+from core.knowledge.search.catalog import UPGRADES as CATALOG
+from core.knowledge.search.catalog import SqlCatalog
 from core.memory.store import UPGRADES as MEMORY
 from core.memory.store import SqlMemoryStore
 from core.storage.opening import SQLITE_FILES

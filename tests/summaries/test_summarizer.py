@@ -11,7 +11,7 @@ from core.config.knowledge import DEFAULT_EMBEDDING_MODEL
 from core.config.llm import LlmSettings
 from core.llm.client import LlmClient
 from core.llm.prompts import load_prompts
-from core.pipeline.context import estimate_tokens
+from core.llm.tokens import estimate_tokens
 from core.summaries.draft import SummaryLine
 from core.summaries.summarizer import Summarizer
 

@@ -1,5 +1,6 @@
 """The import contracts of pyproject.toml ([tool.importlinter]): `core` never imports `bot`
-or matrix-nio, and the decision modules import no I/O library, not even indirectly."""
+or matrix-nio, core's packages and the bot's stand in layers, and the decision modules
+import no I/O library, not even indirectly."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ def test_the_import_contracts_hold():
 
 def test_the_contracts_fail_when_broken(tmp_path):
     """A copy of the code with a raw nio import outside bot.matrix, the inbox reaching
-    up into a feature, and bot.matrix reaching up into the bot: each contract breaks."""
+    up into a feature, bot.matrix reaching up into the bot, the summaries reaching up into
+    the pipeline and the search into the ingestion: each contract breaks."""
     for folder in ("bot", "core"):
         shutil.copytree(
             ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__")
@@ -35,6 +37,10 @@ def test_the_contracts_fail_when_broken(tmp_path):
     workers.write_text(workers.read_text() + "\nimport bot.features.answers.feed  # noqa\n")
     types = tmp_path / "bot" / "matrix" / "types.py"
     types.write_text(types.read_text() + "\nimport bot.inbox.state  # noqa\n")
+    summarizer = tmp_path / "core" / "summaries" / "summarizer.py"
+    summarizer.write_text(summarizer.read_text() + "\nimport core.pipeline.context  # noqa\n")
+    retrieval = tmp_path / "core" / "knowledge" / "search" / "retrieval.py"
+    retrieval.write_text(retrieval.read_text() + "\nimport core.knowledge.ingest.queue  # noqa\n")
     lint = Path(sys.executable).parent / "lint-imports"
     result = subprocess.run(
         [str(lint), "--no-cache"], cwd=tmp_path, capture_output=True, text=True, timeout=300,
@@ -44,4 +50,6 @@ def test_the_contracts_fail_when_broken(tmp_path):
     assert "only bot.matrix talks to matrix-nio BROKEN" in result.stdout
     assert "the Matrix account knows nothing of what the bot does with it BROKEN" in result.stdout
     assert "the bot's layers: runtime, features, inbox, account BROKEN" in result.stdout
+    assert "core's layers, entry points down to the foundation BROKEN" in result.stdout
+    assert "knowledge's trades: ingest, then parse and search BROKEN" in result.stdout
     assert "core knows nothing of Matrix KEPT" in result.stdout

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core import strings
-from core.summaries.catchup import (
+from core.catchup.catchup import (
     MAX_POINTS,
     Reader,
     build_catchup_markdown,

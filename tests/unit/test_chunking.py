@@ -6,16 +6,16 @@ import itertools
 
 import pytest
 
-from core.knowledge.chunking import build_chunks, parse_sections
-from core.knowledge.html_text import html_to_blocks
-from core.knowledge.keywords import (
+from core.knowledge.parse.chunking import build_chunks, parse_sections
+from core.knowledge.parse.html_text import html_to_blocks
+from core.knowledge.parse.text_tools import SentenceSplitter, count_words
+from core.knowledge.search.keywords import (
     build_index_text,
     build_match_query,
     decide_selective_words,
     parse_query_stems,
 )
-from core.knowledge.retrieval import decide_queries, fuse_by_rank, merge_by_best_rank
-from core.knowledge.text_tools import SentenceSplitter, count_words
+from core.knowledge.search.retrieval import decide_queries, fuse_by_rank, merge_by_best_rank
 
 SPLIT = SentenceSplitter()
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from core.config import ConfigError, parse_config
-from core.knowledge.crawl.decide import (
+from core.knowledge.documents import id_problem
+from core.knowledge_base.crawl.decide import (
     Answer,
     PageState,
     conditional_headers,
@@ -20,16 +21,15 @@ from core.knowledge.crawl.decide import (
     decide_removals,
     next_run_at,
 )
-from core.knowledge.crawl.frontier import Entry, Frontier
-from core.knowledge.crawl.page import read_page
-from core.knowledge.crawl.sitemap import NotASitemap, parse_sitemap
-from core.knowledge.crawl.urls import (
+from core.knowledge_base.crawl.frontier import Entry, Frontier
+from core.knowledge_base.crawl.page import read_page
+from core.knowledge_base.crawl.sitemap import NotASitemap, parse_sitemap
+from core.knowledge_base.crawl.urls import (
     decide_public_address,
     document_id,
     is_sitemap_url,
     normalize_url,
 )
-from core.knowledge.documents import id_problem
 
 KNOWN = PageState("https://d/a", "https://d/a", etag='"1"', body_hash="h1")
 HTML = "text/html; charset=utf-8"

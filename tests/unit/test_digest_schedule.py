@@ -11,12 +11,12 @@ import pytest
 
 from bot.features.catchup.digests import Digest, SqlDigestStore, run_digests
 from bot.matrix.types import MatrixError
-from core.i18n.language import speaking
-from core.summaries.digest_schedule import (
+from core.catchup.digest_schedule import (
     DigestSchedule,
     decide_next_run,
     parse_digest_schedule,
 )
+from core.i18n.language import speaking
 
 SCHEDULES = {
     "weekdays": ("every weekday 9:00", DigestSchedule(tuple(range(5)), 9, 0)),

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.knowledge.blocks import decide_page
-from core.knowledge.chunking import build_chunks, parse_sections
-from core.knowledge.extraction import Unreadable, decide_file_kind, extract_text
+from core.knowledge.parse.blocks import decide_page
+from core.knowledge.parse.chunking import build_chunks, parse_sections
+from core.knowledge.parse.extraction import Unreadable, decide_file_kind, extract_text
 from tests.support.files import make_docx, make_locked_pdf, make_pdf, make_scanned_pdf
 
 KINDS = {

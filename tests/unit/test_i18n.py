@@ -9,8 +9,8 @@ import pytest
 from babel.messages.pofile import read_po
 
 from core import strings
+from core.extract_strings import iter_messages
 from core.i18n.catalogs import available_languages, catalog_path, translate
-from core.i18n.extract import iter_messages
 from core.i18n.language import check_language_code, language_name, speaking
 
 LANGUAGES = [language for language in available_languages() if language != "en"]
@@ -40,7 +40,7 @@ def test_every_message_has_a_translation(language: str) -> None:
         if (entry := catalog.get(text)) is None or not entry.string or entry.fuzzy
     ]  # fmt: skip
     assert not missing, (
-        f"{language}.po lacks (or marks fuzzy) {missing}: run python -m core.i18n.extract and translate them"
+        f"{language}.po lacks (or marks fuzzy) {missing}: run python -m core.extract_strings and translate them"
     )
 
 
@@ -94,7 +94,7 @@ def test_language_names_for_prompts() -> None:
 
 
 def test_why_a_file_is_unreadable_is_told_in_the_askers_language() -> None:
-    from core.knowledge.extraction import Unreadable, describe_reason
+    from core.knowledge.parse.extraction import Unreadable, describe_reason
 
     kept = Unreadable("FILE_TOO_LARGE", size=36927, limit=1000).encode()
     assert str(Unreadable("FILE_TOO_LARGE", size=36927, limit=1000)) == (

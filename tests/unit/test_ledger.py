@@ -8,19 +8,17 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from core import strings
-from core.summaries.catchup import Reader, decide_addressed
+from core.catchup.catchup import Reader, decide_addressed
+from core.ledger.entries import build_dated_entry, decide_listed, decide_relevant_entries
+from core.ledger.store import SqlLedgerStore
+from core.ledger.text import build_ledger_text
 from core.summaries.draft import ActionItem, Point, SummaryDraft, SummaryLine
-from core.summaries.ledger import (
+from core.summaries.ledger_entries import (
     LedgerEntry,
-    build_dated_entry,
     build_entries_from_draft,
     decide_due,
-    decide_listed,
     decide_owner,
-    decide_relevant_entries,
 )
-from core.summaries.ledger_store import SqlLedgerStore
-from core.summaries.ledger_text import build_ledger_text
 
 
 def line(text: str, n: int = 1, sender: str = "@ann:x", **extra) -> SummaryLine:

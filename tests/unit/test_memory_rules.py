@@ -6,9 +6,10 @@ import pytest
 
 from bot.features.memory.commands import build_memory_list, decide_forget
 from core import strings
+from core.history.line_store import HistoryLine
+from core.history.windows import decide_windows
 from core.memory.remember import parse_remember
-from core.memory.store import HistoryLine, Memory
-from core.memory.windows import decide_windows
+from core.memory.store import Memory
 
 
 def lines(first: int, count: int, ts: float = 0.0) -> list[HistoryLine]:

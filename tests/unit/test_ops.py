@@ -15,7 +15,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from bot.logs import ANSWER_ID, setup_logging
 from bot.runtime.ops import CHECK_TIMEOUT_SECONDS, OpsServer
 from core.health import decide_health
-from core.knowledge.base import KnowledgeBase
+from core.knowledge_base.base import KnowledgeBase
 from core.metrics import Metrics
 from core.requests import Answer
 from core.trace import AnswerStep, PrestepStep, RetrieveStep, RightsStep

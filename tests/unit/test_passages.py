@@ -3,8 +3,8 @@ link and its source's number; the lines that match the question and the one answ
 
 from __future__ import annotations
 
+from core.history.line_store import HistoryLine
 from core.knowledge.documents import Hit
-from core.memory.store import HistoryLine
 from core.passages import (
     QUOTED_LINES,
     build_passages_answer,

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from core.config import ConfigError, parse_config
-from core.predetermined import PredeterminedAnswer, decide_predetermined
+from core.config.predetermined import PredeterminedAnswer
+from core.predetermined import decide_predetermined
 
 ENTRIES = (
     PredeterminedAnswer(patterns=(r"\bemergency (number|phone)\b",), answer="Call 112."),

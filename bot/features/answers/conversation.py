@@ -10,7 +10,7 @@ Edits and redactions are followed in the history once the lines before them are 
 Questions to the bot are kept too (marked: summaries read them, history windows do not).
 Summaries read the lines the store holds (bot/features/summaries/lines.py), so every line
 not kept is noted (`leave_out`): the store then no longer claims the room's lines up to
-it (its span, core/memory/spans.py). Noted here at once, without waiting for the store,
+it (its span, core/history/spans.py). Noted here at once, without waiting for the store,
 and written there by the keeper.
 """
 
@@ -28,8 +28,8 @@ from bot.inbox.events import IncomingMessage
 from bot.inbox.links import build_permalink
 from bot.inbox.mentions import BotIdentity, strip_reply_fallback
 from bot.settings_holder import SettingsHolder
+from core.history.spans import after
 from core.memory.memory import ConversationMemory
-from core.memory.spans import after
 from core.requests import ChatLine
 
 log = logging.getLogger(__name__)
@@ -180,7 +180,7 @@ class Conversation:
     async def _stop_keeping(self, current: QueuedLine | None) -> None:
         """Stopped (cancelled): the line being kept (kept or not) and those still queued
         are left out, so that the spans this process leaves are true; otherwise the
-        next keeper drops them all (core/memory/line_store.py)."""
+        next keeper drops them all (core/history/line_store.py)."""
         assert self.memory is not None
         unkept = [current] if current is not None else []
         while not self._lines.empty():

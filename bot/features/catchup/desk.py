@@ -22,14 +22,14 @@ from bot.matrix.account import MatrixAccount
 from bot.matrix.types import MatrixError, SyncBatch
 from bot.settings_holder import SettingsHolder
 from core import strings
+from core.catchup.catchup import Reader, RoomCatchup, build_catchup_markdown, build_room_catchup
+from core.catchup.digest_schedule import decide_next_run, parse_digest_schedule
 from core.i18n.dates import format_when
 from core.i18n.language import decided_language, speaking
 from core.ids import UserID
 from core.llm.client import LlmError
 from core.rights.readers import decide_knowledge_since, decide_open
 from core.storage.database import StorageError
-from core.summaries.catchup import Reader, RoomCatchup, build_catchup_markdown, build_room_catchup
-from core.summaries.digest_schedule import decide_next_run, parse_digest_schedule
 from core.summaries.summarizer import Summarizer
 from core.timerange import TimeExpressionFinder
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bot.matrix.account import SEND_ERRORS
+from core.catchup.digest_schedule import DigestSchedule, decide_next_run
 from core.storage.database import StorageError
 from core.storage.store import SqlStore
 from core.storage.upgrades import Upgrade, UpgradeTable
-from core.summaries.digest_schedule import DigestSchedule, decide_next_run
 
 log = logging.getLogger(__name__)
 CHECK_EVERY_SECONDS = 5

@@ -1,7 +1,7 @@
 """Files shared in rooms become the room's knowledge (the inbox's KeepFile).
 
 A file is downloaded (decrypted in an encrypted room), its text read in a process of
-its own (core/knowledge/extractor.py) and indexed as a document of its room: dated when
+its own (core/knowledge/parse/extractor.py) and indexed as a document of its room: dated when
 it was shared and marked encrypted as its room is, it reaches exactly the readers the
 room's history would (see core/rights/readers.py: members, history visibility, the
 encryption rule). It is cited as its name, who shared it and when, linked to its
@@ -33,11 +33,11 @@ from bot.settings_holder import SettingsHolder
 from core import strings
 from core.i18n.dates import format_when
 from core.knowledge.documents import Document
-from core.knowledge.extraction import Extracted, Unreadable, decide_file_kind, describe_reason
-from core.knowledge.extractor import Extractor
-from core.knowledge.indexer import Indexer
-from core.knowledge.retrieval import build_hit
-from core.knowledge.vectors import KnowledgeUnavailable
+from core.knowledge.ingest.indexer import Indexer
+from core.knowledge.parse.extraction import Extracted, Unreadable, decide_file_kind, describe_reason
+from core.knowledge.parse.extractor import Extractor
+from core.knowledge.search.retrieval import build_hit
+from core.knowledge.search.vectors import KnowledgeUnavailable
 from core.storage.database import StorageError
 from core.summaries.draft import SummaryLine
 from core.summaries.summarizer import Summarizer

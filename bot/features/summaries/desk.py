@@ -21,12 +21,13 @@ from bot.settings_holder import SettingsHolder
 from core import strings
 from core.i18n.language import speaking
 from core.knowledge.documents import Document
-from core.knowledge.indexer import Indexer
+from core.knowledge.ingest.indexer import Indexer
+from core.ledger.entries import build_dated_entry, decide_listed
+from core.ledger.store import LedgerStore
+from core.ledger.text import Asked, build_ledger_text
 from core.metrics import Metrics
 from core.summaries.draft import SummaryLine
-from core.summaries.ledger import LedgerEntry, build_dated_entry, decide_listed
-from core.summaries.ledger_store import LedgerStore
-from core.summaries.ledger_text import Asked, build_ledger_text
+from core.summaries.ledger_entries import LedgerEntry
 from core.summaries.ranges import (
     SUMMARY_ID_PREFIX,
     SummaryRange,

@@ -1,5 +1,5 @@
 """A room's lines for a summary or a catch-up: from the bot's own store for the time it
-holds every line of the room (its span, core/memory/spans.py), from the homeserver
+holds every line of the room (its span, core/history/spans.py), from the homeserver
 (history.py) only for the time before that.
 
 The store's lines are the conversation's (bot/features/answers/conversation.py): people's
@@ -24,9 +24,9 @@ from bot.features.summaries.history import fetch_lines
 from bot.inbox.mentions import BotIdentity
 from bot.matrix.account import MatrixAccount
 from bot.settings_holder import SettingsHolder
-from core.memory.line_store import RoomLine
+from core.history.line_store import RoomLine
+from core.history.spans import Sources, decide_sources
 from core.memory.memory import ConversationMemory
-from core.memory.spans import Sources, decide_sources
 from core.storage.database import StorageError
 from core.summaries.draft import SummaryLine
 

@@ -1,0 +1,70 @@
+"""A room's ledger entries as they are read (pure): a deadline as the time it names, the
+entries a `!decisions` or `!actions` lists, and those a question recalls. The entries
+themselves are found by summaries (core/summaries/ledger_entries.py)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from core.knowledge.search.keywords import parse_query_words, stem_word
+from core.summaries.addressing import decide_named
+from core.summaries.ledger_entries import LedgerEntry
+from core.timerange import resolve_deadline
+
+
+def decide_due_ts(due: str, said: datetime) -> float | None:
+    """A deadline as said ("Thursday") as a time: the end of the day it names, read
+    forward from when it was said (`said`, in the room's zone): never before it."""
+    day = resolve_deadline(due, said) if due else None
+    return (day + timedelta(days=1)).timestamp() if day is not None else None
+
+
+def build_dated_entry(entry: LedgerEntry, zone: ZoneInfo) -> LedgerEntry:
+    """The entry with its deadline read as a time (in the room's zone), from when it was
+    said; read anew each time (an entry kept by an earlier release has a deadline it read
+    backwards, from the day before it was said)."""
+    said = datetime.fromtimestamp(entry.ts, zone)
+    return replace(entry, due_ts=decide_due_ts(entry.due, said))
+
+
+def decide_listed(
+    entries: Sequence[LedgerEntry],
+    words: str,
+    *,
+    mine: Sequence[str] = (),
+    due_after: float = -math.inf,
+) -> list[LedgerEntry]:
+    """The entries that hold every one of `words`, with `mine` (a person's id and names)
+    only theirs, with `due_after` only those without a deadline or with one after it;
+    newest first."""
+    wanted = re.findall(r"\w+", words.lower())
+    found = [
+        entry for entry in entries
+        if all(w in entry.text.lower() for w in wanted)
+        and (not mine or decide_named(entry.owner, mine))
+        and (entry.due_ts is None or entry.due_ts >= due_after)
+    ]  # fmt: skip
+    return sorted(found, key=lambda entry: -entry.ts)
+
+
+def decide_relevant_entries(
+    question: str, entries: Sequence[LedgerEntry], limit: int
+) -> list[LedgerEntry]:
+    """The entries that share at least half of the question's words (in any form; stop
+    words aside): without embeddings, shared words stand for relevance. Most shared
+    first, then newest."""
+    asked = {stem_word(word) for word in parse_query_words(question)}
+    if not asked:
+        return []
+    scored = []
+    for entry in entries:
+        shared = len(asked & {stem_word(word) for word in parse_query_words(entry.text)})
+        if shared and shared * 2 >= len(asked):
+            scored.append((shared, entry.ts, entry))
+    scored.sort(key=lambda item: (-item[0], -item[1]))
+    return [entry for _, _, entry in scored[:limit]]

@@ -1,0 +1,102 @@
+"""The knowledge services of a process: the ingestion queue worker, the crawls of
+crawled sources (where this process indexes) and the REST API.
+
+They run inside the bot (`[ingest_api] enabled = true`), or on their own:
+
+    knowledge-api --config config.toml
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from core.chat_api.service import new_token_main, start_chat_service
+from core.config import ConfigError, Settings, load_config
+from core.knowledge_base.api import IngestApi, start_ingest_api
+from core.knowledge_base.base import KnowledgeBase
+from core.knowledge_base.crawl.schedule import CrawlService
+from core.privacy import keep_private, quiet_libraries
+from core.storage.database import StorageError
+
+log = logging.getLogger(__name__)
+
+
+async def run_knowledge_services(kb: KnowledgeBase, settings: Callable[[], Settings]) -> None:
+    """The queue worker (unless `knowledge.indexing` is off) and, when enabled, the
+    ingestion API and the chat API, until cancelled."""
+    api = settings().ingest_api
+    runner = (
+        await start_ingest_api(IngestApi(kb, settings), api.host, api.port) if api.enabled else None
+    )
+    stop_chat = await start_chat_service(kb, settings) if settings().chat_api.enabled else None
+    try:
+        # Load the default model now rather than on the first question.
+        await asyncio.to_thread(kb.embedders.get, settings().knowledge.embedding_model)
+        if settings().knowledge.indexing:
+            async with asyncio.TaskGroup() as group:
+                group.create_task(kb.queue.run())
+                group.create_task(CrawlService(kb, kb.crawls, settings).run())
+        else:
+            log.info("indexing is left to other processes ([knowledge] indexing = false)")
+            await asyncio.Event().wait()
+    finally:
+        if runner:
+            await runner.cleanup()
+        if stop_chat:
+            await stop_chat()
+
+
+async def serve_alone(settings: Settings) -> None:
+    kb = await KnowledgeBase.open(lambda: settings)
+    try:
+        await run_knowledge_services(kb, lambda: settings)
+    finally:
+        await kb.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["new-token"]:
+        return new_token_main(argv[1:])
+    parser = argparse.ArgumentParser(
+        prog="knowledge-api",
+        description="Run the ingestion API and the chat API alone "
+        "(`knowledge-api new-token --help`: a token for the chat API).",
+    )
+    parser.add_argument(
+        "--config", type=Path, default=Path(os.environ.get("BOT_CONFIG", "config.toml"))
+    )
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        settings = load_config(args.config, os.environ, skip_secrets=frozenset({"matrix"}))
+    except ConfigError as exc:
+        print(f"The config is not valid:\n{exc}", file=sys.stderr)
+        return 2
+    crawls = any(source.crawl for source in settings.sources.values())
+    if not (settings.ingest_api.enabled or settings.chat_api.enabled or crawls):
+        print("[ingest_api] and [chat_api] are not enabled and no source is crawled; "
+              "nothing to run.", file=sys.stderr)  # fmt: skip
+        return 2
+    quiet_libraries()
+    keep_private(settings.bot.data_dir)
+    try:
+        asyncio.run(serve_alone(settings))
+    except KeyboardInterrupt:
+        pass
+    except StorageError as exc:
+        print(f"The storage could not be opened: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

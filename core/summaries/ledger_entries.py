@@ -1,0 +1,103 @@
+"""The decisions and action items a summary finds, as entries of the room's ledger
+(pure): each entry is linked to the message it comes from, so that it can be listed,
+followed when that message is edited or redacted, and found later (core/ledger)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from core.summaries.addressing import decide_addressees
+from core.summaries.cues import DUE
+from core.summaries.draft import SummaryDraft, SummaryLine
+from core.summaries.salience import Pick
+
+EntryKind = Literal["decision", "action"]
+# The words before a deadline that are not part of it ("by Friday" → "Friday").
+DUE_WORDS = {"by", "before", "until", "due", "on", "bis", "vor", "am", "ab", "d'ici", "avant",
+             "pour", "para", "antes"}  # fmt: skip
+# "Dana will …", "I'll …" (the speaker), "@bob can you …" (the one asked).
+NAMED = re.compile(r"\b([A-Z][a-z]+) will [a-z]+")
+SPEAKER = re.compile(r"\b(i'?ll|i will|i can take|i'?m on it|i take)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    kind: EntryKind
+    text: str
+    owner: str
+    due: str
+    link: str
+    event_id: str
+    ts: float
+    # The message's own words (an extractive summary): an edit of it changes the entry.
+    verbatim: bool = False
+    # Every message the entry comes from besides `event_id` (a model may cite several).
+    cited: tuple[str, ...] = ()
+    # The end of the day its deadline names (`decide_due_ts`), when it can be read.
+    due_ts: float | None = None
+
+
+def decide_owner(line: SummaryLine) -> str:
+    """Who an action item is for, from its wording: the speaker for "I'll", a name
+    before "will", or the people the message speaks to (`decide_addressees`, as the
+    catch-up's "For you" reads them)."""
+    if SPEAKER.search(line.text):
+        return line.sender
+    if named := NAMED.search(line.text):
+        return named.group(1)
+    return ", ".join(decide_addressees(line))
+
+
+def decide_due(text: str) -> str:
+    """The deadline as said ("by Friday" → "Friday"), or ""."""
+    found = DUE.search(text)
+    if not found:
+        return ""
+    first, _, rest = found.group(0).partition(" ")
+    return rest if first.lower() in DUE_WORDS and rest else found.group(0)
+
+
+def build_entries_from_picks(
+    picks: Sequence[Pick], lines: Sequence[SummaryLine]
+) -> list[LedgerEntry]:
+    """Entries of an extractive summary: its decisions (arrangements too) and action
+    items, in the words of the line that says them; the lines it answers are cited."""
+    entries = []
+    for pick in picks:
+        line = lines[pick.main]
+        cited = tuple(lines[i].event_id for i in pick.lines if i != pick.main)
+        if pick.listed == "decision":
+            entries.append(LedgerEntry("decision", line.text, "", "", line.link, line.event_id,
+                                       line.ts, verbatim=True, cited=cited))  # fmt: skip
+        elif pick.listed == "action":
+            entries.append(LedgerEntry("action", line.text, decide_owner(line),
+                                       decide_due(line.text), line.link, line.event_id,
+                                       line.ts, verbatim=True, cited=cited))  # fmt: skip
+    return entries
+
+
+def build_entries_from_draft(
+    draft: SummaryDraft, lines: Sequence[SummaryLine]
+) -> list[LedgerEntry]:
+    """Entries of a model's summary, each at the first message it names (entries that
+    name no message of the summary are left out: they could not be followed)."""
+    by_number = {line.number: line for line in lines}
+    entries = []
+    found: list[tuple[EntryKind, str, str, str, list[int]]] = [
+        *(("decision", p.text, "", "", p.messages) for p in draft.decisions),
+        *(("action", a.text, a.owner, a.due, a.messages) for a in draft.action_items),
+    ]
+    for kind, text, owner, due, numbers in found:
+        sources = [by_number[n] for n in dict.fromkeys(numbers) if n in by_number]
+        if not sources:
+            continue
+        # Dated by its latest message: a reader who joined in between never gets it.
+        entries.append(LedgerEntry(
+            kind, text.strip(), owner.strip(), due.strip(), sources[0].link,
+            sources[0].event_id, max(line.ts for line in sources),
+            cited=tuple(line.event_id for line in sources[1:]),
+        ))  # fmt: skip
+    return entries
