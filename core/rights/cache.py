@@ -20,14 +20,15 @@ SWEEP_AT = 10_000
 
 class DecisionCache:
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self._clock = clock
+        # Seconds, only ever compared with each other: tests move it on instead of waiting.
+        self.clock = clock
         self._sweep_at = SWEEP_AT
         # document -> (application, reader) -> (version, allowed, until)
         self._decisions: dict[DocumentKey, dict[tuple[str, str], tuple[str, bool, float]]] = {}
 
     def get(self, source: str, reader: str, document: DocumentKey, revision: str) -> bool | None:
         entry = self._decisions.get(document, {}).get((source, reader))
-        if entry is None or entry[0] != revision or entry[2] <= self._clock():
+        if entry is None or entry[0] != revision or entry[2] <= self.clock():
             return None
         return entry[1]
 
@@ -45,13 +46,13 @@ class DecisionCache:
         self._decisions.setdefault(document, {})[(source, reader)] = (
             revision,
             allowed,
-            self._clock() + ttl,
+            self.clock() + ttl,
         )
         if len(self._decisions) >= self._sweep_at:
             self._sweep()
 
     def _sweep(self) -> None:
-        now = self._clock()
+        now = self.clock()
         for document in list(self._decisions):
             live = {k: v for k, v in self._decisions[document].items() if v[2] > now}
             if live:
