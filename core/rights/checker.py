@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -68,6 +69,19 @@ def parse_results(body: object, tokens: int) -> list[set[DocumentKey]] | None:
     return allowed
 
 
+def _file_stamps(rights: RightsSettings) -> tuple[object, ...]:
+    """What tells a key file that changed (or went) from the one read before."""
+    stamps: list[object] = []
+    for key in rights.signing_keys:
+        try:
+            found = os.stat(key.private_key_file)
+        except OSError:
+            stamps.append(None)
+        else:
+            stamps.append((found.st_ino, found.st_mtime_ns, found.st_size))
+    return tuple(stamps)
+
+
 class RightsChecker:
     def __init__(
         self,
@@ -79,7 +93,7 @@ class RightsChecker:
         self.cache = cache
         self.http = http
         self._signer: TokenSigner | None = None
-        self._signed_with: RightsSettings | None = None
+        self._signed_with: tuple[RightsSettings, tuple[object, ...]] | None = None
         self.signer  # noqa: B018 (the keys are read, and their problems logged, at start)
 
     @property
@@ -88,9 +102,11 @@ class RightsChecker:
         rotation, another issuer) applies to the next token. A section whose keys cannot
         be read leaves no signer: only public documents are shown (fails closed)."""
         rights = self.settings().rights
-        if rights != self._signed_with:
+        # The files too: a key rotated by writing over its file, config unchanged.
+        signed_with = (rights, _file_stamps(rights))
+        if signed_with != self._signed_with:
             self._signer = None  # until the new section's keys are read
-            self._signed_with = rights
+            self._signed_with = signed_with
             try:
                 self._signer = TokenSigner(rights)
             except KeyProblem as exc:

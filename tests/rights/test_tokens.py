@@ -148,3 +148,23 @@ def test_a_live_edit_of_the_rights_section_signs_with_what_it_says(tmp_path):
     assert jwt.get_unverified_header(second)["kid"] == "two"
     assert jwt.decode(second, options={"verify_signature": False})["iss"] == "bot-b"
     assert [key["kid"] for key in checker.signer.jwks()["keys"]] == ["two"]
+
+
+def test_a_key_file_replaced_in_place_is_read_again(tmp_path):
+    """Rotating a key by writing the new one over the old file (same path, same config)
+    signs with the new key from the next token on."""
+    key = write_key(tmp_path / "signing.pem")
+    text = (
+        '[matrix]\nhomeserver = "http://127.0.0.1:1"\nuser_id = "@bot:x"\npassword_env = "P"\n'
+        "[rights]\n" + keys_toml(("k", "EdDSA", key))
+    )
+    settings = parse_config(text, origin="bot.toml", env={"P": "x"}, base_dir=tmp_path)
+    checker = RightsChecker(lambda: settings, DecisionCache(), lambda: None)
+    assert checker.signer is not None
+    before = checker.signer.jwks()
+    write_key(tmp_path / "signing.pem.new")
+    (tmp_path / "signing.pem.new").replace(key)  # as an admin's script would
+    assert checker.signer is not None
+    after = checker.signer.jwks()
+    assert after != before
+    verify(checker.signer.sign("wiki", "alice"), after)
