@@ -256,10 +256,13 @@ class BotApp:
                 scheduler = SummaryScheduler(
                     self._job_store_url(), str(data_dir.resolve()), summaries.run_scheduled
                 )
-                await scheduler.start()
+                jobs = scheduler
+                # Supervised like the other loops: a job store that is away (or refuses
+                # the bot) stops the schedules alone, shown failing on /health, while the
+                # bot answers on.
                 keep(
                     "summary schedules",
-                    lambda: keep_summary_jobs(scheduler, matrix, self.settings),
+                    lambda: keep_summary_jobs(jobs, matrix, self.settings, start=jobs.start),
                 )
                 self.ready.set()
         finally:

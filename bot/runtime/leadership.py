@@ -99,8 +99,12 @@ class Leadership:
                 raise LeaseLost(self.lease.name)
 
     async def renew(self) -> None:
-        """Renew the lease once, now (renewals stop with the loops at a shutdown)."""
-        await self._take(self.remaining())
+        """Renew the lease once, now (renewals stop with the loops at a shutdown). The
+        store is given a renewal's interval to answer, also when the lease ran out here
+        meanwhile: what a late answer grants counts from when it was asked."""
+        if await self._take(self.seconds / 3) is False:
+            self.active = False
+            self._valid_until = 0.0  # another process holds it: nothing more is sent
 
     async def release(self) -> None:
         """Give the lease up, so that a standby takes over at once."""

@@ -34,7 +34,7 @@ async def run_retention(
 ) -> None:
     while True:
         for room_id, lifetime in list(audiences.retention.items()):
-            cutoff = time.time() - lifetime
+            cutoff = audiences.clock() - lifetime
             try:
                 await memory.store.purge_turns_before(room_id, cutoff)
                 await feedback.purge_room_before(room_id, cutoff)

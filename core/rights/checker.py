@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -69,6 +70,10 @@ def parse_results(body: object, tokens: int) -> list[set[DocumentKey]] | None:
     return allowed
 
 
+# How often the signing key files are looked at for a change.
+KEY_FILES_LOOK_SECONDS = 1.0
+
+
 def _file_stamps(rights: RightsSettings) -> tuple[object, ...]:
     """What tells a key file that changed (or went) from the one read before."""
     stamps: list[object] = []
@@ -78,7 +83,7 @@ def _file_stamps(rights: RightsSettings) -> tuple[object, ...]:
         except OSError:
             stamps.append(None)
         else:
-            stamps.append((found.st_ino, found.st_mtime_ns, found.st_size))
+            stamps.append((found.st_ino, found.st_mtime_ns, found.st_ctime_ns, found.st_size))
     return tuple(stamps)
 
 
@@ -88,12 +93,15 @@ class RightsChecker:
         settings: Callable[[], Settings],
         cache: DecisionCache,
         http: Callable[[], aiohttp.ClientSession],
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.settings = settings
+        self.clock = clock
         self.cache = cache
         self.http = http
         self._signer: TokenSigner | None = None
         self._signed_with: tuple[RightsSettings, tuple[object, ...]] | None = None
+        self._stamped: tuple[RightsSettings | None, tuple[object, ...], float] = (None, (), 0.0)
         self.signer  # noqa: B018 (the keys are read, and their problems logged, at start)
 
     @property
@@ -102,8 +110,12 @@ class RightsChecker:
         rotation, another issuer) applies to the next token. A section whose keys cannot
         be read leaves no signer: only public documents are shown (fails closed)."""
         rights = self.settings().rights
-        # The files too: a key rotated by writing over its file, config unchanged.
-        signed_with = (rights, _file_stamps(rights))
+        # The files too: a key rotated by writing over its file, config unchanged (looked
+        # at once a second at most: this is asked for every check).
+        now = self.clock()
+        if rights is not self._stamped[0] or now - self._stamped[2] >= KEY_FILES_LOOK_SECONDS:
+            self._stamped = (rights, _file_stamps(rights), now)
+        signed_with = (rights, self._stamped[1])
         if signed_with != self._signed_with:
             self._signer = None  # until the new section's keys are read
             self._signed_with = signed_with

@@ -71,6 +71,11 @@ class SummaryScheduler:
             job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None},
         )
 
+    @property
+    def started(self) -> bool:
+        """Whether a start has run to its end (a failed one leaves it stopped)."""
+        return bool(self.scheduler.running)
+
     async def start(self) -> None:
         """Start on this loop: due summaries run here."""
         self.loop = asyncio.get_running_loop()

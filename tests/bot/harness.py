@@ -159,45 +159,47 @@ async def running_bot(
             CONFIG + config, origin="bot.toml", env={"BOT_PASSWORD": "x"}, base_dir=tmp_path
         )
     )
-    db = await SqliteDatabase.open(tmp_path / "state.sqlite3")
-    state = await SqlStateStore.open(db)
-    answerer = ScriptedAnswerer()
-    votes = (
-        await SqlFeedbackStore.open(await SqliteDatabase.open(tmp_path / "feedback.sqlite3"))
-        if feedback
-        else None
-    )
-    keeper = (
-        FileKeeper(
-            account,
-            state,
-            await SqlFileStore.open(db),
-            cast(Indexer, files.indexer),
-            cast(Extractor, files.extractor),
-            settings,
-        )
-        if files is not None
-        else None
-    )
-    identity, audiences = BotIdentity(account.user_id, "Knowledge Bot"), Audiences(account)
-    opened = [db] + ([votes.db] if votes else [])
-    reading = (
-        await _room_features(tmp_path, account, settings, identity, audiences, opened)
-        if rooms
-        else {}
-    )
-    parts = FeatureParts(
-        feedback=FeedbackDesk(account, state, votes, settings) if votes else None,
-        files=keeper,
-        transcriber=transcriber,
-        languages=languages,
-        **reading,
-    )
-    wired = wire_account(account, state, settings, identity, answerer, audiences, 0, parts)
-    dispatcher, workers, sync = wired.dispatcher, wired.workers, wired.sync
-    # A store that failed is tried again at once: the tests make it fail and come back.
-    workers.retry_seconds = dispatcher.background_retry_seconds = 0.02
+    # Each database is closed at the end, also when the start fails half-way.
+    opened: list[SqliteDatabase] = []
     try:
+        db = await SqliteDatabase.open(tmp_path / "state.sqlite3")
+        opened.append(db)
+        state = await SqlStateStore.open(db)
+        answerer = ScriptedAnswerer()
+        votes = None
+        if feedback:
+            opened.append(await SqliteDatabase.open(tmp_path / "feedback.sqlite3"))
+            votes = await SqlFeedbackStore.open(opened[-1])
+        keeper = (
+            FileKeeper(
+                account,
+                state,
+                await SqlFileStore.open(db),
+                cast(Indexer, files.indexer),
+                cast(Extractor, files.extractor),
+                settings,
+                _summarizer(settings, "summary"),
+            )
+            if files is not None
+            else None
+        )
+        identity, audiences = BotIdentity(account.user_id, "Knowledge Bot"), Audiences(account)
+        reading = (
+            await _room_features(tmp_path, account, settings, identity, audiences, opened)
+            if rooms
+            else {}
+        )
+        parts = FeatureParts(
+            feedback=FeedbackDesk(account, state, votes, settings) if votes else None,
+            files=keeper,
+            transcriber=transcriber,
+            languages=languages,
+            **reading,
+        )
+        wired = wire_account(account, state, settings, identity, answerer, audiences, 0, parts)
+        dispatcher, workers, sync = wired.dispatcher, wired.workers, wired.sync
+        # A store that failed is tried again at once: the tests make it fail and come back.
+        workers.retry_seconds = dispatcher.background_retry_seconds = 0.02
         async with asyncio.TaskGroup() as group:
             tasks = [group.create_task(sync.run())]
             await sync.ready.wait()
@@ -234,10 +236,7 @@ async def _room_features(
     lines = LineReader(account, settings, memory, bot=identity)
 
     def summarizer(task: LlmTask) -> Summarizer:
-        return Summarizer(
-            None, lambda: load_prompts({}), None,
-            lambda: settings.current.knowledge.embedding_model, task,
-        )  # fmt: skip
+        return _summarizer(settings, task)
 
     times = TimeExpressionFinder()
     summaries = SummaryDesk(
@@ -249,3 +248,11 @@ async def _room_features(
         summarizer("catchup"), settings, audiences, times, lines,
     )  # fmt: skip
     return {"memory": memory, "summaries": summaries, "catchup": catchup}
+
+
+def _summarizer(settings: SettingsHolder, task: LlmTask) -> Summarizer:
+    """The summarizer without a model (the messages' own words)."""
+    return Summarizer(
+        None, lambda: load_prompts({}), None,
+        lambda: settings.current.knowledge.embedding_model, task,
+    )  # fmt: skip

@@ -12,10 +12,11 @@ from bot.inbox.routing import KeepFile
 from bot.inbox.state import PendingEvent, SqlStateStore
 from bot.matrix.fake import FakeAccount
 from bot.settings_holder import SettingsHolder
+from core import strings
 from core.config import parse_config
 from core.ids import RoomID
 from core.knowledge.documents import Document
-from core.knowledge.parse.extraction import Extracted
+from core.knowledge.parse.extraction import Extracted, Unreadable
 from core.knowledge.search.vectors import KnowledgeUnavailable
 from core.storage.sqlite import SqliteDatabase
 from tests.bot.harness import CONFIG, FileReading, eventually, running_bot
@@ -212,3 +213,60 @@ async def test_a_question_about_a_file_still_being_read_is_answered_from_it_once
         assert answer.content["body"].endswith("Answer to: what do the notes say?")
         [document] = kept.documents.values()
         assert bot.answerer.requests[-1].focus == ("room-files", document.id)
+
+
+@dataclass
+class SecondUnreadable(HeldReader):
+    """Reads the first file; the second turns out unreadable."""
+
+    async def extract(self, data: bytes, kind: str) -> Extracted:
+        extracted = await super().extract(data, kind)
+        if b"number 2" in data:
+            raise Unreadable("FILE_FAILED")
+        return extracted
+
+
+async def test_summarize_this_on_a_file_queued_behind_another_is_about_that_file(tmp_path):
+    """Files are read one at a time: "!summarize" replying to one still queued waits for
+    it (with the placeholder), and is about the file (here: why it could not be read),
+    not a summary of the room."""
+    reader, kept = SecondUnreadable(), KeptDocuments()
+    async with running_bot(tmp_path, FILES, files=FileReading(reader, kept), rooms=True) as bot:
+        bot.account.add_room("!r", [ANN, BEN])
+        share(bot, "!r", 1)
+        queued = share(bot, "!r", 2)
+        asked = bot.ask("!r", BEN, "!summarize", **{"m.relates_to": {
+            "m.in_reply_to": {"event_id": queued["event_id"]}}})  # fmt: skip
+
+        async def placeholder_shown() -> bool | None:
+            return True if bot.account.messages() else None
+
+        await eventually(placeholder_shown)
+        reader.go.set()
+        summary = await bot.reply_to(asked)
+        body = summary.content.get("m.new_content", summary.content)["body"]
+        assert body.startswith("I could not read “notes-2.txt”"), body
+
+
+async def test_questions_waiting_for_a_file_hold_half_the_answer_workers_at_most(tmp_path):
+    """One long reading must not hold every worker: beyond half of them, a question about
+    a file still being read is told so at once, and other rooms go on being answered."""
+    reader, kept = HeldReader(), KeptDocuments()
+    config = FILES + "[bot]\nanswer_workers = 2\nplaceholder_after_seconds = 0.05\n"
+    async with running_bot(tmp_path, config, files=FileReading(reader, kept)) as bot:
+        bot.account.add_room("!r", [ANN, BEN])
+        shared = share(bot, "!r", 1)
+        about = {"m.relates_to": {"m.in_reply_to": {"event_id": shared["event_id"]}}}
+        waiting = bot.ask("!r", BEN, "what do the notes say?", **about)
+
+        async def placeholder_shown() -> bool | None:
+            return True if bot.account.messages() else None
+
+        await eventually(placeholder_shown)
+        told = await bot.reply_to(bot.ask("!r", ANN, "and the notes?", **about))
+        assert told.content["body"] == strings.FILE_STILL_READING.format(name="notes-1.txt")
+        reader.go.set()
+        answered = await bot.reply_to(waiting)
+        assert answered.content.get("m.new_content", answered.content)["body"].endswith(
+            "Answer to: what do the notes say?"
+        )

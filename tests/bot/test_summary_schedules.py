@@ -35,6 +35,7 @@ def settings_of(extra: str, tmp_path):
 class RecordedJobs:
     applied: list[dict[str, Schedule]] = field(default_factory=list)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
+    started: bool = True
 
     async def apply(self, wanted: Mapping[str, Schedule]) -> None:
         self.applied.append(dict(wanted))
@@ -62,6 +63,7 @@ async def test_a_room_joined_and_a_config_edit_change_the_jobs_at_once(tmp_path)
         assert list(edited) == ["!r"]
     finally:
         keeping.cancel()
+        await asyncio.gather(keeping, return_exceptions=True)
 
 
 def test_a_room_that_turns_its_schedule_off_has_no_job(tmp_path):

@@ -159,11 +159,13 @@ def test_a_key_file_replaced_in_place_is_read_again(tmp_path):
         "[rights]\n" + keys_toml(("k", "EdDSA", key))
     )
     settings = parse_config(text, origin="bot.toml", env={"P": "x"}, base_dir=tmp_path)
-    checker = RightsChecker(lambda: settings, DecisionCache(), lambda: None)
+    now = [0.0]
+    checker = RightsChecker(lambda: settings, DecisionCache(), lambda: None, clock=lambda: now[0])
     assert checker.signer is not None
     before = checker.signer.jwks()
     write_key(tmp_path / "signing.pem.new")
     (tmp_path / "signing.pem.new").replace(key)  # as an admin's script would
+    now[0] += 1  # the files are looked at once a second
     assert checker.signer is not None
     after = checker.signer.jwks()
     assert after != before

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from bot.inbox.state import LeaseLost, SqlStateStore
+from bot.inbox.state import Lease, LeaseLost, SqlStateStore, now_ms
 from bot.runtime.leadership import Leadership, lead_when_holding
 from core.storage.database import StorageError
 
@@ -40,11 +40,11 @@ class Refusals:
 
 
 async def test_a_standby_waits_for_the_lease_and_takes_it_when_it_is_given_up(open_database):
-    active = Leadership(await SqlStateStore.open(await open_database()), ACCOUNT, 1)
+    active = Leadership(await SqlStateStore.open(await open_database()), ACCOUNT, 2)
     refusals = Refusals(await SqlStateStore.open(await open_database()))
-    standby = Leadership(refusals, ACCOUNT, 1)  # type: ignore[arg-type]
+    standby = Leadership(refusals, ACCOUNT, 2)  # type: ignore[arg-type]
     await active.acquire()
-    first_lease_ends = time.monotonic() + 1
+    first_lease_ends = time.monotonic() + 2
     keeping = asyncio.create_task(active.keep())
     waiting = asyncio.create_task(standby.acquire())
     # Refused after the first lease would have run out: renewals keep it the active's.
@@ -124,3 +124,14 @@ async def test_a_takeover_that_fails_on_the_database_stands_by_and_takes_over_ag
     serving.cancel()
     with pytest.raises(asyncio.CancelledError):
         await serving
+
+
+async def test_a_renewal_at_shutdown_that_finds_another_holder_sends_nothing_more(open_database):
+    active = Leadership(await SqlStateStore.open(await open_database()), ACCOUNT, 30)
+    await active.acquire()
+    other = await SqlStateStore.open(await open_database())
+    other.clock = lambda: now_ms() + 60_000  # its lease ran out as the other host sees it
+    assert await other.take_lease(Lease(ACCOUNT, "other-host"), 30)
+    assert active.remaining() > 0, "as far as it knows"
+    await active.renew()
+    assert active.remaining() == 0 and not active.active

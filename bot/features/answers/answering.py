@@ -77,6 +77,11 @@ class QuestionDesk:
         self.feedback = feedback
         self.metrics = metrics
         self.files = files
+        # Questions now waiting for a shared file to be read.
+        self._waiting_for_files = 0
+
+    def _may_wait_for_a_file(self) -> bool:
+        return self._waiting_for_files < max(1, self.settings.current.bot.answer_workers // 2)
 
     def register(self, dispatcher: Dispatcher) -> None:
         """The kinds of event this feature handles."""
@@ -86,9 +91,11 @@ class QuestionDesk:
         """Answer into `reply`; the dispatcher reports what fails."""
         message = reply.message
         focus = None
-        if self.files is not None and message.reply_to:
+        if self.files is not None and message.reply_to and self._may_wait_for_a_file():
             # A file just shared may still be read in the background: the question waits
-            # for it (with the placeholder when that takes a while).
+            # for it (with the placeholder when that takes a while). Half the answer
+            # workers at most wait so; a question beyond is told the file is being read.
+            self._waiting_for_files += 1
             reading = asyncio.ensure_future(
                 self.files.until_read(message.room_id, message.reply_to)
             )
@@ -98,6 +105,9 @@ class QuestionDesk:
             except BaseException:
                 reading.cancel()
                 raise
+            finally:
+                self._waiting_for_files -= 1
+        if self.files is not None and message.reply_to:
             # A question about a shared file the bot could not read: why, in one sentence.
             reason = await self.files.reason_for(message.room_id, message.reply_to)
             if reason is not None:

@@ -90,15 +90,24 @@ class FileKeeper:
         collection = self.settings.current.room_files_collection()
         if message is None or message.file is None or collection is None:
             return
+        if await self.state.was_redacted(message.event_id):
+            return
+        # Recorded before it waits for a slot: whoever asks about it meanwhile is told it
+        # is being read.
+        record = RoomFile(message.event_id, message.room_id, message.file.name,
+                          message.timestamp_ms / 1000, "reading", "", collection, "")  # fmt: skip
+        await self.store.store_file(record)
         at_once = self.settings.current.files.at_once
         if self._slots is None or self._slots_for != at_once:
             self._slots, self._slots_for = asyncio.Semaphore(at_once), at_once
         async with self._slots:
-            await self._keep(message, collection)
+            await self._keep(message, record)
 
-    async def _keep(self, message: IncomingMessage, collection: str) -> None:
+    async def _keep(self, message: IncomingMessage, record: RoomFile) -> None:
         assert message.file is not None
+        collection = record.collection
         if await self.state.was_redacted(message.event_id):
+            await self.store.forget_file(message.event_id)  # its name goes with it
             return
         room = self.matrix.room(message.room_id)
         if self.settings.current.summaries.encrypted_rooms == "room_only" and (
@@ -112,9 +121,6 @@ class FileKeeper:
                 collection, "",
             ))  # fmt: skip
             return
-        record = RoomFile(message.event_id, message.room_id, message.file.name,
-                          message.timestamp_ms / 1000, "reading", "", collection, "")  # fmt: skip
-        await self.store.store_file(record)
         document = None
         try:
             extracted = await self._read(message)
@@ -214,10 +220,16 @@ class FileKeeper:
         """A shared file's summary, for `!summarize` or "summarize this" replying to it
         (the model's map-reduce over its passages; without a model, the most telling of
         them); False when `file_event` is no file the bot knows."""
-        record = await self._record_in(reply.message.room_id, file_event)
-        if record is None or self.summarizer is None:
+        room_id = reply.message.room_id
+        if self.summarizer is None:
             return False
-        await self.until_read(record.room, file_event)
+        if await self.state.pending_kind(room_id, file_event) == KeepFile.__name__:
+            # Shared a moment ago (or queued behind other files): summarised once read.
+            await reply.placeholder()
+            await self.until_read(room_id, file_event)
+        record = await self._record_in(room_id, file_event)
+        if record is None:
+            return False
         reason = await self.reason_for(record.room, file_event)
         if reason is not None:
             await reply.finish(reason)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Protocol
 
 from bot.matrix.account import MatrixAccount
@@ -20,6 +20,8 @@ APPLY_ANYWAY_SECONDS = 30.0
 
 
 class Jobs(Protocol):
+    @property
+    def started(self) -> bool: ...
     async def apply(self, wanted: Mapping[str, Schedule]) -> None: ...
 
 
@@ -36,10 +38,18 @@ def decide_summary_jobs(settings: Settings, rooms: frozenset[str]) -> dict[str, 
 
 
 async def keep_summary_jobs(
-    jobs: Jobs, matrix: MatrixAccount, settings: SettingsHolder, look_seconds: float = LOOK_SECONDS
+    jobs: Jobs,
+    matrix: MatrixAccount,
+    settings: SettingsHolder,
+    look_seconds: float = LOOK_SECONDS,
+    start: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
     """Apply the jobs the config and the rooms call for, at once when either changes (a
-    room the bot just joined has its schedule within a second, not half a minute)."""
+    room the bot just joined has its schedule within a second, not half a minute); with
+    `start`, the scheduler is started first unless it runs already (a supervisor runs
+    this again after a failure)."""
+    if start is not None and not jobs.started:
+        await start()
     applied: tuple[Settings, frozenset[str]] | None = None
     last = 0.0
     while True:
