@@ -129,9 +129,18 @@ class QuestionDesk:
         if self.metrics is not None:
             self.metrics.observe_answer(answer)
         text = build_answer_markdown(answer)
+        # Taken before the answer is sent: a reply to it is said later than this.
+        sent_at = time.time()
         event_id = await reply.finish(text, answer_id=answer.id)
+        # Context for a follow-up at once: the asker may reply as soon as the answer
+        # shows, before the records below are written.
+        bot = UserID(self.router.bot.user_id)
+        readers = reply.audience.readers if reply.audience else frozenset()
+        line = FeedLine(answer.id, ChatLine(bot, text, from_bot=True), sent_at, readers)
+        self.feed.add(message.room_id, action.thread_root, line)
         if await self.state.was_redacted(message.event_id):
             # Redacted while it was answered: what the answer kept of it goes too.
+            self.feed.follow(message.room_id, answer.id, bot, None)
             if self.memory is not None:
                 await self.memory.store.forget_turns_of(message.room_id, message.event_id)
             return
@@ -142,11 +151,6 @@ class QuestionDesk:
                 # The answer is out: it is not asked again (and the model called again)
                 # for the record of it that votes would use.
                 log.warning("the answer %s was not recorded for feedback: %s", answer.id, exc)
-        line = ChatLine(UserID(self.router.bot.user_id), text, from_bot=True)
-        readers = reply.audience.readers if reply.audience else frozenset()
-        self.feed.add(
-            message.room_id, action.thread_root, FeedLine(answer.id, line, time.time(), readers)
-        )
         if answer.followup:
             self.spawn(self._add_badge(reply, event_id, text, answer))
 
