@@ -1,4 +1,11 @@
-"""Fixtures shared by the test folders."""
+"""Fixtures shared by the test folders.
+
+The run is spread over several processes (pytest-xdist, see tests/run.sh): a fixture of
+scope "session" is one per worker process, so each worker starts its own PostgreSQL,
+Synapse (tests/e2e/conftest.py), Chroma server and embedding model when a test first asks,
+on a free loopback port and in that worker's own temporary folders. Nothing a test starts
+is shared with a test running beside it.
+"""
 
 from __future__ import annotations
 

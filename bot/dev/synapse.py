@@ -7,6 +7,7 @@ every rate limit raised so that tests that log in repeatedly never wait on a 429
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import hmac
 import json
@@ -27,15 +28,25 @@ GENEROUS = {"per_second": 1000, "burst_count": 1000}
 
 
 def ensure_synapse_venv(venv_dir: Path) -> Path:
-    """The Python of a virtualenv holding Synapse, created on first use."""
+    """The Python of a virtualenv holding Synapse, created on first use.
+
+    Several processes may ask at once (the test run's workers, a demo beside the tests):
+    one installs while the others wait on a lock file beside the virtualenv, then find it
+    there."""
     python = venv_dir / "bin" / "python"
-    if not (venv_dir / "bin" / "synapse_homeserver").exists():
-        print(f"Installing Synapse into {venv_dir} (once)…", file=sys.stderr)
-        venv.EnvBuilder(with_pip=True, clear=True).create(venv_dir)
-        install = [str(python), "-m", "pip", "install", "--quiet", SYNAPSE_REQUIREMENT]
-        result = subprocess.run(install, capture_output=True, text=True)
-        if result.returncode != 0:
-            raise RuntimeError(f"installing Synapse failed:\n{result.stderr[-3000:]}")
+    marker = venv_dir / "bin" / "synapse_homeserver"
+    if marker.exists():
+        return python
+    venv_dir.parent.mkdir(parents=True, exist_ok=True)
+    with open(venv_dir.with_name(venv_dir.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not marker.exists():
+            print(f"Installing Synapse into {venv_dir} (once)…", file=sys.stderr)
+            venv.EnvBuilder(with_pip=True, clear=True).create(venv_dir)
+            install = [str(python), "-m", "pip", "install", "--quiet", SYNAPSE_REQUIREMENT]
+            result = subprocess.run(install, capture_output=True, text=True)
+            if result.returncode != 0:
+                raise RuntimeError(f"installing Synapse failed:\n{result.stderr[-3000:]}")
     return python
 
 
