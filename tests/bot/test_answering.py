@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 
 from tests.bot.harness import running_bot
 
@@ -17,13 +18,19 @@ async def test_a_follow_up_sent_as_the_answer_shows_is_read_with_the_answer(tmp_
         assert bot.feedback is not None
         bot.account.add_room("!r", [ANN])
         recorded = asyncio.Event()
-        store_answer = bot.feedback.store_answer
+        feedback = bot.feedback
 
-        async def slow_store_answer(record: object) -> None:
-            await recorded.wait()  # the record is written only after the follow-up
-            await store_answer(record)  # type: ignore[arg-type]
+        def held(write: Callable[..., Awaitable[None]]) -> Callable[..., Awaitable[None]]:
+            async def after_the_follow_up(*args: object) -> None:
+                await recorded.wait()
+                await write(*args)
 
-        bot.feedback.store_answer = slow_store_answer  # type: ignore[method-assign]
+            return after_the_follow_up
+
+        # The answer's records (its event for votes, then the answer itself) are written
+        # only once the follow-up is answered: the first while the answer is being sent.
+        feedback.note_answer_event = held(feedback.note_answer_event)  # type: ignore[method-assign]
+        feedback.store_answer = held(feedback.store_answer)  # type: ignore[method-assign]
         asked = bot.ask("!r", ANN, "what is the travel budget?")
         answer = await bot.reply_to(asked)
         thread = {"m.relates_to": {"rel_type": "m.thread", "event_id": asked}}

@@ -129,15 +129,17 @@ class QuestionDesk:
         if self.metrics is not None:
             self.metrics.observe_answer(answer)
         text = build_answer_markdown(answer)
-        # Taken before the answer is sent: a reply to it is said later than this.
-        sent_at = time.time()
-        event_id = await reply.finish(text, answer_id=answer.id)
-        # Context for a follow-up at once: the asker may reply as soon as the answer
-        # shows, before the records below are written.
+        # Context for a follow-up from before it shows (for its readers only): the asker
+        # may reply as soon as it does, while the reply's records are still written.
         bot = UserID(self.router.bot.user_id)
         readers = reply.audience.readers if reply.audience else frozenset()
-        line = FeedLine(answer.id, ChatLine(bot, text, from_bot=True), sent_at, readers)
+        line = FeedLine(answer.id, ChatLine(bot, text, from_bot=True), time.time(), readers)
         self.feed.add(message.room_id, action.thread_root, line)
+        try:
+            event_id = await reply.finish(text, answer_id=answer.id)
+        except BaseException:
+            self.feed.follow(message.room_id, answer.id, bot, None)  # never shown
+            raise
         if await self.state.was_redacted(message.event_id):
             # Redacted while it was answered: what the answer kept of it goes too.
             self.feed.follow(message.room_id, answer.id, bot, None)
