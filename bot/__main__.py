@@ -9,10 +9,7 @@ import sys
 from pathlib import Path
 
 from bot.logs import setup_logging
-from bot.matrix.types import MatrixError
-from bot.runtime.app import BotApp, run_until_signalled
-from core.config import ConfigError
-from core.storage.database import StorageError
+from core.config import ConfigError, load_config
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -30,6 +27,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     setup_logging()
     try:
+        # Checked before the app and its libraries are imported (torch, Chroma, matrix-nio:
+        # five seconds on two cores), so that a broken config is reported at once.
+        load_config(args.config, os.environ)
+        from bot.matrix.types import MatrixError
+        from bot.runtime.app import BotApp, run_until_signalled
+        from core.storage.database import StorageError
+
         app = BotApp(args.config, os.environ, handle_signals=True)
     except ConfigError as exc:
         print(f"The config is not valid; the bot did not start.\n{exc}", file=sys.stderr)
