@@ -39,6 +39,18 @@ async def llm():
     await server.close()
 
 
+# The clients a test made, closed when it ends (an HTTP pool left open is closed by the
+# garbage collector later, in another test's event loop, with an error in its log).
+MADE: list[LlmClient] = []
+
+
+@pytest.fixture(autouse=True)
+async def close_clients():
+    yield
+    while MADE:
+        await MADE.pop().close()
+
+
 def client(llm: FakeLlm, **settings) -> LlmClient:
     options = {
         "url": llm.url,
@@ -48,7 +60,8 @@ def client(llm: FakeLlm, **settings) -> LlmClient:
         # A model known to write no reasoning without its opening tag: it streams at once.
         "reasoning_opens_in_prompt": False,
     } | settings
-    return LlmClient(LlmSettings(**options))
+    MADE.append(LlmClient(LlmSettings(**options)))
+    return MADE[-1]
 
 
 async def test_a_completion_reports_text_and_tokens(llm):
