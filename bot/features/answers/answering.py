@@ -130,10 +130,13 @@ class QuestionDesk:
             self.metrics.observe_answer(answer)
         text = build_answer_markdown(answer)
         # Context for a follow-up from before it shows (for its readers only): the asker
-        # may reply as soon as it does, while the reply's records are still written.
+        # may reply as soon as it does, while the reply's records are still written. Its
+        # time in whole milliseconds, as the homeserver stamps messages: a reply within
+        # the same millisecond still comes after it.
         bot = UserID(self.router.bot.user_id)
         readers = reply.audience.readers if reply.audience else frozenset()
-        line = FeedLine(answer.id, ChatLine(bot, text, from_bot=True), time.time(), readers)
+        sent_at = int(time.time() * 1000) / 1000
+        line = FeedLine(answer.id, ChatLine(bot, text, from_bot=True), sent_at, readers)
         self.feed.add(message.room_id, action.thread_root, line)
         try:
             event_id = await reply.finish(text, answer_id=answer.id)
