@@ -74,6 +74,7 @@ async def test_an_encrypted_rooms_summary_is_never_posted_into_an_unencrypted_ro
     assert "4417-blue" in control["body"]
 
     server = await ServerView.open(homeserver)
+    assert await server.holds(plain_chat, "Orion vault"), "the plain chat's question is read"
     assert not await server.holds(plain_chat, "4417")
     assert not await server.holds(sealed_chat, "4417")
     assert not await server.holds(sealed_room, "4417")
@@ -116,6 +117,7 @@ async def test_a_catchup_of_an_encrypted_room_goes_only_to_an_encrypted_chat(
     assert delivered["event_id"] in bob.decrypted, "sent encrypted"
 
     server = await ServerView.open(homeserver)
+    assert await server.holds(plain_chat, "!catchup"), "the plain chat's command is read"
     assert not await server.holds(plain_chat, "Lyra")
     assert not await server.holds(private, "Lyra")
     kinds = {event["type"] for event in await server.state(private)}
