@@ -49,17 +49,19 @@ class ServerView:
         room = quote(room_id, safe="")
         return list((await self._get(f"/_synapse/admin/v1/rooms/{room}/state"))["state"])
 
-    async def holds(self, room_id: str, text: str) -> bool:
-        """Whether the server holds `text` in plaintext anywhere in the room: in what its
-        events and state say (their content, and what the server bundles with them).
-        Not in the numbers around them: four digits of a secret turn up by chance in
-        timestamps and ages (a run failed on '4417' while no message it read held it)."""
+    async def holding(self, room_id: str, text: str) -> list[str]:
+        """What the server holds in plaintext in the room with `text` in it (empty: none),
+        so that a failing check shows it: what its events and state say (their content,
+        and what the server bundles with them). Not the numbers around them: four digits
+        of a secret turn up by chance in timestamps and ages (a run failed on '4417'
+        while no message it read held it)."""
         events = [*await self.messages(room_id), *await self.state(room_id)]
-        return any(
-            text in said
+        return [
+            said
             for event in events
             for said in strings_in([event.get("content"), event.get("unsigned")])
-        )
+            if text in said
+        ]
 
 
 def strings_in(value: Any) -> list[str]:

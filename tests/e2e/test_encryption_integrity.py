@@ -74,10 +74,10 @@ async def test_an_encrypted_rooms_summary_is_never_posted_into_an_unencrypted_ro
     assert "4417-blue" in control["body"]
 
     server = await ServerView.open(homeserver)
-    assert await server.holds(plain_chat, "Orion vault"), "the plain chat's question is read"
-    assert not await server.holds(plain_chat, "4417")
-    assert not await server.holds(sealed_chat, "4417")
-    assert not await server.holds(sealed_room, "4417")
+    assert await server.holding(plain_chat, "Orion vault"), "the plain chat's question is read"
+    assert not await server.holding(plain_chat, "4417")
+    assert not await server.holding(sealed_chat, "4417")
+    assert not await server.holding(sealed_room, "4417")
     sent = [e for e in await server.messages(sealed_chat)
             if e["sender"] == bot.user_id and "state_key" not in e]  # fmt: skip
     assert sent and {e["type"] for e in sent} == {"m.room.encrypted"}
@@ -117,9 +117,9 @@ async def test_a_catchup_of_an_encrypted_room_goes_only_to_an_encrypted_chat(
     assert delivered["event_id"] in bob.decrypted, "sent encrypted"
 
     server = await ServerView.open(homeserver)
-    assert await server.holds(plain_chat, "!catchup"), "the plain chat's command is read"
-    assert not await server.holds(plain_chat, "Lyra")
-    assert not await server.holds(private, "Lyra")
+    assert await server.holding(plain_chat, "!catchup"), "the plain chat's command is read"
+    assert not await server.holding(plain_chat, "Lyra")
+    assert not await server.holding(private, "Lyra")
     kinds = {event["type"] for event in await server.state(private)}
     assert "m.room.encryption" in kinds
 
