@@ -18,6 +18,7 @@ from pathlib import Path
 
 from core.chat_api.service import new_token_main, start_chat_service
 from core.config import ConfigError, Settings, load_config
+from core.knowledge.ingest.realign import realign_models
 from core.knowledge_base.api import IngestApi, start_ingest_api
 from core.knowledge_base.base import KnowledgeBase
 from core.knowledge_base.crawl.schedule import CrawlService
@@ -39,6 +40,8 @@ async def run_knowledge_services(kb: KnowledgeBase, settings: Callable[[], Setti
         # Load the default model now rather than on the first question.
         await asyncio.to_thread(kb.embedders.get, settings().knowledge.embedding_model)
         if settings().knowledge.indexing:
+            # Before the queue: a document put meanwhile would meet the old model.
+            await realign_models(kb.catalog, kb.vectors, kb.embedders, settings)
             async with asyncio.TaskGroup() as group:
                 group.create_task(kb.queue.run())
                 group.create_task(CrawlService(kb, kb.crawls, settings).run())

@@ -377,7 +377,7 @@ class BotApp:
         if kb is not None:
             model = self.settings.current.knowledge.embedding_model
             embedder = await asyncio.to_thread(kb.embedders.get, model)
-            await embedder.embed(["warm-up"])
+            await embedder.embed_queries(["warm-up"])
         log.info("models loaded")
 
     async def _open_memory(

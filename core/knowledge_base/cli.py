@@ -27,6 +27,7 @@ from tqdm import tqdm
 from core.config import ConfigError, Settings, load_config
 from core.knowledge.documents import Document
 from core.knowledge.ingest.indexer import Outcome
+from core.knowledge.ingest.realign import realign_models
 from core.knowledge.parse.extraction import SUFFIX_KINDS
 from core.knowledge.parse.files import FileProblem, read_documents
 from core.knowledge_base.api import PREFIX
@@ -62,6 +63,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 async def ingest(kb: KnowledgeBase, documents: list[Document], dry_run: bool) -> Counter:
     counts: Counter = Counter()
+    if not dry_run:  # a collection whose model changed is embedded again first
+        await realign_models(kb.catalog, kb.vectors, kb.embedders, kb.indexer.settings)
     bar = tqdm(total=len(documents), unit="doc", file=sys.stderr, desc="ingesting")
     for start in range(0, len(documents), GROUP):
         group = documents[start : start + GROUP]

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from core.config import Settings
 from core.history.line_store import RoomLine
 from core.history.windows import build_window_text, decide_windows
-from core.knowledge.search.embedding import Embedders
+from core.knowledge.search.embedding import Embedders, calibrate
 from core.knowledge.search.vectors import VectorStore
 from core.memory.store import HistoryWindow, MemoryStore
 
@@ -190,7 +190,7 @@ class HistoryIndex:
         if not windows:
             return
         embedder = await asyncio.to_thread(self.embedders.get, model)
-        vectors = await embedder.embed([w.text for w in windows])
+        vectors = await embedder.embed_passages([w.text for w in windows])
         await asyncio.to_thread(
             self.vectors.upsert,
             HISTORY_COLLECTION,
@@ -218,12 +218,13 @@ class HistoryIndex:
             if not await self.store.has_windows(room):
                 return []
         embedder = await asyncio.to_thread(self.embedders.get, model)
-        vector = (await embedder.embed([query]))[0]
+        vector = (await embedder.embed_queries([query]))[0]
         # Chroma returns fewer when the room has fewer windows.
         n = k * 4 if between is None and not_before == -math.inf else 200
         found = await asyncio.to_thread(
             self.vectors.query, HISTORY_COLLECTION, model, vector, n, {"room": room}
         )
+        found = [(wid, calibrate(d, embedder.calibration)) for wid, d in found]
         near = [(wid, d) for wid, d in found if d <= max_distance]
         windows = await self.store.windows(room, [wid for wid, _ in near])
         hits = []

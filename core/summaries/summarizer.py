@@ -204,7 +204,7 @@ class Summarizer:
             others = [rest[int(i * step)] for i in range(min(wanted, len(rest)))]
         else:
             embedder = await asyncio.to_thread(self.embedders.get, self.embedding_model())
-            vectors = np.array(await embedder.embed([line.text for line in rest]))
+            vectors = np.array(await embedder.embed_passages([line.text for line in rest]))
             others = [rest[i] for i in decide_representatives(vectors, wanted)]
         entries = tuple(build_entries_from_picks(picks, lines))
         markdown = build_extractive_markdown(picks, others, lines, heading)

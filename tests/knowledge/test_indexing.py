@@ -68,7 +68,7 @@ async def test_a_version_written_to_chroma_but_not_swapped_in_is_invisible(kb):
         TRAVEL.collection, TRAVEL.id, TRAVEL.title, "Half-written new version about trains."
     )
     prepared = kb.indexer._prepare(newer)
-    vectors = await prepared.embedder.embed(
+    vectors = await prepared.embedder.embed_passages(
         [c.embedding_text(newer.title) for c in prepared.chunks]
     )
     ids = [f"handbook/{newer.id}#crashed#{c.position}" for c in prepared.chunks]

@@ -37,7 +37,7 @@ async def test_closing_the_knowledge_base_ends_its_embedding_thread(tmp_path):
     settings = knowledge_settings(tmp_path)
     before = set(threading.enumerate())  # other tests' models keep theirs
     kb = await KnowledgeBase.open(lambda: settings)
-    await kb.embedders.get(settings.knowledge.embedding_model).embed(["warm-up"])
+    await kb.embedders.get(settings.knowledge.embedding_model).embed_queries(["warm-up"])
     threads = [t for t in set(threading.enumerate()) - before if t.name.startswith("embed")]
     assert threads, "the model encodes on a thread of its own"
     await kb.close()

@@ -118,7 +118,7 @@ async def test_the_earlier_one_collection_per_room_layout_is_moved_over(memory):
         "ann: The VPN gateway moved to vpn2.example.org", "https://matrix.to/#/!old/$o0",
     )  # fmt: skip
     embedder = history.embedders.get(model)
-    vectors = await embedder.embed([window.text])
+    vectors = await embedder.embed_passages([window.text])
     # As the earlier release wrote it: the room's own collection, no room on the vectors.
     metadata = {"start_ts": window.start_ts, "end_ts": window.end_ts}
     history.vectors.upsert(collection_of("!old"), model, [window.id], vectors, [metadata])

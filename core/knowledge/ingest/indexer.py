@@ -13,7 +13,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from core.config import Settings
 from core.config.knowledge import CollectionSettings
@@ -48,6 +48,18 @@ class _Prepared:
     embedder: Embedder
     content_hash: str
     chunks: list[Chunk]
+
+
+def build_vector_metadata(
+    collection: str, doc_id: str, source: str, title: str, url: str, language: str,
+    version: str, room: str, public: bool, content_hash: str, updated_at: float,
+) -> dict[str, Any]:  # fmt: skip
+    """What Chroma keeps beside a chunk's vector (its position and heading are added)."""
+    return {
+        "collection": collection, "doc_id": doc_id, "source": source, "title": title,
+        "url": url, "language": language, "version": version, "room": room,
+        "public": public, "content_hash": content_hash, "updated_at": updated_at,
+    }  # fmt: skip
 
 
 class Indexer:
@@ -91,6 +103,8 @@ class Indexer:
             overlap=collection.chunk_overlap,
             count=embedder.count_tokens,
             sentences=self.splitter,
+            title=document.title,
+            limit=embedder.max_tokens,
         )
         return _Prepared(document, collection, embedder, document.content_hash(), chunks)
 
@@ -109,7 +123,7 @@ class Indexer:
             by_model.setdefault(pair[1].embedder.name, []).append(pair)
         for group in by_model.values():
             texts = [c.embedding_text(p.document.title) for _, p in group for c in p.chunks]
-            vectors = iter(await group[0][1].embedder.embed(texts))
+            vectors = iter(await group[0][1].embedder.embed_passages(texts))
             for index, item in group:
                 await self._store(item, [next(vectors) for _ in item.chunks])
                 outcomes[index] = Outcome(
@@ -122,19 +136,11 @@ class Indexer:
         updated_at = time.time()
         prefix = f"{document.collection}/{document.id}#{content_hash[:16]}"
         ids = [f"{prefix}#{c.position}" for c in item.chunks]
-        metadata = {
-            "collection": document.collection,
-            "doc_id": document.id,
-            "source": item.collection.source,
-            "title": document.title,
-            "url": document.url,
-            "language": document.language,
-            "version": document.version,
-            "room": document.room,
-            "public": item.collection.public,
-            "content_hash": content_hash,
-            "updated_at": updated_at,
-        }
+        metadata = build_vector_metadata(
+            document.collection, document.id, item.collection.source, document.title,
+            document.url, document.language, document.version, document.room,
+            item.collection.public, content_hash, updated_at,
+        )  # fmt: skip
         model = item.embedder.name
         await asyncio.to_thread(
             self.vectors.upsert,

@@ -125,7 +125,7 @@ class IngestQueue:
             except (KnowledgeUnavailable, StorageError) as exc:
                 delay = OUTAGE_RETRY_SECONDS[min(outages, len(OUTAGE_RETRY_SECONDS) - 1)]
                 outages += 1
-                what = "Chroma" if isinstance(exc, KnowledgeUnavailable) else "the database"
+                what = "the knowledge" if isinstance(exc, KnowledgeUnavailable) else "the database"
                 log.warning("ingestion waits for %s (%s); trying again in %s s", what, exc, delay)
                 await asyncio.sleep(delay)
 

@@ -151,18 +151,42 @@ def _pack_section(
     return bodies
 
 
+# A chunk's body when the collection sets no size and the model reads more: longer
+# passages dilute what a vector says (see README, "Chunks").
+DEFAULT_BUDGET = 400
+# Tokens a section is always given, however long its title and headings.
+MIN_BUDGET = 32
+
+
+def decide_budget(
+    configured: int | None, limit: int | None, context: str, count: CountTokens
+) -> int:
+    """A section's chunk size: the configured size (or DEFAULT_BUDGET), cut so that the
+    chunk with its `context` (title and headings, embedded with it) fits the model's
+    input `limit`; the two newlines that join them count as a token each."""
+    budget = configured or DEFAULT_BUDGET
+    if limit is None:
+        return budget
+    return min(budget, max(MIN_BUDGET, limit - count(context) - 2))
+
+
 def build_chunks(
     text: str,
     fmt: DocumentFormat,
     *,
-    budget: int,
+    budget: int | None,
     overlap: int,
     count: CountTokens,
     sentences: SplitSentences,
+    title: str = "",
+    limit: int | None = None,
 ) -> list[Chunk]:
-    """Chunks of at most `budget` tokens; consecutive chunks of a section share `overlap`."""
+    """Chunks of `budget` tokens at most (None: DEFAULT_BUDGET), fewer where the chunk with
+    `title` and its heading path would not fit the model's input `limit`; consecutive
+    chunks of a section share `overlap`."""
     chunks: list[Chunk] = []
     for section in parse_sections(text, fmt):
-        for body in _pack_section(section, budget, overlap, count, sentences):
+        size = decide_budget(budget, limit, "\n".join([title, section.heading]), count)
+        for body in _pack_section(section, size, min(overlap, size // 2), count, sentences):
             chunks.append(Chunk(len(chunks), body, section.heading, count(body)))
     return chunks

