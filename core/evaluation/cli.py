@@ -8,6 +8,8 @@
         --questions questions.jsonl [--index-dir DIR] [--fusion-grid] \
         [--other-languages questions-other-languages.jsonl]
     knowledge-eval summaries [--logs tests/data/summaries] [--no-embeddings]
+    knowledge-eval xquad [--models all-MiniLM-L6-v2 multilingual-e5-small ENDPOINT] \
+        [--split development held-out] [--languages en de es ru zh] [--per-split N]
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ import os
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from core.config import ConfigError, Settings, load_config
+from core.config.knowledge import DEFAULT_EMBEDDING_MODEL, MULTILINGUAL_EMBEDDING_MODEL
 from core.config.storage import StorageSettings
 from core.evaluation.compare import build_comparison, write_plot
 from core.evaluation.cross_lingual import (
@@ -41,6 +45,14 @@ from core.evaluation.summaries import (
     measure_summaries,
     read_logs,
 )
+from core.evaluation.xquad import (
+    LANGUAGES,
+    SPLITS,
+    build_xquad_table,
+    decide_sample,
+    run_xquad,
+)
+from core.evaluation.xquad import read_questions as read_xquad_questions
 from core.knowledge.documents import Document
 from core.knowledge.parse.files import FileProblem, read_documents
 from core.knowledge.search.embedding import Embedders
@@ -105,7 +117,40 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--no-embeddings", action="store_true",
         help="pick the other representative messages without the embedding model",
     )  # fmt: skip
+    xquad = commands.add_parser(
+        "xquad",
+        help="cross-lingual retrieval on XQuAD (English paragraphs, questions in five"
+        " languages), per embedding model, the held-out half reported apart",
+    )
+    xquad.add_argument("--data", type=Path, default=Path("tests/data/xquad"))
+    xquad.add_argument(
+        "--models", nargs="+", default=[DEFAULT_EMBEDDING_MODEL, MULTILINGUAL_EMBEDDING_MODEL],
+        help="embedding models: bundled names, or [knowledge.embedding_endpoints] entries"
+        " of --config",
+    )  # fmt: skip
+    xquad.add_argument("--split", nargs="+", choices=SPLITS, default=list(SPLITS))
+    xquad.add_argument("--languages", nargs="+", choices=LANGUAGES, default=list(LANGUAGES))
+    xquad.add_argument("--per-split", type=int, help="at most this many questions per split")
     return parser.parse_args(argv)
+
+
+async def study_xquad(args: argparse.Namespace) -> int:
+    endpoints = {}
+    if args.config.is_file():
+        settings = load_config(args.config, os.environ, skip_secrets=frozenset({"matrix"}))
+        endpoints = settings.knowledge.embedding_endpoints
+    try:
+        questions = decide_sample(read_xquad_questions(args.data), args.split, args.per_split)
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"The XQuAD files in {args.data} cannot be used: {exc}", file=sys.stderr)
+        return 2
+    results = {}
+    for model in args.models:
+        started = time.monotonic()
+        results[model] = await run_xquad(args.data, model, endpoints, questions, args.languages)
+        print(f"{model}: {time.monotonic() - started:.0f} s", file=sys.stderr)
+    print(build_xquad_table(results))
+    return 0
 
 
 def _with_index_dir(settings: Settings, folder: Path) -> Settings:
@@ -203,6 +248,16 @@ async def study_retrieval(settings: Settings, args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.command == "xquad":  # its own index and settings; --config only for endpoints
+        try:
+            return asyncio.run(study_xquad(args))
+        except ConfigError as exc:
+            print(exc, file=sys.stderr)
+            return 2
+    return _main(args)
+
+
+def _main(args: argparse.Namespace) -> int:
     try:
         settings = load_config(args.config, os.environ, skip_secrets=frozenset({"matrix"}))
     except ConfigError as exc:
