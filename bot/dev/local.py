@@ -34,6 +34,7 @@ from bot.matrix.provision import ensure_member_as, ensure_rooms_as
 from bot.runtime.app import BotApp, run_until_signalled
 from core.config import load_config
 from core.knowledge.documents import Document
+from core.knowledge.ingest.realign import realign_models
 from core.knowledge.parse.files import read_documents
 from core.knowledge_base.base import KnowledgeBase
 
@@ -117,6 +118,8 @@ token_env = "SAMPLES_TOKEN"
 source = "samples"
 public = true
 description = "The sample staff handbook (deploy/sample-documents)."
+# Bundled and offline: a question in German, Russian or Chinese finds these English pages.
+embedding_model = "multilingual-e5-small"
 """
     )
 
@@ -182,6 +185,8 @@ async def _ingest_samples(config: Path, env: dict[str, str], base_url: str) -> N
     try:
         read = read_documents([SAMPLES], "handbook", root=SAMPLES, base_url=base_url)
         documents = [d for d in read if isinstance(d, Document)]
+        # A demo whose config names another model now is embedded again first.
+        await realign_models(kb.catalog, kb.vectors, kb.embedders, lambda: settings)
         outcomes = await kb.indexer.put_many(documents)
         added = sum(o.status == "indexed" for o in outcomes)
         print(f"Sample documents: {added} indexed, {len(outcomes) - added} unchanged.")
@@ -307,7 +312,8 @@ Open the room "Knowledge bot demo" ({state["room_id"]}, alias
 #{DEMO_ALIAS}:{server_name(state)}) and mention the bot (Knowledge Bot), or send !help.
 Config errors show in the room "Knowledge bot admin", where the demo user may send !feedback.
 Language model: {_describe_llm(llm.url, llm.model)}
-Ask, for example: "Knowledge Bot: what does error WG-503 mean?"
+Ask, for example: "Knowledge Bot: what does error WG-503 mean?", or in any language:
+"Knowledge Bot: Wie viele Tage Jahresurlaub bekommen Vollzeitbeschäftigte?"
 Bot config (edit it live): {config}
 Ingestion API: http://127.0.0.1:{state["api_port"]}/api/v1 (Bearer {state["samples_token"]})
 Sample documents (what citations link to): {docs_url}

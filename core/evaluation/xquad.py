@@ -90,9 +90,12 @@ def rank_of(found: Sequence[str]) -> list[str]:
 
 
 async def measure_xquad(
-    kb: KnowledgeBase, questions: Sequence[XquadQuestion], languages: Sequence[str]
+    kb: KnowledgeBase,
+    questions: Sequence[XquadQuestion],
+    languages: Sequence[str],
+    rows: Sequence[str] = ROWS,
 ) -> dict[tuple[str, str, str], Tally]:
-    """The measures per (split, language, row)."""
+    """The measures per (split, language, row); English is only asked as asked."""
     filters = SearchFilters(collections=(COLLECTION,))
     tallies: dict[tuple[str, str, str], Tally] = {}
     for question in questions:
@@ -100,7 +103,7 @@ async def measure_xquad(
             text = question.texts.get(language)
             if text is None:
                 continue
-            for row in ROWS if language != "en" else ROWS[:1]:
+            for row in rows if language != "en" else ROWS[:1]:
                 translations = {"en": question.texts["en"]} if row == "translated" else {}
                 hits = await kb.retriever.search(
                     text, filters, k=RANKED, overfetch=3, translations=translations
@@ -152,6 +155,7 @@ async def run_xquad(
     questions: Sequence[XquadQuestion],
     languages: Sequence[str],
     embedders: Embedders | None = None,
+    rows: Sequence[str] = ROWS,
 ) -> dict[tuple[str, str, str], dict]:
     """Index the paragraphs with `model` in a fresh folder and measure `questions`."""
     with tempfile.TemporaryDirectory(prefix="xquad-") as fresh:
@@ -161,7 +165,7 @@ async def run_xquad(
             documents = read_paragraphs(folder)
             for start in range(0, len(documents), 64):
                 await kb.indexer.put_many(documents[start : start + 64])
-            return figures_of(await measure_xquad(kb, questions, languages))
+            return figures_of(await measure_xquad(kb, questions, languages, rows))
         finally:
             await kb.close()
 

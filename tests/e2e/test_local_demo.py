@@ -151,6 +151,11 @@ async def test_the_demo_goes_back_to_search_only_has_a_colleague_and_keeps_the_a
         answer = await ask(person, room, "what does error WG-503 mean?", bot, timeout=120)
         assert answer["body"].startswith(strings.SEARCH_ONLY_INTRO), answer["body"]
         assert len(llm.history) == calls, "the model is not asked"
+        # The banner's question in another language finds the English page, without a model.
+        german = "Wie viele Tage Jahresurlaub bekommen Vollzeitbeschäftigte?"
+        assert german in shown
+        answer = await ask(person, room, german, bot, timeout=120)
+        assert "27 days of annual leave" in answer["body"], answer["body"]
 
         assert room in colleague.client.rooms, "the colleague is in the demo room"
         await colleague.say(room, "Decision: the demo review moves to Thursday.")

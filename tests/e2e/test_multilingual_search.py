@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bot.dev.synapse import free_port
+from core import strings
 from tests.e2e.scripted import ask
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import put
@@ -44,7 +45,8 @@ embedding_model = "{model}"
 """
 
 
-async def ask_in_other_languages(people, bot, config: str, port: int) -> None:
+async def ask_in_other_languages(people, bot, config: str, port: int):
+    """Alice asks in German and Russian; her room is returned."""
     alice = await people("alice")
     bot.write_config(config, allowed_users=[alice.user_id])
     await bot.start()
@@ -55,6 +57,7 @@ async def ask_in_other_languages(people, bot, config: str, port: int) -> None:
         body = (await ask(alice, room, question, bot))["body"]
         assert "27 days of annual leave" in body, (question, body)
         assert "Travelink" not in body and "WG-503" not in body, "only the page that answers"
+    return alice, room
 
 
 async def test_other_languages_find_an_english_page_with_the_bundled_model(people, bot):
@@ -67,4 +70,7 @@ async def test_other_languages_find_an_english_page_through_an_embeddings_endpoi
     port = free_port()
     with embeddings_server() as url:
         config = handbook_config(port, "e5-endpoint") + endpoint_config("e5-endpoint", url)
-        await ask_in_other_languages(people, bot, config, port)
+        alice, room = await ask_in_other_languages(people, bot, config, port)
+    # The endpoint is gone: the question is told that search is unavailable.
+    body = (await ask(alice, room, "How many days of annual leave do I get?", bot))["body"]
+    assert body == strings.SEARCH_UNAVAILABLE
