@@ -8,6 +8,7 @@ next sync batch; `fail` makes the next call of a method fail as the homeserver w
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -195,10 +196,9 @@ class FakeAccount:
         self._check("sync")
         if not (self._next or self._invites) and timeout_ms > 0:
             self._arrived.clear()
-            try:
-                await asyncio.wait_for(self._arrived.wait(), timeout_ms / 1000)
-            except TimeoutError:
-                pass
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(timeout_ms / 1000):
+                    await self._arrived.wait()
         events, self._next = self._next, []
         invites, self._invites = self._invites, []
         receipts, self._receipts = self._receipts, []

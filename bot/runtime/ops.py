@@ -96,7 +96,8 @@ class OpsServer:
             # Its failure is the finding of whichever probe waited for it, or of none.
             self._chroma_probe.add_done_callback(lambda f: f.cancelled() or f.exception())
         try:
-            await asyncio.wait_for(asyncio.shield(self._chroma_probe), CHECK_TIMEOUT_SECONDS)
+            async with asyncio.timeout(CHECK_TIMEOUT_SECONDS):
+                await asyncio.shield(self._chroma_probe)
         except Exception:  # any failure to answer is the finding
             return "failing"
         return "ok"

@@ -124,7 +124,8 @@ class PostgresDatabase(PostgresConnection):
 
     async def close(self, wait_seconds: float = CLOSE_SECONDS) -> None:
         try:
-            await asyncio.wait_for(self._pool.close(), wait_seconds)
+            async with asyncio.timeout(wait_seconds):
+                await self._pool.close()
         except TimeoutError:
             log.warning("database connections still in use after %s s were cut", wait_seconds)
             self._pool.terminate()

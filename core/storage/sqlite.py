@@ -160,7 +160,8 @@ class SqliteDatabase:
     async def close(self, wait_seconds: float = CLOSE_SECONDS) -> None:
         held = False
         try:
-            held = await asyncio.wait_for(self._lock.acquire(), wait_seconds)
+            async with asyncio.timeout(wait_seconds):
+                held = await self._lock.acquire()
         except TimeoutError:
             # Closing the connection rolls the transaction back.
             log.warning("a transaction still open after %s s was cut off", wait_seconds)

@@ -191,9 +191,8 @@ class QuestionDesk:
 
     async def _placeholder_unless_quick(self, work: asyncio.Future, reply: ReplyWriter) -> None:
         try:
-            await asyncio.wait_for(
-                asyncio.shield(work), timeout=self.settings.current.bot.placeholder_after_seconds
-            )
+            async with asyncio.timeout(self.settings.current.bot.placeholder_after_seconds):
+                await asyncio.shield(work)
         except TimeoutError:
             await reply.placeholder()
 

@@ -154,9 +154,8 @@ class FileKeeper:
         if shared.size is not None and shared.size > limits.max_bytes:
             raise Unreadable("FILE_TOO_LARGE", size=shared.size, limit=limits.max_bytes)
         try:
-            data = await asyncio.wait_for(
-                self.matrix.fetch_media(shared.media), limits.timeout_seconds
-            )
+            async with asyncio.timeout(limits.timeout_seconds):
+                data = await self.matrix.fetch_media(shared.media)
         except (MatrixError, TimeoutError) as exc:
             log.warning("a file shared in %s could not be downloaded: %s", message.room_id,
                         type(exc).__name__ if isinstance(exc, TimeoutError) else exc)  # fmt: skip

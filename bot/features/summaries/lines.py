@@ -169,7 +169,8 @@ class LineReader:
         if memory is None or held is None or not memory.holds_lines(room_id):
             return None
         try:
-            await asyncio.wait_for(held.settled(), SETTLE_SECONDS)
+            async with asyncio.timeout(SETTLE_SECONDS):
+                await held.settled()
         except TimeoutError:
             log.warning("the history of %s is behind: read from the homeserver", room_id)
             return None

@@ -103,7 +103,8 @@ class VoiceDesk:
             return None
         limit = self.settings.current.speech.timeout_seconds
         try:
-            audio = await asyncio.wait_for(self.matrix.fetch_media(message.file.media), limit)
+            async with asyncio.timeout(limit):
+                audio = await self.matrix.fetch_media(message.file.media)
             return await self.transcriber.transcribe(
                 audio, message.file.name, message.file.media_type
             )

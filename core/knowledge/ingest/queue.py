@@ -98,7 +98,8 @@ class IngestQueue:
                 if job is None or job.state != "queued":
                     return future.result() if future.done() else None
                 try:
-                    return await asyncio.wait_for(asyncio.shield(future), WAIT_POLL_SECONDS)
+                    async with asyncio.timeout(WAIT_POLL_SECONDS):
+                        return await asyncio.shield(future)
                 except TimeoutError:
                     continue
         finally:
@@ -115,7 +116,8 @@ class IngestQueue:
             )
             if not jobs:
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wakeup.wait(), IDLE_POLL_SECONDS)
+                    async with asyncio.timeout(IDLE_POLL_SECONDS):
+                        await self._wakeup.wait()
                 continue
             try:
                 async with self._holding():

@@ -51,7 +51,8 @@ class Extractor:
             stderr=asyncio.subprocess.PIPE,
         )  # fmt: skip
         try:
-            out, err = await asyncio.wait_for(process.communicate(data), settings.timeout_seconds)
+            async with asyncio.timeout(settings.timeout_seconds):
+                out, err = await process.communicate(data)
         except (TimeoutError, asyncio.CancelledError) as stopped:
             process.kill()
             await asyncio.shield(process.wait())
