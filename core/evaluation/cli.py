@@ -52,6 +52,7 @@ from core.evaluation.xquad import (
     decide_sample,
     run_xquad,
 )
+from core.evaluation.xquad import ROWS as XQUAD_ROWS
 from core.evaluation.xquad import read_questions as read_xquad_questions
 from core.knowledge.documents import Document
 from core.knowledge.parse.files import FileProblem, read_documents
@@ -131,6 +132,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     xquad.add_argument("--split", nargs="+", choices=SPLITS, default=list(SPLITS))
     xquad.add_argument("--languages", nargs="+", choices=LANGUAGES, default=list(LANGUAGES))
     xquad.add_argument("--per-split", type=int, help="at most this many questions per split")
+    xquad.add_argument("--chunk-tokens", type=int, help="chunk size (default: the model's)")
+    xquad.add_argument(
+        "--rows", nargs="+", choices=XQUAD_ROWS, default=list(XQUAD_ROWS),
+        help="as asked (no model) and/or translated (a perfect pre-step)",
+    )  # fmt: skip
     return parser.parse_args(argv)
 
 
@@ -147,7 +153,10 @@ async def study_xquad(args: argparse.Namespace) -> int:
     results = {}
     for model in args.models:
         started = time.monotonic()
-        results[model] = await run_xquad(args.data, model, endpoints, questions, args.languages)
+        results[model] = await run_xquad(
+            args.data, model, endpoints, questions, args.languages,
+            rows=args.rows, chunk_tokens=args.chunk_tokens,
+        )  # fmt: skip
         print(f"{model}: {time.monotonic() - started:.0f} s", file=sys.stderr)
     print(build_xquad_table(results))
     return 0

@@ -134,15 +134,22 @@ source = "xquad"
 public = true
 embedding_model = "{model}"
 language = "en"
-"""
+{chunking}"""
 
 
 def build_xquad_settings(
-    data_dir: Path, model: str, endpoints: Mapping[str, EmbeddingEndpointSettings]
+    data_dir: Path,
+    model: str,
+    endpoints: Mapping[str, EmbeddingEndpointSettings],
+    chunk_tokens: int | None = None,
 ) -> Settings:
     """A throw-away index in `data_dir` (embedded Chroma, SQLite) of one collection
-    embedded with `model`; `endpoints` are the embedding endpoints it may name."""
-    text = XQUAD_CONFIG.format(data_dir=json.dumps(str(data_dir))[1:-1], model=model)
+    embedded with `model` (chunks of `chunk_tokens`, or the model's size); `endpoints`
+    are the embedding endpoints it may name."""
+    chunking = f"chunk_tokens = {chunk_tokens}\n" if chunk_tokens else ""
+    text = XQUAD_CONFIG.format(
+        data_dir=json.dumps(str(data_dir))[1:-1], model=model, chunking=chunking
+    )
     settings = parse_config(text, origin="xquad", env={}, base_dir=data_dir)
     knowledge = settings.knowledge.model_copy(update={"embedding_endpoints": dict(endpoints)})
     return settings.model_copy(update={"knowledge": knowledge})
@@ -156,10 +163,11 @@ async def run_xquad(
     languages: Sequence[str],
     embedders: Embedders | None = None,
     rows: Sequence[str] = ROWS,
+    chunk_tokens: int | None = None,
 ) -> dict[tuple[str, str, str], dict]:
     """Index the paragraphs with `model` in a fresh folder and measure `questions`."""
     with tempfile.TemporaryDirectory(prefix="xquad-") as fresh:
-        settings = build_xquad_settings(Path(fresh), model, endpoints)
+        settings = build_xquad_settings(Path(fresh), model, endpoints, chunk_tokens)
         kb = await KnowledgeBase.open(lambda: settings, embedders)
         try:
             documents = read_paragraphs(folder)

