@@ -302,7 +302,10 @@ class BotApp:
                 parts.files,
                 parts.kb.indexer,
                 # Slots of their own: a burst of shared files never delays the API's.
-                Extractor(lambda: self.settings.current.files),
+                Extractor(
+                    lambda: self.settings.current.files,
+                    lambda: self.settings.current.knowledge.max_document_bytes,
+                ),
                 self.settings,
                 summarizer,
             )

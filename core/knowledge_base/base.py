@@ -55,7 +55,9 @@ class KnowledgeBase:
             on_change=self.decisions.drop_document,
         )
         self.queue = IngestQueue(self.jobs, self.indexer)
-        self.extractor = Extractor(lambda: settings().files)
+        self.extractor = Extractor(
+            lambda: settings().files, lambda: settings().knowledge.max_document_bytes
+        )
         self.retriever = Retriever(self.catalog, self.vectors, self.embedders, settings)
         self._http: aiohttp.ClientSession | None = None
         self.rights = RightsChecker(settings, self.decisions, self.http)

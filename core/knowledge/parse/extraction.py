@@ -17,6 +17,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import zipfile
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
@@ -100,14 +101,40 @@ def decide_file_kind(name: str, media_type: str = "") -> FileKind | None:
     return MEDIA_KINDS.get(media_type.split(";")[0].strip().lower())
 
 
-def extract_text(data: bytes, kind: FileKind, max_pages: int) -> Extracted:
-    """The file's text in a format the chunkers read; Unreadable says why not."""
+# A Word file's XML is at most this many times its text (measured: 3-8 times; styles,
+# revisions and tables add more): a larger one is refused before it is parsed, so that a
+# small zip of a huge XML never reaches the parser's memory.
+XML_PER_TEXT = 25
+
+
+class TextBudget:
+    """The text read so far against `max_text_bytes` (None: no limit); over it, the
+    reading stops with FILE_TEXT_TOO_LARGE instead of holding the rest."""
+
+    def __init__(self, max_text_bytes: int | None) -> None:
+        self.left = max_text_bytes
+        self.limit = max_text_bytes
+
+    def spend(self, text: str) -> str:
+        if self.left is not None:
+            self.left -= len(text.encode())
+            if self.left < 0:
+                raise Unreadable("FILE_TEXT_TOO_LARGE", limit=self.limit or 0)
+        return text
+
+
+def extract_text(
+    data: bytes, kind: FileKind, max_pages: int, max_text_bytes: int | None = None
+) -> Extracted:
+    """The file's text in a format the chunkers read; Unreadable says why not (among
+    others: more than `max_text_bytes` of text, found while reading, not after)."""
+    budget = TextBudget(max_text_bytes)
     if kind == "pdf":
-        return _pdf(data, max_pages)
+        return _pdf(data, max_pages, budget)
     if kind == "docx":
-        return _docx(data)
+        return _docx(data, budget)
     try:
-        text = data.decode("utf-8-sig")
+        text = budget.spend(data.decode("utf-8-sig"))
     except UnicodeDecodeError:
         raise Unreadable("FILE_NOT_UTF8") from None
     if not text.strip():
@@ -115,7 +142,7 @@ def extract_text(data: bytes, kind: FileKind, max_pages: int) -> Extracted:
     return Extracted(text, TEXT_FORMATS[kind])
 
 
-def _pdf(data: bytes, max_pages: int) -> Extracted:
+def _pdf(data: bytes, max_pages: int, budget: TextBudget) -> Extracted:
     import pypdf  # only the extraction process loads the PDF library
 
     try:
@@ -125,7 +152,7 @@ def _pdf(data: bytes, max_pages: int) -> Extracted:
         count = len(reader.pages)
         if count > max_pages:
             raise Unreadable("FILE_TOO_MANY_PAGES", count=count, max_pages=max_pages)
-        pages = [_page_text(page) for page in reader.pages]
+        pages = [budget.spend(_page_text(page)) for page in reader.pages]
         metadata = reader.metadata
         title = str((metadata.get("/Title") if metadata else "") or "").strip()
     except Unreadable:
@@ -143,16 +170,28 @@ def _page_text(page: object) -> str:
     return text.replace(PAGE_BREAK, "\n").strip()
 
 
-def _docx(data: bytes) -> Extracted:
+def _docx(data: bytes, budget: TextBudget) -> Extracted:
     try:
-        return _docx_markdown(data)
+        _check_docx_size(data, budget)
+        return _docx_markdown(data, budget)
     except Unreadable:
         raise
     except Exception as exc:  # python-docx raises many kinds for a damaged file
         raise Unreadable("FILE_NOT_A_DOCX") from exc
 
 
-def _docx_markdown(data: bytes) -> Extracted:
+def _check_docx_size(data: bytes, budget: TextBudget) -> None:
+    """Refuse, from the zip's directory alone, a document whose XML could only hold more
+    text than the budget (XML_PER_TEXT)."""
+    if budget.limit is None:
+        return
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        xml = sum(i.file_size for i in archive.infolist() if i.filename.startswith("word/"))
+    if xml > budget.limit * XML_PER_TEXT:
+        raise Unreadable("FILE_TEXT_TOO_LARGE", limit=budget.limit)
+
+
+def _docx_markdown(data: bytes, budget: TextBudget) -> Extracted:
     import docx  # python-docx, loaded by the extraction process only
     from docx.table import Table
 
@@ -160,10 +199,10 @@ def _docx_markdown(data: bytes) -> Extracted:
     lines: list[str] = []
     for item in document.iter_inner_content():
         if isinstance(item, Table):
-            rows = [[cell.text for cell in row.cells] for row in item.rows]
+            rows = [[budget.spend(cell.text) for cell in row.cells] for row in item.rows]
             lines += ["", *_markdown_table(rows), ""]
             continue
-        text = " ".join(item.text.split())
+        text = " ".join(budget.spend(item.text).split())
         if not text:
             continue
         style = (item.style.name if item.style is not None else "") or ""

@@ -19,10 +19,12 @@ MEMORY_LIMIT_BYTES = 2 * 1024**3
 
 def main(argv: list[str]) -> int:
     kind, max_pages = argv[0], int(argv[1])
+    max_text = int(argv[2]) if len(argv) > 2 and int(argv[2]) > 0 else None
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
     data = sys.stdin.buffer.read()
     try:
-        result: dict[str, object] = asdict(extract_text(data, _kind(kind), max_pages))
+        read = extract_text(data, _kind(kind), max_pages, max_text)
+        result: dict[str, object] = asdict(read)
     except Unreadable as exc:
         result = {"unreadable": {"reason": exc.reason, "values": exc.values}}
     except MemoryError:
