@@ -359,6 +359,8 @@ FILE_NOT_A_DOCX = "it is damaged or not a Word document"
 FILE_NO_TEXT = "it has no text"
 FILE_TOO_LARGE = "it is {size} bytes, over the limit of {limit} bytes"
 FILE_TEXT_TOO_LARGE = "its text is over the limit of {limit} bytes"
+# Its download passed the limit (the message did not say its size, or said less).
+FILE_DOWNLOAD_TOO_LARGE = "it is over the limit of {limit} bytes, so its download was stopped"
 FILE_TOO_SLOW = "reading it took longer than the {seconds} s the bot gives a file"
 FILE_CRASHED = "it could not be read"
 FILE_TOO_MUCH_MEMORY = "it needs more memory to read than the bot gives a file"

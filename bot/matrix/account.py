@@ -96,9 +96,10 @@ class MatrixAccount(Protocol):
 
     async def display_name(self) -> str | None: ...
 
-    async def fetch_media(self, media: Media) -> bytes:
+    async def fetch_media(self, media: Media, max_bytes: int | None = None) -> bytes:
         """A message's file through the homeserver's (authenticated) media API, decrypted
-        when it comes with its key; raises MatrixError."""
+        when it comes with its key; raises MatrixError, and MediaTooLarge as soon as more
+        than `max_bytes` arrived (or were announced)."""
         ...
 
     # Writes: each one fenced (lease, room known, encryption).

@@ -22,6 +22,7 @@ from bot.matrix.types import (
     JoinedRoomBatch,
     MatrixError,
     Media,
+    MediaTooLarge,
     Membership,
     MessagesPage,
     ReadReceipt,
@@ -252,10 +253,12 @@ class FakeAccount:
     async def display_name(self) -> str | None:
         return self.display
 
-    async def fetch_media(self, media: Media) -> bytes:
+    async def fetch_media(self, media: Media, max_bytes: int | None = None) -> bytes:
         self._check("fetch_media")
         if media.url not in self.media:
             raise MatrixError("downloading a file failed: M_NOT_FOUND")
+        if max_bytes is not None and len(self.media[media.url]) > max_bytes:
+            raise MediaTooLarge(max_bytes)
         return self.media[media.url]
 
     # Writes.

@@ -18,7 +18,6 @@ from urllib.parse import quote
 from aiohttp import ClientError
 from nio import (
     AsyncClient,
-    DownloadResponse,
     LocalProtocolError,
     MegolmEvent,
     MessageDirection,
@@ -45,6 +44,7 @@ from bot.matrix.types import (
     EventSource,
     MatrixError,
     Media,
+    MediaTooLarge,
     Membership,
     MessagesPage,
     RoomState,
@@ -81,6 +81,22 @@ def build_room_state(room: MatrixRoom) -> RoomState:
     return RoomState(
         RoomID(room.room_id), members, room.history_visibility, room.join_rule, room.encrypted
     )
+
+
+async def _read_bounded(response: Any, max_bytes: int | None) -> bytes:
+    """A download's body, stopped with MediaTooLarge once over `max_bytes` (AES-CTR keeps
+    an encrypted file's size, so the limit means the same for both)."""
+    if response.status != 200:
+        raise MatrixError(f"downloading a file failed: HTTP {response.status}")
+    announced = response.content_length
+    if max_bytes is not None and announced is not None and announced > max_bytes:
+        raise MediaTooLarge(max_bytes)
+    body = bytearray()
+    async for chunk in response.content.iter_chunked(1 << 16):
+        body += chunk
+        if max_bytes is not None and len(body) > max_bytes:
+            raise MediaTooLarge(max_bytes)
+    return bytes(body)
 
 
 class NioAccount:
@@ -244,17 +260,28 @@ class NioAccount:
             return None
         return body
 
-    async def fetch_media(self, media: Media) -> bytes:
+    async def fetch_media(self, media: Media, max_bytes: int | None = None) -> bytes:
+        # The authenticated media API (/_matrix/client/v1/media), which current Synapse
+        # requires, read as a stream: nio's download holds the whole body before anyone
+        # can look at its size.
+        server, _, media_id = media.url.removeprefix("mxc://").partition("/")
+        if not media.url.startswith("mxc://") or not server or not media_id:
+            raise MatrixError("downloading a file failed: not an mxc:// URL")
+        path = (
+            f"/_matrix/client/v1/media/download/{quote(server, safe='')}/"
+            f"{quote(media_id, safe='')}?allow_redirect=true"
+        )
+        headers = {"Authorization": f"Bearer {self.client.access_token}"}
         async with _as_matrix_error("downloading a file"):
-            # nio asks the authenticated media API (/_matrix/client/v1/media), which
-            # current Synapse requires.
-            response = await self.client.download(mxc=media.url)
-        if not isinstance(response, DownloadResponse) or not isinstance(response.body, bytes):
-            raise MatrixError(f"downloading a file failed: {response}")
+            response = await self.client.send("GET", path, None, headers)
+            try:
+                body = await _read_bounded(response, max_bytes)
+            finally:
+                response.close()
         if not media.encrypted:
-            return response.body
+            return body
         try:
-            return cast(bytes, decrypt_attachment(response.body, media.key, media.sha256, media.iv))
+            return cast(bytes, decrypt_attachment(body, media.key, media.sha256, media.iv))
         except (EncryptionError, KeyError, ValueError, TypeError) as exc:
             raise MatrixError(f"a file could not be decrypted: {type(exc).__name__}") from None
 

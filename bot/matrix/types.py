@@ -21,6 +21,14 @@ class MatrixError(Exception):
     """A request to the homeserver failed; the text is for logs, not for users."""
 
 
+class MediaTooLarge(MatrixError):
+    """A file's download passed its size limit and was stopped there."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the file is over the limit of {limit} bytes; its download stopped")
+        self.limit = limit
+
+
 class WriteRefused(MatrixError):
     """The account would not write: this process lost the lease, or the room is not one
     the text may go to (see bot/matrix/fence.py)."""

@@ -144,10 +144,12 @@ class Person:
         *,
         reply_to: str | None = None,
         voice: bool = False,
+        claimed_size: int | None = None,
     ) -> str:
         """Upload a file as a client does (encrypted in an encrypted room, its key in the
         event) and share it as an `m.file` message, or with `voice` as a voice message
-        (`m.audio` with MSC3245's flag, as Element sends them)."""
+        (`m.audio` with MSC3245's flag, as Element sends them); `claimed_size` is the
+        size the event says, as a buggy or hostile client may lie."""
         encrypted = self.client.rooms[room_id].encrypted
         response, keys = await self.client.upload(
             io.BytesIO(data), content_type=mimetype, filename=name, encrypt=encrypted,
@@ -155,7 +157,8 @@ class Person:
         )  # fmt: skip
         assert isinstance(response, UploadResponse), response
         content: dict[str, Any] = {"msgtype": "m.file", "body": name, "filename": name,
-                                   "info": {"mimetype": mimetype, "size": len(data)}}  # fmt: skip
+                                   "info": {"mimetype": mimetype,
+                                            "size": claimed_size or len(data)}}  # fmt: skip
         if voice:
             content.update(msgtype="m.audio", body="Voice message")
             content["org.matrix.msc3245.voice"] = {}

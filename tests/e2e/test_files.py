@@ -45,6 +45,8 @@ async def test_a_pdf_shared_in_an_encrypted_room_is_answered_from_with_its_page(
     scan = await alice.share_file(room, make_scanned_pdf(), "signed-contract.pdf", PDF)
     onboarding = await alice.share_file(room, make_docx(), "onboarding.docx", DOCX)
     large = await alice.share_file(room, make_docx(filler_paragraphs=200), "large.docx", DOCX)
+    liar = await alice.share_file(room, make_docx(filler_paragraphs=200), "liar.docx", DOCX,
+                                  claimed_size=500)  # fmt: skip
 
     answer = await ask_about(alice, room, "how much may a hotel night cost in Paris?", bot, policy)
     assert "140 euros" in answer["body"]
@@ -60,6 +62,12 @@ async def test_a_pdf_shared_in_an_encrypted_room_is_answered_from_with_its_page(
     answer = await ask_about(alice, room, "what is in it?", bot, large)
     assert answer["body"].startswith("I could not read “large.docx”: it is ")
     assert answer["body"].endswith(" bytes, over the limit of 60,000 bytes.")
+    # Its event says 500 bytes: the download stops at the limit, as it streams.
+    answer = await ask_about(alice, room, "what is in it?", bot, liar)
+    assert answer["body"] == (
+        "I could not read “liar.docx”: it is over the limit of 60,000 bytes, so its download "
+        "was stopped."
+    )
 
     answer = await ask_about(alice, room, "IT desk room number?", bot, onboarding)
     assert "Room 204" in answer["body"]

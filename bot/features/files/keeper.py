@@ -28,7 +28,7 @@ from bot.inbox.reply import ReplyWriter
 from bot.inbox.routing import KeepFile
 from bot.inbox.state import PendingEvent, StateStore
 from bot.matrix.account import MatrixAccount
-from bot.matrix.types import MatrixError
+from bot.matrix.types import MatrixError, MediaTooLarge
 from bot.settings_holder import SettingsHolder
 from core import strings
 from core.i18n.dates import format_when
@@ -155,7 +155,9 @@ class FileKeeper:
             raise Unreadable("FILE_TOO_LARGE", size=shared.size, limit=limits.max_bytes)
         try:
             async with asyncio.timeout(limits.timeout_seconds):
-                data = await self.matrix.fetch_media(shared.media)
+                data = await self.matrix.fetch_media(shared.media, limits.max_bytes)
+        except MediaTooLarge:  # the event did not say its size, or said less
+            raise Unreadable("FILE_DOWNLOAD_TOO_LARGE", limit=limits.max_bytes) from None
         except (MatrixError, TimeoutError) as exc:
             log.warning("a file shared in %s could not be downloaded: %s", message.room_id,
                         type(exc).__name__ if isinstance(exc, TimeoutError) else exc)  # fmt: skip

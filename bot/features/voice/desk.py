@@ -104,7 +104,9 @@ class VoiceDesk:
         limit = self.settings.current.speech.timeout_seconds
         try:
             async with asyncio.timeout(limit):
-                audio = await self.matrix.fetch_media(message.file.media)
+                audio = await self.matrix.fetch_media(
+                    message.file.media, self.settings.current.speech.max_bytes
+                )
             return await self.transcriber.transcribe(
                 audio, message.file.name, message.file.media_type
             )
