@@ -23,7 +23,9 @@ class FeedbackFacts(Protocol):
         ...
 
     async def is_answer(self, event_id: str) -> bool: ...
-    async def is_vote(self, event_id: str) -> bool: ...
+    async def is_vote(self, room_id: str, event_id: str) -> bool:
+        """The event is a vote on one of this room's answers."""
+        ...
 
 
 class Router:
@@ -55,12 +57,12 @@ class Router:
         facts = (
             await self._facts(message, received)
             if message is not None
-            else await self._vote_facts(event.source)
+            else await self._vote_facts(room_id, event.source)
         )
         room = self.settings.current.room(room_id)
         return message, decide_event(event.source, room_id, self.bot, room, facts)
 
-    async def _vote_facts(self, source: Mapping[str, Any]) -> RoutingFacts:
+    async def _vote_facts(self, room_id: str, source: Mapping[str, Any]) -> RoutingFacts:
         """What a reaction or a redaction is to the feedback: a vote, or a vote taken back."""
         feedback = self.feedback
         if feedback is None:
@@ -68,7 +70,10 @@ class Router:
         reaction, redaction = parse_reaction(source), parse_redaction(source)
         return RoutingFacts(
             reacts_to_answer=reaction is not None and await feedback.is_answer(reaction.target),
-            redacts_vote=redaction is not None and await feedback.is_vote(redaction.redacts),
+            # A vote of this room's answers only: a redaction names its target by id alone.
+            redacts_vote=(
+                redaction is not None and await feedback.is_vote(room_id, redaction.redacts)
+            ),
         )
 
     async def _facts(

@@ -150,7 +150,7 @@ class StateStore(LeaseStore, Protocol):
     async def was_received(self, event_id: str) -> bool: ...
     async def pending_kind(self, room_id: str, event_id: str) -> str | None: ...
     async def mark_done(self, event_id: str) -> None: ...
-    async def forget_message(self, event_id: str) -> None: ...
+    async def forget_message(self, room_id: str, event_id: str) -> None: ...
     async def was_redacted(self, event_id: str) -> bool: ...
     async def erase_freed(self) -> None: ...
     async def purge_done(self, before_ms: int) -> int: ...
@@ -285,14 +285,16 @@ class SqlStateStore(SqlStore):
             event_id,
         )
 
-    async def forget_message(self, event_id: str) -> None:
-        """A message was redacted: its text goes, it is not answered any more, and an
-        answer being written for it keeps nothing of it (`was_redacted`)."""
+    async def forget_message(self, room_id: str, event_id: str) -> None:
+        """A message of the room was redacted: its text goes, it is not answered any
+        more, and an answer being written for it keeps nothing of it (`was_redacted`).
+        A redaction names its target by id alone: one of another room is no redaction
+        of this message."""
         await self.db.execute(
             "UPDATE inbox SET done = 1, source = NULL, decision = NULL, redacted = 1"
-            " WHERE event_id = ?",
-            event_id,
-        )
+            " WHERE event_id = ? AND room_id = ?",
+            event_id, room_id,
+        )  # fmt: skip
 
     async def was_redacted(self, event_id: str) -> bool:
         query = "SELECT 1 FROM inbox WHERE event_id = ? AND redacted = 1"

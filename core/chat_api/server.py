@@ -9,16 +9,20 @@ import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 
 from aiohttp import web
 
 from core.answering import Answerer
 from core.chat_api.assistants import Assistants
+from core.chat_api.conversation import ConversationScreen, decide_history
 from core.chat_api.shapes import (
     ApiError,
+    ChatCall,
     build_completion,
     build_model_list,
     build_request,
+    decide_window,
     parse_chat_call,
 )
 from core.chat_api.stream import CompletionStream
@@ -58,6 +62,7 @@ class ChatApi:
         self.settings = settings
         self.tokens = tokens
         self.limits = limits
+        self.screen = ConversationScreen()
         self._reported: str | None = None
 
     def build_app(self) -> web.Application:
@@ -110,6 +115,7 @@ class ChatApi:
             raise ApiError(429, f"Rate limit reached: {per_minute} requests per minute for "
                            "this token.", type="requests", code="rate_limit_exceeded")  # fmt: skip
         keep = self.settings().chat_api.history_messages
+        call = await self._screened(call, caller.name, keep)
         asked = build_request(call, caller.reader, caller.name, keep)
         started = time.perf_counter()
         completion_id = f"chatcmpl-{uuid.uuid4().hex}"
@@ -122,6 +128,19 @@ class ChatApi:
         log.info("chat API: %s asked %s (%.2f s)", caller.name, call.model,
                  time.perf_counter() - started)  # fmt: skip
         return response
+
+    async def _screened(self, call: ChatCall, caller: str, keep: int) -> ChatCall:
+        """The call with only the turns of its conversation that pass the guardrails
+        (core/chat_api/conversation.py); the question itself passes them in the
+        answerer."""
+        window = decide_window(call.history, keep)
+        failures = await self.screen.failures(window, self.settings().guardrails)
+        kept = decide_history(window, failures)
+        if len(kept) < len(window):
+            log.warning("chat API: %d of the earlier turns %s sent failed the guardrails "
+                        "or were refused; they are left out", len(window) - len(kept),
+                        caller)  # fmt: skip
+        return replace(call, history=kept)
 
     async def _whole(
         self, answerer: Answerer, asked: Request, model: str, completion_id: str, created: int

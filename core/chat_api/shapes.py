@@ -93,6 +93,13 @@ def parse_chat_call(body: Any) -> ChatCall:
     return ChatCall(model, turns[-1][1].strip(), tuple(turns[:-1]), stream)
 
 
+def decide_window(history: tuple[tuple[str, str], ...], keep: int) -> tuple[tuple[str, str], ...]:
+    """The last `keep` turns of the conversation that say something: those that may be
+    passed on as context."""
+    said = tuple(turn for turn in history if turn[1].strip())
+    return said[-keep:] if keep else ()
+
+
 def build_request(call: ChatCall, reader: UserID | None, caller: str, keep: int) -> Request:
     """The question as the pipeline takes it. A reader's answers are bounded by their
     rights alone (as in a direct chat); a caller with no reader gets public documents
@@ -102,13 +109,12 @@ def build_request(call: ChatCall, reader: UserID | None, caller: str, keep: int)
     bot = UserID("@assistant:chat-api.invalid")
     lines = [
         ChatLine(bot if role == "assistant" else sender, text, from_bot=role == "assistant")
-        for role, text in call.history
-        if text.strip()
+        for role, text in decide_window(call.history, keep)
     ]
     return Request(
         # A room per assistant and caller: the guardrails' per-room limit is the caller's.
         call.question, sender, RoomID(f"!{call.model}.{caller}:chat-api.invalid"), None,
-        recent=tuple(lines[-keep:]) if keep else (), is_direct=reader is not None,
+        recent=tuple(lines), is_direct=reader is not None,
         readers=(reader,) if reader else (), open_room=reader is None,
         in_bot_conversation=bool(lines),
     )  # fmt: skip

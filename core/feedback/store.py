@@ -135,6 +135,17 @@ UP = "SUM(CASE WHEN v.vote = 'up' THEN 1 ELSE 0 END)"
 DOWN = "SUM(CASE WHEN v.vote = 'down' THEN 1 ELSE 0 END)"
 
 
+def _of_no_other_room(table: str) -> str:
+    """A condition on a row of `table` that a redaction may reach: a redaction names its
+    target by event id alone, so the row must not be known to be of another room than
+    the redaction's (the one parameter), by its answer's room. A row whose answer is
+    gone is nobody else's either: it still goes."""
+    return (
+        "NOT EXISTS (SELECT 1 FROM answers other"
+        f" WHERE other.answer_id = {table}.answer_id AND other.room <> ?)"
+    )
+
+
 @dataclass(frozen=True)
 class SourceRecord:
     collection: str
@@ -180,18 +191,18 @@ class FeedbackStore(Protocol):
     async def note_answer_event(self, event_id: str, answer_id: str) -> None: ...
     async def forget_answer_event(self, event_id: str) -> None: ...
     async def answer_of_event(self, event_id: str) -> str | None: ...
-    async def is_reaction(self, event_id: str) -> bool: ...
+    async def is_reaction(self, room: str, event_id: str) -> bool: ...
     async def add_reaction(
         self, event_id: str, answer_id: str, user: str, vote: Vote, ts: float
     ) -> None: ...
-    async def redact(self, event_id: str) -> None: ...
+    async def redact(self, room: str, event_id: str) -> None: ...
     async def vote_of(self, answer_id: str, user: str) -> Vote | None: ...
     async def ask(self, room: str, thread: str, user: str, answer_id: str) -> None: ...
     async def pending_ask(self, room: str, thread: str, user: str) -> str | None: ...
     async def add_comment(
         self, room: str, thread: str, user: str, text: str, event_id: str = ""
     ) -> None: ...
-    async def forget_event(self, event_id: str) -> None: ...
+    async def forget_event(self, room: str, event_id: str) -> None: ...
     async def purge_room_before(self, room: str, cutoff: float) -> None: ...
     async def purge_before(self, cutoff: float) -> int: ...
     async def document_votes(self) -> dict[tuple[str, str], tuple[int, int]]: ...
@@ -262,9 +273,11 @@ class SqlFeedbackStore(SqlStore):
         query = "SELECT answer_id FROM answer_events WHERE event_id = ?"
         return await self.db.fetchval(query, event_id)
 
-    async def is_reaction(self, event_id: str) -> bool:
-        query = "SELECT 1 FROM reactions WHERE reaction_event = ?"
-        return await self.db.fetchrow(query, event_id) is not None
+    async def is_reaction(self, room: str, event_id: str) -> bool:
+        """Whether the event is a vote on one of the room's answers."""
+        of_room = _of_no_other_room("reactions")
+        query = f"SELECT 1 FROM reactions WHERE reaction_event = ? AND {of_room}"
+        return await self.db.fetchrow(query, event_id, room) is not None
 
     async def add_reaction(
         self, event_id: str, answer_id: str, user: str, vote: Vote, ts: float
@@ -277,9 +290,12 @@ class SqlFeedbackStore(SqlStore):
             )  # fmt: skip
             await tx.execute(BUMP)
 
-    async def redact(self, event_id: str) -> None:
+    async def redact(self, room: str, event_id: str) -> None:
+        """A vote on one of the room's answers was taken back (its reaction redacted)."""
+        of_room = _of_no_other_room("reactions")
+        query = f"UPDATE reactions SET redacted = 1 WHERE reaction_event = ? AND {of_room}"
         async with self.db.transaction() as tx:
-            await tx.execute("UPDATE reactions SET redacted = 1 WHERE reaction_event = ?", event_id)
+            await tx.execute(query, event_id, room)
             await tx.execute(BUMP)
 
     async def vote_of(self, answer_id: str, user: str) -> Vote | None:
@@ -319,17 +335,24 @@ class SqlFeedbackStore(SqlStore):
             )
 
     # What people take back, and what is kept no longer.
-    async def forget_event(self, event_id: str) -> None:
-        """A message was redacted: the question it asked, the answer to it (when the
-        answer is the redacted one) and a comment it made lose their text."""
+    async def forget_event(self, room: str, event_id: str) -> None:
+        """A message of the room was redacted: the question it asked, the answer to it
+        (when the answer is the redacted one) and a comment it made lose their text;
+        nothing of another room does."""
         async with self.db.transaction() as tx:
-            await tx.execute(f"UPDATE answers SET {NO_TEXT} WHERE question_event = ?", event_id)
             await tx.execute(
-                f"UPDATE answers SET {NO_TEXT} WHERE answer_id IN"
+                f"UPDATE answers SET {NO_TEXT} WHERE question_event = ? AND room = ?",
+                event_id, room,
+            )  # fmt: skip
+            await tx.execute(
+                f"UPDATE answers SET {NO_TEXT} WHERE room = ? AND answer_id IN"
                 " (SELECT answer_id FROM answer_events WHERE event_id = ?)",
-                event_id,
-            )
-            await tx.execute("DELETE FROM comments WHERE event_id = ?", event_id)
+                room, event_id,
+            )  # fmt: skip
+            await tx.execute(
+                f"DELETE FROM comments WHERE event_id = ? AND {_of_no_other_room('comments')}",
+                event_id, room,
+            )  # fmt: skip
 
     async def purge_room_before(self, room: str, cutoff: float) -> None:
         """The room's retention: its answers from before `cutoff` keep their votes, not

@@ -12,7 +12,7 @@ from core import strings
 from core.answering import Answerer
 from core.config import Settings
 from core.config.guardrails import GuardrailSettings
-from core.guardrails.injection import InjectionDetector
+from core.guardrails.injection import configured_detector
 from core.guardrails.rate_store import LocalRateLimits, RateLimits
 from core.guardrails.toxicity import LocalToxicity
 from core.memory.memory import ConversationMemory
@@ -63,12 +63,6 @@ class Guarded:
         self.memory = memory
         self.limits = limits or LocalRateLimits()
         self.toxicity = LocalToxicity()
-        self._detector: tuple[tuple[str, ...], InjectionDetector] | None = None
-
-    def detector(self, extra: tuple[str, ...]) -> InjectionDetector:
-        if self._detector is None or self._detector[0] != extra:
-            self._detector = (extra, InjectionDetector(extra))
-        return self._detector[1]
 
     async def answer(self, request: Request, progress: Progress | None = None) -> Answer:
         started = time.perf_counter()
@@ -82,7 +76,7 @@ class Guarded:
                 }
             )
         if over is None:
-            injection = self.detector(guard.injection_patterns).find(request.text)
+            injection = configured_detector(guard.injection_patterns).find(request.text)
         if over is None and injection is None:
             grade = await asyncio.to_thread(self.toxicity.grade, request.text)
         refusal = decide_refusal(

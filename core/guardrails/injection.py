@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 # Each names a tactic seen in public injection collections; matched case-insensitively.
 SHIPPED_PATTERNS: dict[str, str] = {
@@ -54,3 +55,10 @@ class InjectionDetector:
             if pattern.search(text):
                 return name
         return None
+
+
+@lru_cache(maxsize=4)
+def configured_detector(extra_patterns: tuple[str, ...]) -> InjectionDetector:
+    """The detector of the shipped patterns and the configured ones, compiled once for
+    each config's patterns."""
+    return InjectionDetector(extra_patterns)

@@ -7,7 +7,7 @@ import logging
 from core.requests import Request
 from tests.bot.harness import eventually, running_bot
 
-ANN, BEN = "@ann:fake.test", "@ben:fake.test"
+ANN, BEN, MAL = "@ann:fake.test", "@ben:fake.test", "@mal:fake.test"
 
 
 async def test_a_question_after_a_redaction_waits_until_it_is_followed(tmp_path, caplog):
@@ -52,3 +52,43 @@ async def test_an_edit_is_followed_in_the_conversation(tmp_path):
         recent = [line.text for line in bot.answerer.requests[0].recent]
         assert "the release is on Tuesday" in recent
         assert "the release is on Monday" not in recent
+
+
+async def test_a_redaction_in_another_room_removes_nothing_of_this_one(tmp_path):
+    """A redaction names its target by event id alone: one in room B that names room A's
+    messages (a buggy bridge, a homeserver that lies) leaves everything the bot keeps
+    of room A: its conversation, its question's record and the vote on its answer. The
+    same redaction in room A removes them (the control)."""
+    async with running_bot(tmp_path, feedback=True) as bot:
+        assert bot.feedback is not None
+        bot.account.add_room("!a", [ANN, BEN])
+        bot.account.add_room("!b", [MAL])
+        secret = bot.account.say("!a", ANN, "the door code is 4711")
+        asked = bot.ask("!a", BEN, "what is the door code?")
+        answer = await bot.reply_to(asked)
+        answer_id = await eventually(lambda: bot.feedback.answer_of_event(answer.event_id))
+        vote = bot.account.add_event("!a", BEN, "m.reaction", {"m.relates_to": {
+            "rel_type": "m.annotation", "event_id": answer.event_id, "key": "👍"}})  # fmt: skip
+        assert await eventually(lambda: bot.feedback.vote_of(answer_id, BEN)) == "up"
+
+        for target in (secret["event_id"], asked, vote["event_id"]):
+            bot.account.add_event("!b", MAL, "m.room.redaction", {}, redacts=target)
+        # Followed before any later question is answered (the inbox's barrier).
+        await bot.reply_to(bot.ask("!b", MAL, "anything new?"))
+
+        assert await bot.feedback.vote_of(answer_id, BEN) == "up"
+        [record] = [r async for r in bot.feedback.export(since=0)]
+        assert record["question"] == "what is the door code?"
+        assert not await bot.state.was_redacted(asked)
+        await bot.reply_to(bot.ask("!a", ANN, "and the door code again?"))
+        recent = [line.text for line in bot.answerer.requests[-1].recent]
+        assert "the door code is 4711" in recent
+
+        bot.account.add_event("!a", ANN, "m.room.redaction", {}, redacts=secret["event_id"])
+        bot.account.add_event("!a", BEN, "m.room.redaction", {}, redacts=asked)
+        await bot.reply_to(bot.ask("!a", ANN, "anything else?"))
+        assert await bot.state.was_redacted(asked)
+        [record] = [r async for r in bot.feedback.export(since=0)]
+        assert record["question"] == ""
+        recent = [line.text for line in bot.answerer.requests[-1].recent]
+        assert "the door code is 4711" not in recent

@@ -42,7 +42,7 @@ async def test_downvoted_documents_rank_lower_and_upvoted_ones_higher(kb, open_d
     assert sunk[top] == pytest.approx(base[top] * 0.7), "down_step 0.1 per 👎"
 
     for n in range(3):
-        await voter.redact(f"$r{n}")
+        await voter.redact("!team", f"$r{n}")
     await store.store_answer(answer("a2", top))
     for n in range(20):
         await store.add_reaction(f"$up{n}", "a2", f"@u{n}:x", "up", 10.0 + n)

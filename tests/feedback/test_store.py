@@ -35,10 +35,14 @@ async def test_a_persons_latest_reaction_counts_once_and_a_removal_brings_back_t
     assert await store.document_votes() == {("handbook", "travel"): (1, 0)}, "twice counts once"
     await store.add_reaction("$r3", "a1", "@bob:x", "down", 12.0)
     assert await store.vote_of("a1", "@bob:x") == "down"
-    await store.redact("$r3")
+    await store.redact("!elsewhere", "$r3")
+    assert await store.vote_of("a1", "@bob:x") == "down", "a redaction of another room"
+    assert await store.is_reaction("!team", "$r3")
+    assert not await store.is_reaction("!elsewhere", "$r3")
+    await store.redact("!team", "$r3")
     assert await store.vote_of("a1", "@bob:x") == "up"
-    await store.redact("$r2")
-    await store.redact("$r1")
+    await store.redact("!team", "$r2")
+    await store.redact("!team", "$r1")
     assert await store.vote_of("a1", "@bob:x") is None
     assert await store.document_votes() == {}
 
@@ -96,8 +100,13 @@ async def test_a_redaction_takes_the_question_and_the_comment_and_keep_days_the_
     await store.add_comment("!team", "$root", "@bob:x", "the link is dead", "$comment")
     [worst] = await store.worst(since=0, limit=5)
     assert worst["question"] == "question a1" and worst["encrypted"] is True
-    await store.forget_event("$question")
-    await store.forget_event("$comment")
+    for event_id in ("$question", "$comment", "$event-a1"):
+        await store.forget_event("!elsewhere", event_id)  # it names them from another room
+    [kept] = [r async for r in store.export(since=0)]
+    assert kept["question"] == "question a1" and kept["answer"] == "answer text"
+    assert kept["comments"], "the comment stays"
+    await store.forget_event("!team", "$question")
+    await store.forget_event("!team", "$comment")
     [exported] = [r async for r in store.export(since=0)]
     for field in ("question", "rephrased", "answer"):
         assert exported[field] == ""

@@ -117,7 +117,9 @@ async def test_answered_messages_keep_no_text_and_leave_after_the_edit_window(op
     rows = await store.db.fetch("SELECT source, decision FROM inbox WHERE event_id = '$q'")
     assert rows == [(None, None)]
     assert await store.was_received("$q"), "its id serves the edit window"
-    await store.forget_message("$redacted")
+    await store.forget_message("!elsewhere", "$redacted")
+    assert await store.pending_events(), "a redaction in another room is none of this message"
+    await store.forget_message("!room", "$redacted")
     assert await store.pending_events() == [], "a redacted message is not answered"
     assert await store.was_redacted("$redacted") and not await store.was_redacted("$q")
     assert await store.purge_done(now_ms() - 60_000) == 0, "within the window"

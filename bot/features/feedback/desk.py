@@ -54,8 +54,8 @@ class FeedbackDesk:
         """Whether the event is one of the bot's answers (a reaction to it is a vote)."""
         return await self.store.answer_of_event(event_id) is not None
 
-    async def is_vote(self, event_id: str) -> bool:
-        return await self.store.is_reaction(event_id)
+    async def is_vote(self, room_id: str, event_id: str) -> bool:
+        return await self.store.is_reaction(room_id, event_id)
 
     def register(self, dispatcher: Dispatcher) -> None:
         """The kinds of event this feature handles: votes and the comment after a 👎; an
@@ -81,7 +81,7 @@ class FeedbackDesk:
     async def handle(self, room_id: str, source: Mapping[str, Any]) -> None:
         redaction = parse_redaction(source)
         if redaction is not None:
-            await self.store.redact(redaction.redacts)
+            await self.store.redact(room_id, redaction.redacts)
             return
         reaction = parse_reaction(source)
         vote = parse_vote(reaction.key) if reaction else None

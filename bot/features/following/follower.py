@@ -105,9 +105,12 @@ class MessageFollower:
         memories and ledger entries made from it, and the summaries that quote it or
         cover when it was said."""
         self.feed.follow(room_id, event_id, "", None)
-        await self.state.forget_message(event_id)
+        # Each store looks the target up in this room: a redaction names its target by
+        # id alone, and one in another room (a buggy bridge, a lying homeserver) must
+        # remove nothing there.
+        await self.state.forget_message(room_id, event_id)
         if self.feedback is not None:
-            await self.feedback.forget_event(event_id)
+            await self.feedback.forget_event(room_id, event_id)
         said = await self._said_at(room_id, event_id)
         if self.memory is not None:
             await self._settled()
