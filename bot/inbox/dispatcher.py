@@ -24,7 +24,7 @@ from bot.inbox.router import Router
 from bot.inbox.routing import Action, Actionable, decode_action
 from bot.inbox.state import PendingEvent, StateStore
 from bot.logs import ANSWER_ID
-from bot.matrix.account import SEND_ERRORS, MatrixAccount
+from bot.matrix.account import SEND_ERRORS, MatrixAccount, may_send
 from bot.matrix.types import WriteRefused
 from bot.settings_holder import SettingsHolder
 from core import strings
@@ -226,14 +226,14 @@ class Dispatcher:
             self._count_failure("knowledge_unavailable")
             await self._tell_failure(reply, strings.SEARCH_UNAVAILABLE)
         except Exception as exc:
-            if isinstance(exc, WriteRefused) and not self.matrix.may_send():
+            if isinstance(exc, WriteRefused) and not may_send(self.matrix):
                 log.warning("message %s stays pending: %s", message.event_id, exc)
                 return
             reference = uuid.uuid4().hex[:8]
             log.exception("answering %s failed (reference %s)", message.event_id, reference)
             self._count_failure("error")
             await self._tell_failure(reply, strings.ANSWER_FAILED.format(reference=reference))
-        if not self.matrix.may_send():
+        if not may_send(self.matrix):
             # Whatever was or was not written, the process that holds the lease now
             # finishes the reply (it resumes the message kept with the question).
             log.warning("message %s stays pending: the lease was lost", message.event_id)

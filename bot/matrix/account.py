@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, Protocol
 
@@ -32,8 +33,9 @@ TYPING_REFRESH_SECONDS = 20
 class MatrixAccount(Protocol):
     user_id: UserID
     homeserver: str
-    # Whether this process may still write (it holds the account's lease).
-    may_send: Callable[[], bool]
+    # Seconds this process may still write (it holds the account's lease); inf without a
+    # lease. Every write runs within this deadline (see write_deadline).
+    lease_left: Callable[[], float]
 
     @property
     def encryption_on(self) -> bool:
@@ -133,13 +135,37 @@ class MatrixAccount(Protocol):
     async def close(self) -> None: ...
 
 
+def may_send(account: MatrixAccount) -> bool:
+    """Whether this process may still write (it holds the account's lease)."""
+    return account.lease_left() > 0
+
+
+@contextlib.asynccontextmanager
+async def write_deadline(
+    account: MatrixAccount, kind: WriteKind, room_id: str, sealed: bool = False
+) -> AsyncIterator[None]:
+    """A write that passed the fence and that ends before the lease does: a request the
+    homeserver (or a proxy) holds, or the client retries, is abandoned when the lease
+    runs out, so that it cannot land after a standby took over. Raises WriteRefused."""
+    check_write(account, kind, room_id, sealed)
+    left = account.lease_left()
+    deadline = asyncio.timeout(None if math.isinf(left) else left)
+    try:
+        async with deadline:
+            yield
+    except TimeoutError:
+        if deadline.expired():
+            raise WriteRefused("the lease ran out during the write: it was abandoned") from None
+        raise
+
+
 def check_write(
     account: MatrixAccount, kind: WriteKind, room_id: str, sealed: bool = False
 ) -> None:
     """The fence every implementation's writes pass: raises WriteRefused when the write
     may not go (see bot/matrix/fence.py)."""
     refused = decide_write(
-        kind=kind, holds_lease=account.may_send(), room=account.room(room_id), sealed=sealed,
+        kind=kind, holds_lease=may_send(account), room=account.room(room_id), sealed=sealed,
         encryption_on=account.encryption_on, room_id=room_id,
     )  # fmt: skip
     if refused:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -49,7 +50,7 @@ class FakeAccount:
     def __init__(self, user_id: str = "@bot:fake.test", *, encryption_on: bool = True) -> None:
         self.user_id = UserID(user_id)
         self.homeserver = "https://fake.test"
-        self.may_send: Callable[[], bool] = lambda: True
+        self.lease_left: Callable[[], float] = lambda: math.inf
         self._encryption_on = encryption_on
         self._rooms: dict[RoomID, RoomState] = {}
         self._room_names: dict[str, str] = {}

@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from aiohttp import ClientError
@@ -18,6 +20,8 @@ from bot.matrix.store_key import NIO_DEFAULT_KEY, StoreKeys, store_keys, unlock_
 from bot.matrix.types import MatrixError
 from core.config.model import MatrixSettings
 
+# Tries of one request after a timeout or a 429, beyond the first (see connect).
+MAX_RETRIES = 6
 log = logging.getLogger(__name__)
 
 
@@ -44,12 +48,19 @@ def _write_session(path: Path, client: AsyncClient, homeserver: str) -> None:
     os.chmod(path, 0o600)
 
 
-async def connect(settings: MatrixSettings, data_dir: Path) -> NioAccount:
-    """Log in, reusing the device (and its encryption keys) saved in the data folder."""
+async def connect(
+    settings: MatrixSettings, data_dir: Path, lease_left: Callable[[], float] = lambda: math.inf
+) -> NioAccount:
+    """Log in, reusing the device (and its encryption keys) saved in the data folder; the
+    account writes (its display name first) within `lease_left` seconds."""
     store = data_dir / "matrix-store"
     store.mkdir(parents=True, exist_ok=True)
     keys = store_keys(settings.store_pickle_key(), data_dir) if settings.encryption else None
     config = AsyncClientConfig(
+        # nio retries timeouts and 429s without end by default: a request is given up
+        # after these many, and the caller (the sync loop, a reply's retry) decides.
+        max_limit_exceeded=MAX_RETRIES,
+        max_timeouts=MAX_RETRIES,
         encryption_enabled=settings.encryption,
         store_sync_tokens=False,
         pickle_key=keys.current if keys else NIO_DEFAULT_KEY,
@@ -63,7 +74,7 @@ async def connect(settings: MatrixSettings, data_dir: Path) -> NioAccount:
         client.restore_login(session["user_id"], session["device_id"], session["access_token"])
         if await _confirmed(client) is not None:
             log.info("logged in as %s with saved device %s", client.user_id, client.device_id)
-            return await _finish(client, settings)
+            return await _finish(client, settings, lease_left)
         log.warning("the homeserver no longer knows the saved session; logging in again")
 
     if settings.login_password():
@@ -87,7 +98,7 @@ async def connect(settings: MatrixSettings, data_dir: Path) -> NioAccount:
         client.restore_login(whoami.user_id, whoami.device_id or "", client.access_token)
     _write_session(session_file, client, settings.homeserver)
     log.info("logged in as %s with new device %s", client.user_id, client.device_id)
-    return await _finish(client, settings)
+    return await _finish(client, settings, lease_left)
 
 
 async def _confirmed(client: AsyncClient) -> WhoamiResponse | None:
@@ -129,7 +140,11 @@ def _store_opens(keys: StoreKeys | None, store: Path, user_id: str, device_id: s
     return keys is None or unlock_store(store, user_id, device_id, keys)
 
 
-async def _finish(client: AsyncClient, settings: MatrixSettings) -> NioAccount:
+async def _finish(
+    client: AsyncClient, settings: MatrixSettings, lease_left: Callable[[], float]
+) -> NioAccount:
+    account = NioAccount(client)
+    account.lease_left = lease_left
     if settings.display_name:
-        await client.set_displayname(settings.display_name)
-    return NioAccount(client)
+        await account.set_display_name(settings.display_name)
+    return account

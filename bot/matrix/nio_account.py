@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -36,7 +37,7 @@ from nio.crypto.attachments import decrypt_attachment
 from nio.exceptions import EncryptionError
 from nio.rooms import MatrixRoom
 
-from bot.matrix.account import MatrixAccount, check_write
+from bot.matrix.account import MatrixAccount, may_send, write_deadline
 from bot.matrix.cross_signing import ensure_cross_signed
 from bot.matrix.fence import WriteKind
 from bot.matrix.sync_batch import build_sync_batch
@@ -104,7 +105,7 @@ class NioAccount:
         self.client = client
         self.user_id = UserID(client.user_id)
         self.homeserver = str(client.homeserver)
-        self.may_send: Callable[[], bool] = lambda: True
+        self.lease_left: Callable[[], float] = lambda: math.inf
         self._undecryptable_sessions: set[str] = set()
         self._key_requests: set[asyncio.Task[Any]] = set()
         # The rooms as plain data, each made again only after nio changed it: in a sync
@@ -123,8 +124,14 @@ class NioAccount:
     def last_retry(self) -> float | None:
         return getattr(self.client, "last_retry", None)
 
-    def _fence(self, kind: WriteKind, room_id: str, sealed: bool = False) -> None:
-        check_write(self, kind, room_id, sealed)
+    @contextlib.asynccontextmanager
+    async def _writing(
+        self, kind: WriteKind, room_id: str, what: str, sealed: bool = False
+    ) -> AsyncIterator[None]:
+        """The one way a write goes out: through the fence, within the lease's deadline
+        (nio's own retries included), its transport errors as MatrixError."""
+        async with write_deadline(self, kind, room_id, sealed), _as_matrix_error(what):
+            yield
 
     # Reads.
 
@@ -292,6 +299,10 @@ class NioAccount:
 
     # Writes.
 
+    async def set_display_name(self, name: str) -> None:
+        async with self._writing("room", "", "setting the display name"):
+            await self.client.set_displayname(name)
+
     async def send(
         self,
         room_id: str,
@@ -300,8 +311,7 @@ class NioAccount:
         sealed: bool = False,
         txn_id: str | None = None,
     ) -> str:
-        self._fence("message", room_id, sealed)
-        async with _as_matrix_error(f"sending to {room_id}"):
+        async with self._writing("message", room_id, f"sending to {room_id}", sealed):
             try:
                 response = await self.client.room_send(
                     room_id, "m.room.message", content, tx_id=txn_id,
@@ -319,10 +329,9 @@ class NioAccount:
         self, room_id: str, name: str, data: bytes, mimetype: str, *, sealed: bool = False
     ) -> str:
         """Upload a file (encrypted in encrypted rooms) and post it."""
-        self._fence("message", room_id, sealed)
         room = self.room(room_id)
         encrypted = bool(room and room.encrypted)
-        async with _as_matrix_error(f"uploading {name}"):
+        async with self._writing("message", room_id, f"uploading {name}", sealed):
             response, keys = await self.client.upload(
                 lambda *_: data, content_type=mimetype, filename=name, encrypt=encrypted,
                 filesize=len(data),
@@ -338,23 +347,20 @@ class NioAccount:
         return await self.send(room_id, content, sealed=sealed)
 
     async def redact(self, room_id: str, event_id: str, reason: str) -> None:
-        self._fence("signal", room_id)
-        async with _as_matrix_error(f"redacting in {room_id}"):
+        async with self._writing("signal", room_id, f"redacting in {room_id}"):
             response = await self.client.room_redact(room_id, event_id, reason=reason)
         if not isinstance(response, RoomRedactResponse):
             raise MatrixError(f"redacting in {room_id} failed: {response}")
 
     async def typing(self, room_id: str, active: bool) -> None:
-        self._fence("signal", room_id)
-        async with _as_matrix_error(f"typing in {room_id}"):
+        async with self._writing("signal", room_id, f"typing in {room_id}"):
             await self.client.room_typing(room_id, typing_state=active, timeout=30_000)
 
     async def create_room(self, *, invite: list[str], direct: bool) -> RoomID:
         """So that what the bot posts there later never depends on remembering to turn
         encryption on, the room is encrypted from its first state event."""
-        self._fence("room", "")
         state = [ENCRYPTION_STATE] if self.encryption_on else []
-        async with _as_matrix_error("creating a room"):
+        async with self._writing("room", "", "creating a room"):
             response = await self.client.room_create(
                 is_direct=direct, invite=invite, preset=RoomPreset.trusted_private_chat,
                 initial_state=state,
@@ -364,8 +370,7 @@ class NioAccount:
         return RoomID(response.room_id)
 
     async def join(self, room_id: str) -> bool:
-        self._fence("room", room_id)
-        async with _as_matrix_error(f"joining {room_id}"):
+        async with self._writing("room", room_id, f"joining {room_id}"):
             response = await self.client.join(room_id)
         if getattr(response, "room_id", None) is None:
             log.warning("joining %s failed: %s", room_id, response)
@@ -373,11 +378,10 @@ class NioAccount:
         return True
 
     async def reject_invite(self, room_id: str, reason: str) -> None:
-        self._fence("room", room_id)
         # nio's room_leave sends no reason; the reason is what the inviter reads.
         path = f"/_matrix/client/v3/rooms/{quote(room_id, safe='')}/leave"
         headers = {"Authorization": f"Bearer {self.client.access_token}"}
-        async with _as_matrix_error(f"leaving {room_id}"):
+        async with self._writing("room", room_id, f"leaving {room_id}"):
             response = await self.client.send("POST", path, json.dumps({"reason": reason}), headers)
         if response.status != 200:
             log.warning("rejecting the invite to %s failed: HTTP %s", room_id, response.status)
@@ -386,8 +390,7 @@ class NioAccount:
         client = self.client
         if not client.olm:
             return
-        self._fence("room", "")
-        async with _as_matrix_error("maintaining encryption keys"):
+        async with self._writing("room", "", "maintaining encryption keys"):
             if client.should_upload_keys:
                 await client.keys_upload()
             if client.should_query_keys:
@@ -399,8 +402,7 @@ class NioAccount:
     async def cross_sign(self, data_dir: Path, password: str | None) -> None:
         """Sign the device with the account's cross-signing keys (see cross_signing.py);
         raises CrossSigningError when the homeserver refuses."""
-        self._fence("room", "")
-        async with _as_matrix_error("cross-signing the device"):
+        async with self._writing("room", "", "cross-signing the device"):
             await ensure_cross_signed(self.client, data_dir, password)
 
     async def close(self) -> None:
@@ -417,15 +419,17 @@ class NioAccount:
             "cannot decrypt messages in %s from %s (session %s); asking for the key",
             room_id, event.sender, event.session_id,
         )  # fmt: skip
-        if self.client.olm and self.may_send():
+        if self.client.olm and may_send(self):
             task = asyncio.create_task(self._request_key(event))
             self._key_requests.add(task)
             task.add_done_callback(self._key_requests.discard)
 
     async def _request_key(self, event: MegolmEvent) -> None:
         try:
-            await self.client.request_room_key(event)
-        except (*TRANSPORT_ERRORS, LocalProtocolError) as exc:
+            # A to-device message: written within the lease like any other write.
+            async with self._writing("room", "", "asking for a room key"):
+                await self.client.request_room_key(event)
+        except (MatrixError, LocalProtocolError) as exc:
             log.warning("the key request for session %s failed: %s", event.session_id, exc)
 
 

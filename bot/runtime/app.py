@@ -225,8 +225,9 @@ class BotApp:
 
                 # Renewed from the start: logging in may take a while at a takeover.
                 group.create_task(leadership.keep())
-                self._matrix = matrix = await connect(self.settings.current.matrix, data_dir)
-                matrix.may_send = lambda: leadership.remaining() > 0
+                self._matrix = matrix = await connect(
+                    self.settings.current.matrix, data_dir, leadership.remaining
+                )
                 wired, features = await self._wire(matrix, parts, leadership)
                 dispatcher, sync, summaries = wired.dispatcher, wired.sync, features.summaries
                 assert summaries is not None

@@ -62,7 +62,7 @@ async def test_a_lost_lease_leaves_the_question_for_the_next_holder(tmp_path):
         bot.account.add_room("!r", [ANN])
         asked = bot.ask("!r", ANN, "who approves travel?")
         await bot.account.wait_for(lambda: bot.answerer.requests or None)
-        bot.account.may_send = lambda: False
+        bot.account.lease_left = lambda: 0.0
         bot.answerer.gate.set()
         await bot.dispatcher.drain(grace_seconds=5)  # the answer in flight ends
         pending = [event.source["event_id"] for event in await bot.state.pending_events()]
@@ -139,7 +139,7 @@ async def test_a_stop_as_the_lease_is_about_to_end_still_tells_the_asker(tmp_pat
     async with running_bot(tmp_path, "[bot]\nplaceholder_after_seconds = 0\n") as bot:
         leadership = Leadership(bot.state, BOT, 2, clock=lambda: now[0])
         await leadership.acquire()
-        bot.account.may_send = lambda: leadership.remaining() > 0
+        bot.account.lease_left = leadership.remaining
         bot.answerer.gate = asyncio.Event()  # the answer takes longer than the grace
         bot.account.add_room("!r", [ANN])
         asked = bot.ask("!r", ANN, "what is our travel policy?")
