@@ -1,7 +1,8 @@
 """A documentation website on loopback for the crawler's tests and benchmark: an aiohttp
 server with robots.txt, a sitemap index and its sitemap, pages that send an ETag or a
 Last-Modified (and answer 304 to a conditional request), pages without either, redirects
-(inside and outside the allowed prefix), a PDF, and a log of every request.
+(inside and outside the allowed prefix, or to another server), a PDF, and a log of every
+request, with its path as it was sent (`raw_path`: dot segments and escapes untouched).
 
 The test changes the site while it runs: `pages`, `sitemap`, `failing` (503) and
 `gates` (a request that waits until the test lets it through)."""
@@ -47,12 +48,13 @@ class Request:
     method: str
     path: str
     conditional: bool
+    raw_path: str = ""  # as sent, before the server decodes and resolves anything
 
 
 class DocsSite:
     def __init__(self) -> None:
         self.pages: dict[str, Page] = {}
-        self.redirects: dict[str, str] = {}
+        self.redirects: dict[str, str] = {}  # path → a path of this site, or a URL
         self.sitemap: list[str] = []  # paths listed in /sitemaps/pages.xml
         self.robots = ROBOTS
         self.failing: set[str] = set()
@@ -88,10 +90,14 @@ class DocsSite:
     def requests_of(self, path: str) -> list[Request]:
         return [r for r in self.log if r.path == path]
 
+    def raw_paths(self) -> list[str]:
+        """Every request's path as it was sent."""
+        return [r.raw_path for r in self.log]
+
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         path = request.path
         conditional = "If-None-Match" in request.headers or "If-Modified-Since" in request.headers
-        self.log.append(Request(request.method, path, conditional))
+        self.log.append(Request(request.method, path, conditional, request.raw_path))
         if path in self.reached:
             self.reached[path].set()
         if path in self.gates:
@@ -105,7 +111,10 @@ class DocsSite:
         if path == "/sitemaps/pages.xml":
             return self._xml("urlset", "url", self.sitemap)
         if path in self.redirects:
-            raise web.HTTPMovedPermanently(self.base + self.redirects[path])
+            target = self.redirects[path]
+            # Sent as written (no URL library between): hostile spellings stay hostile.
+            location = target if "://" in target else self.base + target
+            return web.Response(status=301, headers={"Location": location})
         page = self.pages.get(path)
         if page is None:
             return web.Response(status=404, text="not found")

@@ -1,5 +1,5 @@
-"""The crawler's pure parts: decisions, sitemaps, pages, URLs, the frontier; and the
-config of a crawled source."""
+"""The crawler's pure parts: decisions, sitemaps, pages, document ids, the frontier; and
+the config of a crawled source (URLs and the rules on them: test_crawl_urls.py)."""
 
 from __future__ import annotations
 
@@ -24,12 +24,7 @@ from core.knowledge_base.crawl.decide import (
 from core.knowledge_base.crawl.frontier import Entry, Frontier
 from core.knowledge_base.crawl.page import read_page
 from core.knowledge_base.crawl.sitemap import NotASitemap, parse_sitemap
-from core.knowledge_base.crawl.urls import (
-    decide_public_address,
-    document_id,
-    is_sitemap_url,
-    normalize_url,
-)
+from core.knowledge_base.crawl.urls import document_id, is_sitemap_url
 
 KNOWN = PageState("https://d/a", "https://d/a", etag='"1"', body_hash="h1")
 HTML = "text/html; charset=utf-8"
@@ -46,6 +41,7 @@ PAGES = {
     "429": (KNOWN, Answer(429, "https://d/a"), "failed"),
     "403 is kept": (KNOWN, Answer(403, "https://d/a"), "failed"),
     "redirected out of the prefixes": (KNOWN, Answer(200, "https://x/a", "h1", HTML, allowed=False), "remove"),
+    "a redirect that is not followed": (KNOWN, Answer(301, "https://x/a", allowed=False), "remove"),
     "no longer a page": (KNOWN, Answer(200, "https://d/a", "h1", "image/png"), "remove"),
     "a PDF": (None, Answer(200, "https://d/a.pdf", "h1", "application/pdf"), "index"),
     "too large": (KNOWN, Answer(200, "https://d/a", "h9", HTML, too_large=True), "failed"),
@@ -118,23 +114,6 @@ def test_a_sitemap_with_entities_is_refused():
       <urlset><url><loc>&b;</loc></url></urlset>"""
     with pytest.raises(NotASitemap):
         parse_sitemap(bomb)
-
-
-URLS = {
-    "fragment and case": ("HTTPS://Docs.Example.org:443/a#part", "", "https://docs.example.org/a"),
-    "empty path": ("http://d", "", "http://d/"),
-    "other port kept": ("http://d:8080/x?q=1", "", "http://d:8080/x?q=1"),
-    "relative": ("../b.html", "https://d/docs/a/index.html", "https://d/docs/b.html"),
-    "mailto": ("mailto:a@b", "https://d/", None),
-    "javascript": ("javascript:void(0)", "https://d/", None),
-    "credentials dropped": ("https://user:pw@d/x", "", "https://d/x"),
-    "bad port": ("http://d:99999/", "", None),
-}  # fmt: skip
-
-
-@pytest.mark.parametrize("url,base,expected", URLS.values(), ids=URLS.keys())
-def test_normalize_url(url, base, expected):
-    assert normalize_url(url, base) == expected
 
 
 def test_document_ids_are_stable_and_valid():
@@ -215,22 +194,3 @@ def test_a_crawled_source_needs_no_token_and_may_be_private_with_rights_url():
         parse_config(private, origin="b", env={}, base_dir=Path("/srv")).collections["docs"].public
         is False
     )
-
-
-ADDRESSES = {
-    "public v4": ("93.184.215.14", True),
-    "loopback": ("127.0.0.1", False),
-    "private 10/8": ("10.1.2.3", False),
-    "private 192.168": ("192.168.1.10", False),
-    "cloud metadata (link-local)": ("169.254.169.254", False),
-    "unspecified": ("0.0.0.0", False),
-    "v6 loopback": ("::1", False),
-    "v6 unique local": ("fd00::1", False),
-    "v6 public": ("2606:4700::1111", True),
-    "not an address": ("docs.example.org", False),
-}
-
-
-@pytest.mark.parametrize("address,public", ADDRESSES.values(), ids=ADDRESSES.keys())
-def test_only_public_addresses_are_crawled_by_default(address, public):
-    assert decide_public_address(address) is public

@@ -37,14 +37,9 @@ from core.knowledge_base.crawl.frontier import Entry, Frontier
 from core.knowledge_base.crawl.page import clean_title, read_page
 from core.knowledge_base.crawl.report import Counts, build_report, log_report
 from core.knowledge_base.crawl.robots import Robots
+from core.knowledge_base.crawl.rules import REASONS, build_prefixes
 from core.knowledge_base.crawl.store import SqlCrawlStore
-from core.knowledge_base.crawl.urls import (
-    document_id,
-    is_allowed,
-    is_sitemap_url,
-    normalize_url,
-    origin_of,
-)
+from core.knowledge_base.crawl.urls import document_id, is_sitemap_url, normalize_url, origin_of
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +67,7 @@ class CrawlRun:
         self.kb, self.store, self.settings = kb, store, settings
         self.name, self.collection = source_name, collection
         self.source = settings().sources[source_name]
-        self.prefixes = self.source.allowed_prefixes()
+        self.prefixes = build_prefixes(self.source.allowed_prefixes())
         self.start_pages = {
             normalize_url(url) or url for url in self.source.crawl if not is_sitemap_url(url)
         }
@@ -84,7 +79,8 @@ class CrawlRun:
     async def run(self) -> dict[str, Any]:
         """Crawl to the end; returns the report (also stored and logged)."""
         fetcher = Fetcher(self.source.user_agent, self.source.private_addresses)
-        robots = Robots(fetcher, self.source.user_agent, self.interval)
+        robots = Robots(fetcher, self.source.user_agent, self.interval, self.prefixes,
+                        self.source.private_addresses)  # fmt: skip
         try:
             frontier, started_at = await self._resume_or_start(fetcher, robots)
             self.pages = await self.store.pages(self.name)
@@ -112,7 +108,7 @@ class CrawlRun:
             return Frontier(limit, done, queued), saved.started_at
         started_at = time.time()
         frontier = Frontier(limit)
-        discovery = Discovery(fetcher, robots, self.prefixes, self.interval)
+        discovery = Discovery(fetcher, robots, self.interval)
         await discovery.fill(frontier, self.source.crawl)
         self.counts.requests = discovery.requests + robots.requests
         # A list cut at max_pages leaves pages unreached that are not gone.
@@ -136,7 +132,7 @@ class CrawlRun:
         self.counts.requests += robots.requests - before
         added: list[tuple[int, Entry]] = []
         if follow and links:
-            discovery = Discovery(fetcher, robots, self.prefixes, self.interval)
+            discovery = Discovery(fetcher, robots, self.interval)
             before = robots.requests
             for link in links:
                 position = len(frontier.taken)
@@ -158,25 +154,26 @@ class CrawlRun:
     ) -> tuple[PageState | None, tuple[str, ...]]:
         """The page's new state (None: forgotten) and the links to follow from it."""
         kept_links = previous.links if previous else ()
-        allowed = await robots.can_fetch(url, origin_of(url))
-        if allowed is None:
+        admission = await robots.admit(url)
+        if admission == "unknown":
             self.counts.failed += 1
             return previous, kept_links
-        if not allowed:  # disallowed since the run began: as if gone
+        if admission != "go":  # refused since the run began: as if gone
+            log.info("crawl: %s is %s", url, REASONS[admission])
             await self._remove(url, previous)
             return None, ()
         interval = decide_interval(self.source.requests_per_second,
                                    robots.crawl_delay(origin_of(url)))  # fmt: skip
-        fetched = await fetcher.get(url, interval=interval, limit=self._limit(),
+        # Each redirect hop is admitted as a link of its own before it is requested.
+        fetched = await fetcher.get(url, interval=interval, limit=self._limit(), admit=robots.admit,
                                     headers=conditional_headers(previous))  # fmt: skip
         self.counts.requests += fetched.requests
-        final = normalize_url(fetched.url) or url
-        final_allowed = is_allowed(final, self.prefixes) and (
-            final == url or await robots.can_fetch(final, origin_of(final)) is True
-        )
+        final = fetched.url
+        if fetched.refused:
+            log.info("crawl: %s is not indexed: %s", url, fetched.why)
         body_hash = hashlib.sha256(fetched.body).hexdigest()
-        answer = Answer(fetched.status, final, body_hash, fetched.content_type, final_allowed,
-                        fetched.too_large)  # fmt: skip
+        answer = Answer(fetched.status, final, body_hash, fetched.content_type,
+                        not fetched.refused, fetched.too_large)  # fmt: skip
         doc_id = document_id(final)
         verdict = decide_page(previous, answer, doc_id)
         if url in self.start_pages and verdict not in ("index", "unchanged"):
@@ -184,8 +181,7 @@ class CrawlRun:
             self.counts.complete = False
         if verdict == "failed":
             self.counts.failed += 1
-            log.info("crawl: %s failed (%s); its document is kept", url,
-                     fetched.error or fetched.status)  # fmt: skip
+            log.info("crawl: %s failed (%s); its document is kept", url, fetched.why)
             return previous, kept_links
         if verdict == "remove":
             await self._remove(url, previous)

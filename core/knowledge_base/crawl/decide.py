@@ -45,7 +45,8 @@ class Answer:
     final_url: str = ""
     body_hash: str = ""
     content_type: str = ""
-    # The final URL lies under the allowed prefixes and robots.txt lets us fetch it.
+    # False: the page redirects to a URL the rules refuse (rules.py), which is not
+    # requested; every hop that was requested passed them.
     allowed: bool = True
     too_large: bool = False
 
@@ -69,16 +70,17 @@ def decide_page(previous: PageState | None, answer: Answer, doc_id: str) -> Verd
     """What the answer does to the page's document (`doc_id`: that of the final URL).
 
     A transient failure (no answer, 429, 5xx) or an unexpected one (401, 403, a page
-    too large) keeps the document: only 404/410, a page that moved out of the allowed
-    prefixes or under a Disallow, or one that is no longer HTML/PDF/DOCX removes it."""
+    too large) keeps the document: only 404/410, a page that redirects out of the allowed
+    prefixes, under a Disallow or to an inner address, or one that is no longer
+    HTML/PDF/DOCX removes it."""
     status = answer.status
     if status == 304:
         return "unchanged" if previous else "failed"
-    if status in GONE:
+    if status in GONE or not answer.allowed:
         return "remove"
-    if status != 200:  # 3xx left after redirects, 401, 403, 429, 5xx, no answer
+    if status != 200:  # a 3xx without a Location, 401, 403, 429, 5xx, no answer
         return "failed"
-    if not answer.allowed or kind_of(answer.content_type) is None:
+    if kind_of(answer.content_type) is None:
         return "remove"
     if answer.too_large:
         return "failed"

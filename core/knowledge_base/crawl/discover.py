@@ -12,7 +12,7 @@ from core.knowledge_base.crawl.fetcher import Fetcher
 from core.knowledge_base.crawl.frontier import Frontier
 from core.knowledge_base.crawl.robots import Robots
 from core.knowledge_base.crawl.sitemap import NotASitemap, parse_sitemap
-from core.knowledge_base.crawl.urls import is_allowed, is_sitemap_url, normalize_url, origin_of
+from core.knowledge_base.crawl.urls import is_sitemap_url, normalize_url, origin_of
 
 log = logging.getLogger(__name__)
 # Sitemaps one run reads at most (an index listing indexes could go on for long).
@@ -24,22 +24,17 @@ class Discovery:
     """Fills a new run's frontier. `complete` is False when a sitemap or robots.txt did
     not answer: pages not reached may then still exist, so none is removed this run."""
 
-    def __init__(
-        self, fetcher: Fetcher, robots: Robots, prefixes: tuple[str, ...], interval: float
-    ) -> None:
+    def __init__(self, fetcher: Fetcher, robots: Robots, interval: float) -> None:
         self.fetcher = fetcher
         self.robots = robots
-        self.prefixes = prefixes
         self.interval = interval
         self.complete = True
         self.requests = 0
 
     async def take(self, frontier: Frontier, url: str, follow: bool) -> bool:
-        """Add a page if it lies under the prefixes and robots.txt allows it (a robots.txt
-        that did not answer: added, the page's fetch will count as failed)."""
-        if not is_allowed(url, self.prefixes):
-            return False
-        if await self.robots.can_fetch(url, origin_of(url)) is False:
+        """Add a page (a normalised URL) if the rules let it be requested (rules.py; a
+        robots.txt that did not answer: added, the page's fetch will count as failed)."""
+        if await self.robots.admit(url) not in ("go", "unknown"):
             return False
         return frontier.add(url, follow)
 
@@ -69,7 +64,8 @@ class Discovery:
 
     async def _entries(self, url: str) -> list[tuple[str, str]]:
         """(kind, normalized loc) of a sitemap; nothing when it is gone or unreadable."""
-        fetched = await self.fetcher.get(url, interval=self.interval, limit=MAX_SITEMAP_BYTES)
+        fetched = await self.fetcher.get(url, interval=self.interval, limit=MAX_SITEMAP_BYTES,
+                                         admit=self.robots.support(url))  # fmt: skip
         self.requests += fetched.requests
         if fetched.status in (404, 410):
             log.info("crawl: sitemap %s is gone (%d): its pages are not listed", url,
@@ -77,8 +73,7 @@ class Discovery:
             return []
         if fetched.status != 200 or fetched.too_large:
             self.complete = False
-            log.warning("crawl: sitemap %s did not answer (%s)", url,
-                        fetched.error or fetched.status)  # fmt: skip
+            log.warning("crawl: sitemap %s did not answer (%s)", url, fetched.why)
             return []
         try:
             # Parsing off the event loop: a sitemap may hold 50,000 entries.
@@ -87,6 +82,5 @@ class Discovery:
             self.complete = False
             log.warning("crawl: %s is not a sitemap: %s", url, exc)
             return []
-        final = normalize_url(fetched.url) or url
-        locs = (normalize_url(entry.loc, final) for entry in sitemap.entries)
+        locs = (normalize_url(entry.loc, fetched.url) for entry in sitemap.entries)
         return [(sitemap.kind, loc) for loc in locs if loc]

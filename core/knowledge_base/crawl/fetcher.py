@@ -1,31 +1,39 @@
 """The crawler's HTTP (aiohttp): one request at a time per source, spaced by the polite
-interval, with a size limit, following redirects. Every failure is an answer with
-status 0, never an exception: the decisions (decide.py) say what it means."""
+interval, with a size limit. Each request sends exactly the normalised URL (urls.py; the
+client is told not to re-encode it), and redirects are followed here, one hop at a time:
+each hop is a new URL that the caller admits or refuses (rules.py) before it is
+requested. Every failure is an answer with status 0, never an exception: the decisions
+(decide.py) say what it means."""
 
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
 import socket
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
 
 import aiohttp
 import aiohttp.abc
 from aiohttp.abc import ResolveResult
+from yarl import URL
 
-from core.knowledge_base.crawl.urls import decide_public_address
+from core.knowledge_base.crawl.addresses import decide_public_address
+from core.knowledge_base.crawl.rules import REASONS, REDIRECTS, Admission, decide_address
+from core.knowledge_base.crawl.urls import normalize_url
 
 log = logging.getLogger(__name__)
 
 TIMEOUT = aiohttp.ClientTimeout(total=60, sock_connect=15, sock_read=30)
 MAX_REDIRECTS = 10
 CHUNK_BYTES = 64 * 1024
+# Whether a redirect hop may be requested (rules.py, with robots.txt where it applies).
+Admit = Callable[[str], Awaitable[Admission]]
 
 
 @dataclass(frozen=True)
 class Fetched:
-    url: str  # the final URL, after redirects
+    url: str  # the URL of the answer: the last one requested
     status: int  # 0: no answer (timeout, connection refused or reset, too many redirects)
     body: bytes = b""
     content_type: str = ""
@@ -35,6 +43,16 @@ class Fetched:
     too_large: bool = False
     requests: int = 1  # HTTP requests it took: the redirects count
     error: str = ""
+    # A redirect that was not followed: where it led, and why (rules.py's refusal).
+    refused_url: str = ""
+    refused: str = ""
+
+    @property
+    def why(self) -> str:
+        """What kept it from being a page, for the log."""
+        if self.refused:
+            return f"it redirects to {self.refused_url}, {REASONS[self.refused]}"
+        return self.error or str(self.status)
 
 
 class PrivateAddress(aiohttp.ClientError):
@@ -44,7 +62,8 @@ class PrivateAddress(aiohttp.ClientError):
 
 class PublicResolver(aiohttp.abc.AbstractResolver):
     """Resolves names to their public addresses only: a page, a sitemap entry or a
-    redirect to a name that resolves inside the network is refused."""
+    redirect to a name that resolves inside the network is refused. (A host written as
+    an address is checked before the request, see rules.py.)"""
 
     def __init__(self) -> None:
         self._inner = aiohttp.ThreadedResolver()
@@ -62,33 +81,15 @@ class PublicResolver(aiohttp.abc.AbstractResolver):
         await self._inner.close()
 
 
-async def _refuse_private_literal(
-    session: aiohttp.ClientSession, context: object, params: aiohttp.TraceRequestStartParams
-) -> None:
-    """Each request, redirects included: a host written as an IP address is not resolved,
-    so it is checked here."""
-    host = params.url.host or ""
-    try:
-        ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        return  # a name: the resolver checks it
-    if not decide_public_address(host.strip("[]")):
-        raise PrivateAddress(f"{host} is not a public address")
-
-
 class Fetcher:
     """Made per run (it holds the run's connection pool); close it when the run ends."""
 
     def __init__(self, user_agent: str, private_addresses: bool = False) -> None:
-        connector, traces = None, []
-        if not private_addresses:
-            connector = aiohttp.TCPConnector(resolver=PublicResolver())
-            trace = aiohttp.TraceConfig()
-            trace.on_request_start.append(_refuse_private_literal)
-            traces.append(trace)
+        connector = None if private_addresses else aiohttp.TCPConnector(resolver=PublicResolver())
+        self.private_addresses = private_addresses
         self._session = aiohttp.ClientSession(
             timeout=TIMEOUT, headers={"User-Agent": user_agent}, raise_for_status=False,
-            connector=connector, trace_configs=traces,
+            connector=connector,
         )  # fmt: skip
         self._next_at = 0.0
 
@@ -104,33 +105,60 @@ class Fetcher:
         self._next_at = max(loop.time(), self._next_at) + interval
 
     async def get(
-        self, url: str, *, interval: float, limit: int, headers: dict[str, str] | None = None
-    ) -> Fetched:
-        """GET `url` (with conditional `headers`), reading at most `limit` bytes of body."""
-        await self._pace(interval)
-        try:
-            async with self._session.get(
-                url, headers=headers or {}, allow_redirects=True, max_redirects=MAX_REDIRECTS
-            ) as response:
-                requests = len(response.history) + 1
-                found = dict(
-                    url=str(response.url),
-                    status=response.status,
-                    content_type=response.headers.get("Content-Type", ""),
-                    charset=response.charset,
-                    etag=response.headers.get("ETag", ""),
-                    last_modified=response.headers.get("Last-Modified", ""),
-                    requests=requests,
-                )
-                if response.status != 200:
-                    return Fetched(**found)  # type: ignore[arg-type]
-                body = await _read_at_most(response, limit)
-                if body is None:
-                    return Fetched(**found, too_large=True)  # type: ignore[arg-type]
-                return Fetched(**found, body=body)  # type: ignore[arg-type]
-        except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
-            # ValueError: a URL or redirect aiohttp cannot use.
-            return Fetched(url, 0, error=f"{type(exc).__name__}: {exc}")
+        self, url: str, *, interval: float, limit: int, admit: Admit,
+        headers: dict[str, str] | None = None,
+    ) -> Fetched:  # fmt: skip
+        """GET the normalised `url` (with conditional `headers`, sent again at each hop),
+        reading at most `limit` bytes of body; a redirect hop is requested only when
+        `admit` lets it (the first URL is the caller's to admit)."""
+        current, requests = url, 0
+        for _ in range(MAX_REDIRECTS + 1):
+            if not decide_address(current, self.private_addresses):
+                return Fetched(current, 0, requests=requests, error=REASONS["private"])
+            await self._pace(interval)
+            requests += 1
+            try:
+                fetched, location = await self._request(current, limit, headers or {})
+            except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
+                # ValueError: a URL aiohttp cannot use.
+                error = f"{type(exc).__name__}: {exc}"
+                return Fetched(current, 0, requests=requests, error=error)
+            if location is None:
+                return replace(fetched, requests=requests)
+            target = normalize_url(location, current)
+            admission: Admission = "outside" if target is None else await admit(target)
+            if admission == "unknown":
+                return Fetched(current, 0, requests=requests, error=REASONS["unknown"])
+            if admission != "go":
+                return Fetched(current, fetched.status, requests=requests,
+                               refused_url=target or location, refused=admission)  # fmt: skip
+            assert target is not None
+            current = target
+        return Fetched(current, 0, requests=requests, error="too many redirects")
+
+    async def _request(
+        self, url: str, limit: int, headers: dict[str, str]
+    ) -> tuple[Fetched, str | None]:
+        """One request: its answer, and the Location of a redirect (else None)."""
+        async with self._session.get(
+            URL(url, encoded=True), headers=headers, allow_redirects=False
+        ) as response:
+            found = Fetched(
+                url, response.status,
+                content_type=response.headers.get("Content-Type", ""),
+                charset=response.charset,
+                etag=response.headers.get("ETag", ""),
+                last_modified=response.headers.get("Last-Modified", ""),
+            )  # fmt: skip
+            location = response.headers.get("Location")
+            if response.status in REDIRECTS and location is not None:
+                return found, location
+            if response.status != 200:
+                return found, None
+            body = await _read_at_most(response, limit)
+            return replace(found, too_large=True) if body is None else replace(
+                found, body=body
+            ), None
 
 
 async def _read_at_most(response: aiohttp.ClientResponse, limit: int) -> bytes | None:

@@ -1,12 +1,21 @@
-"""robots.txt per origin, read with the standard library's parser and fetched with the
-run's own client (urllib's own `read()` would block the event loop)."""
+"""What a run may request: the rules of rules.py, and robots.txt per origin, fetched once
+per run with the run's own client and parsed by Protego (RFC 9309)."""
 
 from __future__ import annotations
 
 import logging
-from urllib.robotparser import RobotFileParser
 
-from core.knowledge_base.crawl.fetcher import Fetcher
+from protego import Protego
+
+from core.knowledge_base.crawl.fetcher import Admit, Fetcher
+from core.knowledge_base.crawl.rules import (
+    Admission,
+    decide_link,
+    decide_robots,
+    decide_support_hop,
+    parse_robots,
+)
+from core.knowledge_base.crawl.urls import origin_of
 
 log = logging.getLogger(__name__)
 MAX_ROBOTS_BYTES = 500_000
@@ -14,42 +23,63 @@ MAX_ROBOTS_BYTES = 500_000
 
 class Robots:
     """The rules of each origin a run meets, fetched once per run. An origin whose
-    robots.txt did not answer (5xx, timeout) is unknown: its pages count as failed and
-    keep their documents, as Google treats a robots.txt that fails."""
+    robots.txt did not answer (5xx, timeout, a redirect that is not followed) is unknown:
+    its pages count as failed and keep their documents, as Google treats a robots.txt
+    that fails."""
 
-    def __init__(self, fetcher: Fetcher, user_agent: str, interval: float) -> None:
+    def __init__(
+        self, fetcher: Fetcher, user_agent: str, interval: float, prefixes: tuple[str, ...],
+        private_addresses: bool,
+    ) -> None:  # fmt: skip
         self.fetcher = fetcher
         self.user_agent = user_agent
         self.interval = interval
+        self.prefixes = prefixes
+        self.private_addresses = private_addresses
         self.requests = 0
-        self._rules: dict[str, RobotFileParser | None] = {}
+        self._rules: dict[str, Protego | None] = {}
 
-    async def rules(self, origin: str) -> RobotFileParser | None:
+    async def admit(self, url: str) -> Admission:
+        """Whether a page, link or a page's redirect hop (a normalised URL) is requested:
+        the rules first, then its origin's robots.txt (fetched only for a URL that passes
+        them)."""
+        refusal = decide_link(url, self.prefixes, self.private_addresses)
+        if refusal is not None:
+            return refusal
+        rules = await self.rules(origin_of(url))
+        if rules is None:
+            return "unknown"
+        return "go" if decide_robots(rules, url, self.user_agent) else "disallowed"
+
+    def support(self, url: str) -> Admit:
+        """How the redirect hops of robots.txt or a sitemap at `url` are admitted."""
+        origin = origin_of(url)
+
+        async def admit(target: str) -> Admission:
+            refusal = decide_support_hop(target, origin, self.prefixes, self.private_addresses)
+            return refusal or "go"
+
+        return admit
+
+    async def rules(self, origin: str) -> Protego | None:
         """The origin's rules; None: unknown this run."""
         if origin not in self._rules:
             self._rules[origin] = await self._fetch(origin)
         return self._rules[origin]
 
-    async def _fetch(self, origin: str) -> RobotFileParser | None:
+    async def _fetch(self, origin: str) -> Protego | None:
         url = f"{origin}/robots.txt"
-        fetched = await self.fetcher.get(url, interval=self.interval, limit=MAX_ROBOTS_BYTES)
+        fetched = await self.fetcher.get(url, interval=self.interval, limit=MAX_ROBOTS_BYTES,
+                                         admit=self.support(url))  # fmt: skip
         self.requests += fetched.requests
-        parser = RobotFileParser(url)
         if fetched.status == 200 and not fetched.too_large:
-            parser.parse(fetched.body.decode("utf-8", "replace").splitlines())
-            return parser
+            return parse_robots(fetched.body.decode("utf-8", "replace"))
         if 400 <= fetched.status < 500 and fetched.status != 429:
             # No robots.txt (or none for us): everything may be fetched.
-            parser.parse([])
-            return parser
+            return parse_robots("")
         log.warning("crawl: %s did not answer (%s); its pages wait for the next run", url,
-                    fetched.error or fetched.status)  # fmt: skip
+                    fetched.why)  # fmt: skip
         return None
-
-    async def can_fetch(self, url: str, origin: str) -> bool | None:
-        """Whether robots.txt lets us fetch `url`; None: unknown this run."""
-        rules = await self.rules(origin)
-        return None if rules is None else rules.can_fetch(self.user_agent, url)
 
     def any_unknown(self) -> bool:
         """Whether some origin's robots.txt did not answer this run."""
@@ -57,5 +87,4 @@ class Robots:
 
     def crawl_delay(self, origin: str) -> float | None:
         rules = self._rules.get(origin)
-        delay = rules.crawl_delay(self.user_agent) if rules else None
-        return float(delay) if delay is not None else None
+        return rules.crawl_delay(self.user_agent) if rules is not None else None
