@@ -24,7 +24,7 @@ from bot.dev.synapse import free_port
 from core import strings
 from core.ids import localpart_of
 from tests.e2e.conftest import ROOT, BotHarness
-from tests.e2e.people import membership_of, replies_to
+from tests.e2e.people import membership_of, replies_to, settle
 from tests.e2e.scripted import llm_config, reading_model
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_faults_restart import (
@@ -40,7 +40,9 @@ from tests.e2e.test_faults_restart import (
 from tests.e2e.test_knowledge import knowledge_config, put
 from tests.e2e.test_pipeline import edits_of
 from tests.e2e.test_rights import wiki_config
+from tests.e2e.test_write_deadline import HoldingProxy
 from tests.support.chroma_server import ChromaServer
+from tests.support.tcp_relay import TcpRelay
 
 pytestmark = pytest.mark.e2e
 
@@ -283,3 +285,64 @@ async def test_a_document_restricted_through_a_knowledge_api_process_is_denied_b
         api.kill()
         api.wait(timeout=30)
         print(api_log.read_text())
+
+
+async def test_a_standby_takes_over_while_the_active_bots_send_is_held(
+    people, bot, llm, chroma, postgres, shared_storage, bot_processes, homeserver, tmp_path
+):
+    """The active process's placeholder is held by the network when its database goes
+    away: its lease runs out, its send is abandoned within the lease (never to land
+    later), the standby takes over, and the question is answered exactly once."""
+    alice = await people("alice")
+    llm.respond = reading_model
+    proxy = HoldingProxy(homeserver.url)
+    proxy_runner = await proxy.start()
+    relay = await TcpRelay(postgres.port).start()
+    extra = (
+        f'[knowledge]\nchroma_url = "{chroma.url}"\n'
+        + llm_config(llm)
+        + "stream_edit_seconds = 0.2\n"
+        + shared_storage
+    )
+    (first_config, port), (second_config, _) = write_configs(
+        bot, 2, extra, allowed_users=[alice.user_id], placeholder_after_seconds=0,
+        shutdown_grace_seconds=0, lease_seconds=3,
+    )  # fmt: skip
+    # The first process reaches the homeserver through the proxy, its database through
+    # the relay; the second reaches both directly.
+    first_config.write_text(
+        first_config.read_text()
+        .replace(f'"{homeserver.url}"', f'"{proxy.url}"')
+        .replace(f"@127.0.0.1:{postgres.port}/", f"@127.0.0.1:{relay.port}/")
+    )
+    logs = [tmp_path / "bot-0.log", tmp_path / "bot-1.log"]
+    try:
+        first = BotProcess(bot, logs[0], first_config)
+        bot_processes.append(first)
+        await wait_for_log(logs[0], "active: this process syncs", first.process)
+        second = BotProcess(bot, logs[1], second_config)
+        bot_processes.append(second)
+        await wait_for_log(logs[1], "standing by", second.process)
+        room = await alice.create_room([bot.user_id])
+        await alice.wait_for(room, membership_of(bot.user_id, "join"), timeout=START_SECONDS)
+        await put_document(port)
+
+        proxy.holding = True
+        question = await alice.say(room, "how are trains booked?", mentions=[bot.user_id])
+        await asyncio.wait_for(proxy.held.wait(), START_SECONDS)
+        relay.cut()  # the first process can renew its lease no more
+        await wait_for_log(logs[1], "active: this process syncs", second.process)
+        proxy.release.set()
+
+        reply = await alice.wait_for(room, replies_to(question), timeout=START_SECONDS)
+        await alice.wait_for(room, answered(reply["event_id"]), timeout=START_SECONDS)
+        await settle(alice, room)  # what came late would have come by now
+        assert [e["event_id"] for e in alice.seen(room, replies_to(question))] == [
+            reply["event_id"]
+        ], "one reply: the held placeholder never landed"
+        assert logged(logs[0], "stays pending: the lease ran out during the write")
+    finally:
+        proxy.release.set()
+        await proxy.session.close()
+        await proxy_runner.cleanup()
+        await relay.stop()
