@@ -12,7 +12,9 @@ from tests.e2e.test_conversation import room_with_bot
 pytestmark = pytest.mark.e2e
 
 
-def knowledge_config(port: int) -> str:
+def knowledge_config(port: int, handbook: str = "") -> str:
+    """The ingestion API on `port`, a public handbook (with the keys of `handbook`) and a
+    private collection."""
     return f"""
 [ingest_api]
 enabled = true
@@ -24,6 +26,7 @@ token = "wiki-token"
 [collections.handbook]
 source = "wiki"
 public = true
+{handbook}
 
 [collections.hr-private]
 source = "wiki"

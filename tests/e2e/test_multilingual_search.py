@@ -10,7 +10,7 @@ from bot.dev.synapse import free_port
 from core import strings
 from tests.e2e.scripted import ask
 from tests.e2e.test_conversation import room_with_bot
-from tests.e2e.test_knowledge import put
+from tests.e2e.test_knowledge import knowledge_config, put
 from tests.support.embeddings_server import embeddings_server, endpoint_config
 
 pytestmark = pytest.mark.e2e
@@ -30,19 +30,7 @@ RUSSIAN = "Сколько дней ежегодного отпуска полу�
 
 
 def handbook_config(port: int, model: str) -> str:
-    return f"""
-[ingest_api]
-enabled = true
-port = {port}
-
-[sources.wiki]
-token = "wiki-token"
-
-[collections.handbook]
-source = "wiki"
-public = true
-embedding_model = "{model}"
-"""
+    return knowledge_config(port, f'embedding_model = "{model}"')
 
 
 async def ask_in_other_languages(people, bot, config: str, port: int):

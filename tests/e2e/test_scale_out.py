@@ -101,21 +101,31 @@ async def bot_processes(bot: BotHarness, tmp_path: Path) -> AsyncIterator[list[B
         print(f"--- {log.name}\n{log.read_text()}")
 
 
-async def test_a_standby_takes_over_from_a_killed_active_bot_and_answers_once(
-    people, bot, llm, chroma, shared_storage, bot_processes, tmp_path
-):
-    alice = await people("alice")
-    llm.respond = reading_model
+def two_bot_configs(
+    bot: BotHarness, alice, llm, chroma: ChromaServer, shared_storage: str
+) -> list[tuple[Path, int]]:
+    """Configs of two processes of one bot on shared Chroma and storage, with a
+    3-second lease, answers streamed and a placeholder at once."""
     extra = (
         f'[knowledge]\nchroma_url = "{chroma.url}"\n'
         + llm_config(llm)
         + "stream_edit_seconds = 0.2\n"
         + shared_storage
     )
-    (first_config, port), (second_config, _) = write_configs(
+    return write_configs(
         bot, 2, extra, allowed_users=[alice.user_id], placeholder_after_seconds=0,
         shutdown_grace_seconds=0, lease_seconds=3,
     )  # fmt: skip
+
+
+async def test_a_standby_takes_over_from_a_killed_active_bot_and_answers_once(
+    people, bot, llm, chroma, shared_storage, bot_processes, tmp_path
+):
+    alice = await people("alice")
+    llm.respond = reading_model
+    (first_config, port), (second_config, _) = two_bot_configs(
+        bot, alice, llm, chroma, shared_storage
+    )
     logs = [tmp_path / "bot-0.log", tmp_path / "bot-1.log"]
     first = BotProcess(bot, logs[0], first_config)
     bot_processes.append(first)
@@ -298,16 +308,9 @@ async def test_a_standby_takes_over_while_the_active_bots_send_is_held(
     proxy = HoldingProxy(homeserver.url)
     proxy_runner = await proxy.start()
     relay = await TcpRelay(postgres.port).start()
-    extra = (
-        f'[knowledge]\nchroma_url = "{chroma.url}"\n'
-        + llm_config(llm)
-        + "stream_edit_seconds = 0.2\n"
-        + shared_storage
+    (first_config, port), (second_config, _) = two_bot_configs(
+        bot, alice, llm, chroma, shared_storage
     )
-    (first_config, port), (second_config, _) = write_configs(
-        bot, 2, extra, allowed_users=[alice.user_id], placeholder_after_seconds=0,
-        shutdown_grace_seconds=0, lease_seconds=3,
-    )  # fmt: skip
     # The first process reaches the homeserver through the proxy, its database through
     # the relay; the second reaches both directly.
     first_config.write_text(
