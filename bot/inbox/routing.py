@@ -162,6 +162,13 @@ def _edit_adds_mention(message: IncomingMessage, bot: BotIdentity, facts: Routin
     return newly and not facts.edited_was_addressed
 
 
+def decide_is_question(text: str) -> bool:
+    """Whether a message asks something: it ends with a question mark (any script's), or
+    opens with Spanish's."""
+    stripped = text.strip()
+    return stripped.endswith(("?", "？", "؟", "\u037e")) or stripped.startswith("¿")
+
+
 def decide_action(
     message: IncomingMessage, bot: BotIdentity, room: RoomSettings, facts: RoutingFacts
 ) -> Action:
@@ -186,7 +193,10 @@ def decide_action(
     thread_root = message.thread_root or message.replaces or message.event_id
 
     command = _parse_command(text, facts.command_prefix)
-    if facts.feedback_asked and message.thread_root and not command and text:
+    # After "what was wrong?", what says something about the answer is the comment; a
+    # new question to the bot (a mention, or a question mark) is answered instead.
+    asks = mentioned or decide_is_question(text)
+    if facts.feedback_asked and message.thread_root and not command and text and not asks:
         return KeepFeedback(text, thread_root)
     if command:
         name, args = command

@@ -11,7 +11,7 @@ from bot.dev.synapse import free_port
 from bot.inbox.links import build_room_link
 from core import strings
 from tests.e2e.people import bring_in, from_user, replies_to
-from tests.e2e.scripted import ask, llm_config, reading_model, start_alice_and_bot
+from tests.e2e.scripted import ask, finished_reply, llm_config, reading_model, start_alice_and_bot
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import knowledge_config, put
 
@@ -120,3 +120,11 @@ async def test_a_vote_in_an_encrypted_room_counts_too(people, bot, llm):
         room, lambda e: e["content"].get("body") == strings.FEEDBACK_ASK, timeout=30
     )
     assert asked["event_id"] in alice.decrypted, "the question after the 👎 is encrypted too"
+    # A new question in the thread is answered, not taken for the comment; the comment is.
+    thread = asked["content"]["m.relates_to"]["event_id"]
+    again = await alice.say(room, "how far ahead are trains booked?", thread=thread)
+    answer = await finished_reply(alice, room, replies_to(again))
+    assert "Travelink" in answer["body"], answer["body"]
+    comment = await alice.say(room, "the first answer cited the wrong page", thread=thread)
+    thanks = await alice.wait_for(room, replies_to(comment), timeout=30)
+    assert thanks["content"]["body"] == strings.FEEDBACK_THANKS

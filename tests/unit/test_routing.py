@@ -96,11 +96,29 @@ CASES = {
         replace(FACTS, thread_has_bot=True),
         AnswerQuestion("what is the travel policy?", "$root"),
     ),
+    "a remark with a question mark inside is kept": (
+        replace(BASE, body="it said 27? the page says 30", thread_root="$root"),
+        ROOM,
+        replace(FACTS, thread_has_bot=True, feedback_asked=True),
+        KeepFeedback("it said 27? the page says 30", "$root"),
+    ),
     "the reply to what was wrong is kept, not answered": (
         replace(BASE, body="the link is dead", thread_root="$root"),
         ROOM,
         replace(FACTS, thread_has_bot=True, feedback_asked=True),
         KeepFeedback("the link is dead", "$root"),
+    ),
+    "a question there is answered, not kept as the comment": (
+        replace(BASE, body="how far ahead must trains be booked?", thread_root="$root"),
+        ROOM,
+        replace(FACTS, thread_has_bot=True, feedback_asked=True),
+        AnswerQuestion("how far ahead must trains be booked?", "$root"),
+    ),
+    "a mention there is answered": (
+        replace(MENTIONED, body="Knowledge Bot: list the offices", thread_root="$root"),
+        ROOM,
+        replace(FACTS, thread_has_bot=True, feedback_asked=True),
+        AnswerQuestion("list the offices", "$root"),
     ),
     "a command there is still a command": (
         replace(BASE, body="!help", thread_root="$root"),
