@@ -106,7 +106,7 @@ async def open_kb(folder: Path, model: str, extra: str) -> KnowledgeBase:
 
 
 async def bench_ingestion(folder: Path, docs: int, model: str, extra: str) -> None:
-    kb = await open_kb(folder / "ingest", model, extra)
+    kb = await open_kb(folder / f"ingest-{model}", model, extra)
     prose = Prose(seed=1)
     documents = [
         Document("handbook", f"doc-{i}", f"Document {i}", prose.document(paragraphs=8))
@@ -130,8 +130,10 @@ async def bench_ingestion(folder: Path, docs: int, model: str, extra: str) -> No
     await kb.close()
     print(f"{model} ingestion: {len(documents)} documents, {len(texts)} chunks of"
           f" {statistics.mean(tokens):.0f} tokens on average (at most {max(tokens)})")  # fmt: skip
-    print(f"  raw model   {raw:8.1f} chunks/s")
-    print(f"  pipeline    {pipeline:8.1f} chunks/s  ({pipeline / raw:.0%} of the raw model)")
+    per_chunk = statistics.mean(tokens)
+    print(f"  raw model   {raw:8.1f} chunks/s  ({raw * per_chunk:6.0f} tokens/s)")
+    print(f"  pipeline    {pipeline:8.1f} chunks/s  ({pipeline * per_chunk:6.0f} tokens/s,"
+          f" {pipeline / raw:.0%} of the raw model)")  # fmt: skip
 
 
 async def build_corpus(
