@@ -5,6 +5,7 @@ chat with the bot: only the asker reads it, so it holds only what the asker may 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import time
 from datetime import datetime
@@ -131,7 +132,13 @@ class CatchupDesk:
         sealed = self._covers_encrypted(rooms)
         direct = await self._direct_room(UserID(digest.user_id), sealed)
         text = build_catchup_markdown(heading, rooms)
-        await self.matrix.send(direct, build_room_notice(text), sealed=sealed)
+        # One transaction per person and scheduled time: a run tried again (its send
+        # abandoned at the lease's end, a restart before it was recorded) gives the
+        # homeserver's first event instead of a second digest.
+        run = hashlib.sha256(f"{digest.user_id}\0{digest.next_run}".encode()).hexdigest()
+        await self.matrix.send(
+            direct, build_room_notice(text), sealed=sealed, txn_id=f"digest-{run[:32]}"
+        )
 
     async def build(
         self, user: UserID, since: float | None, *, not_before: float = 0.0

@@ -105,6 +105,8 @@ def decide_file_kind(name: str, media_type: str = "") -> FileKind | None:
 # revisions and tables add more): a larger one is refused before it is parsed, so that a
 # small zip of a huge XML never reaches the parser's memory.
 XML_PER_TEXT = 25
+# What the rest of a Word file may unpack to: python-docx parses every part it has.
+OTHER_PARTS_BYTES = 64_000_000
 
 
 class TextBudget:
@@ -181,14 +183,16 @@ def _docx(data: bytes, budget: TextBudget) -> Extracted:
 
 
 def _check_docx_size(data: bytes, budget: TextBudget) -> None:
-    """Refuse, from the zip's directory alone, a document whose XML could only hold more
-    text than the budget (XML_PER_TEXT)."""
-    if budget.limit is None:
-        return
+    """Refuse, from the zip's directory alone, a document whose body's XML could only hold
+    more text than the budget (XML_PER_TEXT), or whose other parts (styles, themes: 800 kB
+    in Word's own template) unpack to more than OTHER_PARTS_BYTES."""
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        xml = sum(i.file_size for i in archive.infolist() if i.filename.startswith("word/"))
-    if xml > budget.limit * XML_PER_TEXT:
+        sizes = {item.filename: item.file_size for item in archive.infolist()}
+    body = sizes.pop("word/document.xml", 0)
+    if budget.limit is not None and body > budget.limit * XML_PER_TEXT:
         raise Unreadable("FILE_TEXT_TOO_LARGE", limit=budget.limit)
+    if sum(sizes.values()) > OTHER_PARTS_BYTES:
+        raise Unreadable("FILE_TOO_MUCH_MEMORY")
 
 
 def _docx_markdown(data: bytes, budget: TextBudget) -> Extracted:
