@@ -10,7 +10,7 @@ import logging
 import time
 from contextvars import ContextVar
 
-from core.privacy import quiet_libraries
+from core.privacy import LibraryContentFilter, quiet_libraries
 
 # The answer id of the question the current task handles ("" outside one).
 ANSWER_ID: ContextVar[str] = ContextVar("answer_id", default="")
@@ -44,6 +44,7 @@ class JsonFormatter(logging.Formatter):
 def setup_logging(level: str = "INFO", log_format: str = "text") -> None:
     handler = logging.StreamHandler()
     handler.addFilter(AnswerIdFilter())
+    handler.addFilter(LibraryContentFilter())
     handler.setFormatter(
         JsonFormatter()
         if log_format == "json"

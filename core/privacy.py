@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -41,10 +43,73 @@ QUIET_LOGGERS = (
 )
 
 
+# Libraries whose records may carry what they were given, even at WARNING: nio logs an
+# event it cannot validate with all of its content (an attachment's key, the text), and
+# aiohttp's errors quote what was sent.
+CONTENT_LOGGERS = ("nio", "aiohttp")
+EVENT_ID = re.compile(r"\$[A-Za-z0-9_\-+/=.:]{8,}")
+EVENT_TYPE = re.compile(r"""["']type["']\s*:\s*["']([a-z][a-z0-9_.\-]{2,80})["']""")
+HEAD = re.compile(r"[^:{}\[\]()'\"\n$]{0,80}")
+
+
+def build_safe_library_message(message: str) -> str:
+    """What a library's log line may say: its opening words (up to the first quote,
+    bracket, colon or event id) and the event ids and types it names, nothing else."""
+    opening = HEAD.match(message)
+    head = (opening.group().strip() if opening else "") or "a library's record"
+    ids = list(dict.fromkeys(EVENT_ID.findall(message)))[:5]
+    types = list(dict.fromkeys(EVENT_TYPE.findall(message)))[:5]
+    details = [part for part in (", ".join(ids), ", ".join(types)) if part]
+    return head + (f" ({'; '.join(details)})" if details else "") + " [content withheld]"
+
+
+def withhold_library_content(record: logging.LogRecord) -> logging.LogRecord:
+    """A record of CONTENT_LOGGERS keeps only event ids and types (see
+    build_safe_library_message), and of an exception only its type, whatever the level."""
+    if record.name.split(".")[0] in CONTENT_LOGGERS:
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed record: say nothing of it
+            message = ""
+        if record.exc_info and record.exc_info[0] is not None:
+            message += f": {record.exc_info[0].__name__}"
+        record.msg, record.args = build_safe_library_message(message), None
+        record.exc_info, record.exc_text, record.stack_info = None, None, None
+    return record
+
+
+class LibraryContentFilter(logging.Filter):
+    """The same on a handler, for handlers of processes that did not call
+    quiet_libraries (records made before it was called, other tools)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        withhold_library_content(record)
+        return True
+
+
+def _withholding_factory(
+    make: Callable[..., logging.LogRecord],
+) -> Callable[..., logging.LogRecord]:
+    def factory(*args: object, **kwargs: object) -> logging.LogRecord:
+        return withhold_library_content(make(*args, **kwargs))
+
+    factory.withholds = True  # type: ignore[attr-defined]
+    return factory
+
+
+def keep_library_content_out_of_logs() -> None:
+    """Every record of CONTENT_LOGGERS made from now on in this process is stripped as it
+    is made, whichever handler takes it (the bot's, a test's, a log file's). Idempotent."""
+    current = logging.getLogRecordFactory()
+    if not getattr(current, "withholds", False):
+        logging.setLogRecordFactory(_withholding_factory(current))
+
+
 def quiet_libraries(*more: str) -> None:
     """Keep the loggers of QUIET_LOGGERS (and `more`) at WARNING, or at the root's level
     when higher (a logger's own level lets its records through to the root's handlers even
     when the root's level is higher)."""
+    keep_library_content_out_of_logs()
     level = max(logging.WARNING, logging.getLogger().getEffectiveLevel())
     for name in (*QUIET_LOGGERS, *more):
         logging.getLogger(name).setLevel(level)

@@ -22,7 +22,7 @@ from core.knowledge.ingest.realign import realign_models
 from core.knowledge_base.api import IngestApi, start_ingest_api
 from core.knowledge_base.base import KnowledgeBase
 from core.knowledge_base.crawl.schedule import CrawlService
-from core.privacy import keep_private, quiet_libraries
+from core.privacy import LibraryContentFilter, keep_private, quiet_libraries
 from core.storage.database import StorageError
 
 log = logging.getLogger(__name__)
@@ -79,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(LibraryContentFilter())
     try:
         settings = load_config(args.config, os.environ, skip_secrets=frozenset({"matrix"}))
     except ConfigError as exc:

@@ -196,3 +196,36 @@ async def test_a_store_no_known_key_opens_gets_a_new_device_not_a_crash(people, 
 
     assert saved_session(data)["device_id"] != old_device
     assert (data / "matrix-store" / f"{bot.user_id}_{old_device}.db").exists(), "kept as it was"
+
+
+async def test_an_event_nio_cannot_read_leaves_no_trace_of_its_content_in_the_log(people, bot):
+    """A malformed file message (a hash that is a number) carrying an attachment's key: nio
+    logs such an event whole when it cannot validate it. The log, at DEBUG, names the
+    event and holds nothing of its content."""
+    alice = await people("alice")
+    bot.write_config(allowed_users=[alice.user_id], log_level="DEBUG")
+    key, text = phrase("attachment-key"), phrase("said")
+    capture, root = LogCapture(), logging.getLogger()
+    level = root.level
+    root.addHandler(capture)
+    try:
+        await bot.start()
+        room = await room_with_bot(alice, bot)
+        malformed = await alice.send(room, {
+            "msgtype": "m.file", "body": text,
+            "file": {"url": "mxc://localhost/x", "v": "v2", "iv": "AAAAAAAAAAAAAAAAAAAAAA",
+                     "hashes": {"sha256": 12345},
+                     "key": {"kty": "oct", "alg": "A256CTR", "k": key, "ext": True,
+                             "key_ops": ["encrypt", "decrypt"]}},
+        })  # fmt: skip
+        await ask(alice, room, "!help", bot)  # the bot has synced past it
+        await alice.wait_until(lambda: any(malformed in line for line in capture.lines))
+        await bot.stop()
+    finally:
+        root.removeHandler(capture)
+        root.setLevel(level)
+    assert any(malformed in line for line in capture.lines), "the bot saw it"
+    said = [line for line in capture.lines if "Error validating event" in line]
+    assert said, "nio told of the event it could not validate (the positive control)"
+    assert all(line.endswith("[content withheld]") for line in said), said
+    assert key not in capture.text and text not in capture.text, said
