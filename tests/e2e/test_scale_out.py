@@ -335,6 +335,7 @@ async def test_a_standby_takes_over_while_the_active_bots_send_is_held(
         await asyncio.wait_for(proxy.held.wait(), START_SECONDS)
         relay.cut()  # the first process can renew its lease no more
         await wait_for_log(logs[1], "active: this process syncs", second.process)
+        await asyncio.wait_for(proxy.dropped.wait(), START_SECONDS)  # it gave the send up
         proxy.release.set()
 
         reply = await alice.wait_for(room, replies_to(question), timeout=START_SECONDS)
