@@ -55,8 +55,10 @@ PARENS, LINKS, NEVER_INDEXING = ("(", "（"), ("[", "[["), ("【", "〔")
 BRACKETS = re.escape("".join(b for b in (*PAIRS, *PAIRS.values()) if len(b) == 1))
 INSIDE = re.compile(rf"[^{BRACKETS}\n]{{1,80}}")
 S = r"[^\S\n]"  # a space, not a line break
-WORD = rf"[^\W\d_]{{1,12}}\.?(?:{S}*[:#])?{S}*"
 AND = r"and|und|et|y|e|и|och|en|og|ja|ve|i|oraz"
+# A word is never a connector: ", and 2" would read two ways, and a line of them fails in
+# 2^n ways (a few hundred characters of model output held the event loop for minutes).
+WORD = rf"(?!(?:{AND}){S})[^\W\d_]{{1,12}}\.?(?:{S}*[:#])?{S}*"
 TO = rf"{S}*(?:[-–—~〜]|to\b|bis\b){S}*(?:{WORD})?"
 TAIL = r"(?::\d+)?†[^†,;\n]*"
 ITEM = rf"(?:{WORD})?\d{{1,6}}(?:{TO}\d{{1,6}})?(?:{TAIL})?"
@@ -76,7 +78,8 @@ CITE_WORD = re.compile(
 SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹˒⁻", "0123456789,-")
 TOKEN = re.compile(
     r"(?P<fence>^[ \t]*(?:`{3,}|~{3,}))|(?P<definition>^\[\^\d+\]:[^\n]*\n?)|(?P<code>`+)"
-    rf"|(?P<line>^[ \t]*(?P<numbers>(?=[^\W\d_]){NUMBERS})[ \t]*(?:\n|\Z))"
+    rf"|(?P<line>^(?=[^\n]{{0,200}}(?:\n|\Z))"  # a line of citations is a short line
+    rf"[ \t]*(?P<numbers>(?=[^\W\d_]){NUMBERS})[ \t]*(?:\n|\Z))"
     r"|(?P<superscript>(?<=[.,;:!?。])[⁰¹²³⁴⁵⁶⁷⁸⁹]+(?:[˒,⁻][⁰¹²³⁴⁵⁶⁷⁸⁹]+)*)"
     rf"|(?P<open>{'|'.join(map(re.escape, PAIRS))})",
     re.MULTILINE | re.IGNORECASE,

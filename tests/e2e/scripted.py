@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from bot.dev.synapse import free_port
 from bot.inbox.reply import STREAMING_MARK
-from core.strings import PLACEHOLDER
+from core import strings
+from core.i18n.language import speaking
 from tests.e2e.people import replies_to
 from tests.e2e.test_knowledge import knowledge_config
 from tests.e2e.test_pipeline import edits_of
@@ -31,11 +32,23 @@ async def finished_reply(person, room, first_reply, timeout=60) -> dict:
             content = event["content"]["m.new_content"]
         else:
             return None
-        streaming = content["body"].endswith(STREAMING_MARK) or content["body"] == PLACEHOLDER
+        streaming = content["body"].endswith(STREAMING_MARK) or content["body"] in PLACEHOLDERS
         return None if streaming else content
 
     final = await person.wait_for(room, lambda e: finished(e) is not None, timeout=timeout)
     return finished(final)
+
+
+def _placeholders() -> frozenset[str]:
+    """"Working on it…" in every language the bot speaks (the asker's may be any)."""
+    found = set()
+    for language in ("en", "de", "fr", "es"):
+        with speaking(language):
+            found.add(strings.PLACEHOLDER)
+    return frozenset(found)
+
+
+PLACEHOLDERS = _placeholders()
 
 
 def llm_config(llm, extra: str = "", *, reasoning_known: bool = True) -> str:

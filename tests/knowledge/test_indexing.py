@@ -156,7 +156,7 @@ async def test_overfetch_returns_more_than_k(kb):
 
 async def test_a_collection_refuses_a_second_embedding_model(kb, tmp_path):
     await kb.indexer.put_many([LEAVE])
-    with pytest.raises(ModelMismatch, match="index it into a new collection"):
+    with pytest.raises(ModelMismatch, match="embedded again at the next start"):
         kb.vectors.upsert(
             "handbook", "/models/another-model", ["x"], [[0.0] * 384], [{"doc_id": "x"}]
         )

@@ -19,12 +19,12 @@ GERMAN = "Wie viele Tage Jahresurlaub bekommen Vollzeitbeschäftigte?"
 
 
 @pytest.mark.parametrize(
-    ("recorded", "model", "again"),
-    [(None, "m", False), (("m", True), "m", False), (("old", True), "m", True),
-     (("m", False), "m", True), (("old", False), "m", True)],
+    ("recorded", "has_chunks", "again"),
+    [(None, False, False), (None, True, True), (("m", True), True, False),
+     (("old", True), True, True), (("m", False), True, True), (("old", False), False, True)],
 )  # fmt: skip
-def test_decide_realign(recorded, model, again):
-    assert decide_realign(recorded, model) is again
+def test_decide_realign(recorded, has_chunks, again):
+    assert decide_realign(recorded, "m", has_chunks) is again
 
 
 def with_model(settings, model: str):

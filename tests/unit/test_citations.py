@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -237,3 +238,22 @@ def test_every_style_streams_without_taking_back(text):
     for before, after in itertools.pairwise(shown):
         assert after.startswith(before), (before, after)
     assert build_cited_text(text, FIVE)[0].startswith(shown[-1])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Sources " + ", and ".join(["1"] * 40) + " x",
+        "".join("[1" + ",e 1" * 19 + " x] " for _ in range(200)),
+        "Quelle 1, und 2, y 3, e 4 " * 2000,
+        "Sources " + ", and ".join(["2"] * 1000) + " x",
+    ],
+    ids=["a line of connectors", "brackets of connectors", "long prose", "a long line"],
+)
+def test_hostile_text_is_read_in_linear_time(text):
+    """Text a model may be made to write (connectors after commas read two ways each) is
+    read at once: the grammar once took 2^n tries on such a line and held the event loop."""
+    started = time.perf_counter()
+    build_cited_text(text, ["a", "b", "c", "d", "e"])
+    build_streamed_text(text[: len(text) // 2], ["a", "b", "c", "d", "e"])
+    assert time.perf_counter() - started < 1.0

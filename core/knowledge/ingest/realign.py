@@ -27,10 +27,14 @@ log = logging.getLogger(__name__)
 BATCH = 256
 
 
-def decide_realign(recorded: tuple[str, bool] | None, model: str) -> bool:
+def decide_realign(recorded: tuple[str, bool] | None, model: str, has_chunks: bool) -> bool:
     """Whether a collection's vectors must be made again: Chroma holds them from another
-    model, or an earlier realignment stopped midway. None: Chroma holds none yet."""
-    return recorded is not None and recorded != (model, True)
+    model, an earlier realignment stopped midway, or Chroma holds none (`recorded` None)
+    while the catalog has chunks (Chroma's data lost, or a switch stopped between
+    emptying the collection and making it again)."""
+    if recorded is None:
+        return has_chunks
+    return recorded != (model, True)
 
 
 async def realign_models(
@@ -45,12 +49,15 @@ async def realign_models(
     for name in list(settings().collections):
         model = settings().embedding_model_of(name)
         recorded = await asyncio.to_thread(vectors.recorded_model, name)
-        if not decide_realign(recorded, model):
+        has_chunks = bool(await catalog.chunks_of(name, "", 1))
+        if not decide_realign(recorded, model, has_chunks):
             continue
+        # Loaded (and, for an endpoint, reachable) before anything is emptied.
+        embedder = await asyncio.to_thread(embedders.get, model)
+        await embedder.embed_passages(["probe"])
         started = time.monotonic()
         log.info("collection %s: embedding its chunks again with %s", name, model)
         await asyncio.to_thread(vectors.start_model, name, model)
-        embedder = await asyncio.to_thread(embedders.get, model)
         count, after = 0, ""
         while rows := await catalog.chunks_of(name, after, BATCH):
             texts = [Chunk(row[1], row[4], row[3], 0).embedding_text(row[2]) for row in rows]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import sys
@@ -70,7 +71,8 @@ class Extractor:
             async with asyncio.timeout(settings.timeout_seconds):
                 out, err = await _talk(process, data, bound)
         except (TimeoutError, asyncio.CancelledError) as stopped:
-            process.kill()
+            with contextlib.suppress(ProcessLookupError):  # it may have ended meanwhile
+                process.kill()
             await asyncio.shield(process.wait())
             if isinstance(stopped, asyncio.CancelledError):
                 raise
@@ -125,6 +127,7 @@ async def _talk(
         errors = group.create_task(tail(process.stderr))
         out = await read_all(process.stdout, bound)
         if out is None:
-            process.kill()
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
     await process.wait()
     return out, errors.result()

@@ -17,7 +17,12 @@ from typing import TYPE_CHECKING
 
 import openai
 
-from core.knowledge.search.embedding import Calibration, Embedder, EmbeddingUnavailable
+from core.knowledge.search.embedding import (
+    Calibration,
+    Embedder,
+    EmbeddingModelError,
+    EmbeddingUnavailable,
+)
 
 if TYPE_CHECKING:
     from core.config.knowledge import EmbeddingEndpointSettings
@@ -112,11 +117,21 @@ class EndpointEmbedder(Embedder):
         except openai.APIConnectionError as exc:
             raise EmbeddingUnavailable(f"{where} cannot be reached") from exc
         except openai.APIStatusError as exc:
+            if 400 <= exc.status_code < 500 and exc.status_code not in (408, 429):
+                # Refused for what was sent (too long, say): the document's fault, told in
+                # its job, not an outage that holds every job behind it.
+                raise EmbeddingModelError(
+                    f"{where} refused the text (HTTP {exc.status_code}); a chunk may be "
+                    "longer than its max_tokens"
+                ) from exc
             raise EmbeddingUnavailable(f"{where} answered HTTP {exc.status_code}") from exc
         except (openai.OpenAIError, ValueError, TypeError) as exc:
             raise EmbeddingUnavailable(f"{where} gave an answer that is not embeddings") from exc
-        items = sorted(answer.data or [], key=lambda item: item.index)
-        vectors = [list(map(float, item.embedding)) for item in items]
+        try:
+            items = sorted(answer.data or [], key=lambda item: item.index)
+            vectors = [list(map(float, item.embedding)) for item in items]
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise EmbeddingUnavailable(f"{where} gave an answer that is not embeddings") from exc
         if len(vectors) != len(batch):
             raise EmbeddingUnavailable(f"{where} gave {len(vectors)} vectors for {len(batch)}")
         expected = current.dimensions or self._seen_dimension or len(vectors[0])

@@ -83,21 +83,25 @@ class VectorStore:
             raise KnowledgeUnavailable(str(exc)) from exc
 
     def _collection(self, name: str, model: str) -> Any:
-        cached = self._collections.get(name)
-        if cached is None:
-            cached = self._client.get_or_create_collection(
-                f"kb-{name}",
-                metadata={"model": model, "hnsw:space": "cosine"},
-                embedding_function=None,
-            )
-            self._collections[name] = cached
-        recorded = (cached.metadata or {}).get("model")
-        if recorded != model:
-            raise ModelMismatch(
-                f"collection {name!r} holds embeddings of {recorded!r} but the config says "
-                f"{model!r}; index it into a new collection instead of mixing models"
-            )
-        return cached
+        recorded = None
+        # The cached handle first; when its model differs, Chroma's own record (another
+        # process may have embedded the collection again since).
+        for fresh in (False, True):
+            cached = None if fresh else self._collections.get(name)
+            if cached is None:
+                cached = self._client.get_or_create_collection(
+                    f"kb-{name}",
+                    metadata={"model": model, "hnsw:space": "cosine"},
+                    embedding_function=None,
+                )
+                self._collections[name] = cached
+            recorded = (cached.metadata or {}).get("model")
+            if recorded == model:
+                return cached
+        raise ModelMismatch(
+            f"collection {name!r} holds embeddings of {recorded!r} but the config says "
+            f"{model!r}; it is embedded again at the next start of a process that indexes"
+        )
 
     @_reached
     def upsert(
@@ -186,11 +190,12 @@ class VectorStore:
         self._collections.pop(name, None)
         with contextlib.suppress(NotFoundError):
             self._client.delete_collection(f"kb-{name}")
-        self._client.create_collection(
-            f"kb-{name}",
-            metadata={"model": model, "hnsw:space": "cosine", "partial": True},
-            embedding_function=None,
+        # A search in between may have made it again (without the mark): mark it.
+        partial = {"model": model, "hnsw:space": "cosine", "partial": True}
+        made = self._client.get_or_create_collection(
+            f"kb-{name}", metadata=partial, embedding_function=None
         )
+        made.modify(metadata={"model": model, "partial": True})
 
     @_reached
     def finish_model(self, name: str, model: str) -> None:
