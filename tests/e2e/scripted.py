@@ -40,7 +40,7 @@ async def finished_reply(person, room, first_reply, timeout=60) -> dict:
 
 
 def _placeholders() -> frozenset[str]:
-    """"Working on it…" in every language the bot speaks (the asker's may be any)."""
+    """The "working on it" notice in every language the bot speaks (the asker's may be any)."""
     found = set()
     for language in ("en", "de", "fr", "es"):
         with speaking(language):
