@@ -118,6 +118,28 @@ def two_bot_configs(
     )  # fmt: skip
 
 
+async def active_and_standby(
+    bot: BotHarness,
+    alice,
+    started: list[BotProcess],
+    configs: list[Path],
+    logs: list[Path],
+    port: int,
+) -> tuple[BotProcess, BotProcess, str]:
+    """The first config's process active, the second's standing by, a room of alice's with
+    the bot in it, and the handbook's travel page put through the first's API."""
+    first = BotProcess(bot, logs[0], configs[0])
+    started.append(first)
+    await wait_for_log(logs[0], "active: this process syncs", first.process)
+    second = BotProcess(bot, logs[1], configs[1])
+    started.append(second)
+    await wait_for_log(logs[1], "standing by", second.process)
+    room = await alice.create_room([bot.user_id])
+    await alice.wait_for(room, membership_of(bot.user_id, "join"), timeout=START_SECONDS)
+    await put_document(port)
+    return first, second, room
+
+
 async def test_a_standby_takes_over_from_a_killed_active_bot_and_answers_once(
     people, bot, llm, chroma, shared_storage, bot_processes, tmp_path
 ):
@@ -127,16 +149,9 @@ async def test_a_standby_takes_over_from_a_killed_active_bot_and_answers_once(
         bot, alice, llm, chroma, shared_storage
     )
     logs = [tmp_path / "bot-0.log", tmp_path / "bot-1.log"]
-    first = BotProcess(bot, logs[0], first_config)
-    bot_processes.append(first)
-    await wait_for_log(logs[0], "active: this process syncs", first.process)
-    second = BotProcess(bot, logs[1], second_config)
-    bot_processes.append(second)
-    await wait_for_log(logs[1], "standing by", second.process)
-
-    room = await alice.create_room([bot.user_id])
-    await alice.wait_for(room, membership_of(bot.user_id, "join"), timeout=START_SECONDS)
-    await put_document(port)
+    first, second, room = await active_and_standby(
+        bot, alice, bot_processes, [first_config, second_config], logs, port
+    )
     held = llm.held = asyncio.Event()
     llm.hold_after = 2
     question = await alice.say(room, "how are trains booked?", mentions=[bot.user_id])
@@ -320,15 +335,9 @@ async def test_a_standby_takes_over_while_the_active_bots_send_is_held(
     )
     logs = [tmp_path / "bot-0.log", tmp_path / "bot-1.log"]
     try:
-        first = BotProcess(bot, logs[0], first_config)
-        bot_processes.append(first)
-        await wait_for_log(logs[0], "active: this process syncs", first.process)
-        second = BotProcess(bot, logs[1], second_config)
-        bot_processes.append(second)
-        await wait_for_log(logs[1], "standing by", second.process)
-        room = await alice.create_room([bot.user_id])
-        await alice.wait_for(room, membership_of(bot.user_id, "join"), timeout=START_SECONDS)
-        await put_document(port)
+        _, second, room = await active_and_standby(
+            bot, alice, bot_processes, [first_config, second_config], logs, port
+        )
 
         proxy.holding = True
         question = await alice.say(room, "how are trains booked?", mentions=[bot.user_id])
