@@ -80,6 +80,7 @@ class EndpointEmbedder(Embedder):
     def _client_of(self, current: EmbeddingEndpointSettings) -> openai.AsyncOpenAI:
         wanted = (current.url, current.secret_key() or "", current.timeout_seconds)
         if self._client is None or self._client_for != wanted:
+            self.close()  # the client of the settings before an edit, and its pool
             # Retries are the caller's: a question must be told within its timeout.
             self._client = openai.AsyncOpenAI(
                 base_url=current.url,
