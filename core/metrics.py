@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 from core.llm.tokens import estimate_tokens
-from core.requests import Answer
+from core.requests import FALLBACK_REASON, Answer
 from core.trace import AnswerStep, PrestepStep, RightsStep
 
 STEP_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
@@ -56,6 +56,11 @@ class Metrics:
         self.answers.labels(answer.kind).inc()
         if answer.kind == "refusal":
             self.refusals.labels(answer.reason or "unknown").inc()
+        # The model failed and the passages found were shown under the notice: a failure
+        # of its cause all the same (as when nothing was found to show).
+        fallback, _, cause = answer.reason.partition(FALLBACK_REASON)
+        if not fallback and cause:
+            self.failures.labels(cause).inc()
         for step in answer.trace:
             self.steps.labels(step.name).observe(step.seconds)
             if isinstance(step, PrestepStep):

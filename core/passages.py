@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from core import strings
 from core.config import Settings
+from core.config.knowledge import RetrievalSettings
 from core.history.line_store import HistoryLine
 from core.knowledge.documents import Hit
 from core.knowledge.search.keywords import parse_query_words, stem_word
@@ -79,15 +80,16 @@ def build_passages_answer(
     hits: list[Hit],
     memories: Sequence[Memory] = (),
     lines: Mapping[str, Sequence[HistoryLine]] | None = None,
+    intro: str | None = None,
 ) -> tuple[str, tuple[Source, ...]]:
-    """The answer text (what the room remembers, then quoted passages, each with its
-    source number) and the sources. A hit of the room's discussion with its `lines`
+    """The answer text (`intro`, what the room remembers, then quoted passages, each with
+    its source number) and the sources. A hit of the room's discussion with its `lines`
     (by chunk id, as `decide_quoted_lines` picks them) is quoted line by line."""
     if not hits and not memories:
         return strings.NOTHING_FOUND, ()
     numbers: dict[tuple[str, str], int] = {}
     sources: list[Source] = []
-    parts = [strings.SEARCH_ONLY_INTRO]
+    parts = [strings.SEARCH_ONLY_INTRO if intro is None else intro]
     if memories:
         parts.append(strings.SEARCH_ONLY_MEMORIES)
         parts += [f"> {build_snippet(memory.text)}" for memory in memories]
@@ -102,6 +104,51 @@ def build_passages_answer(
         else:
             parts.append(f"> {build_snippet(hit.text)} [{numbers[key]}]")
     return "\n\n".join(parts), tuple(sources)
+
+
+def build_search_only_answer(
+    question: str,
+    found: Sources,
+    retrieval: RetrievalSettings,
+    quoted: Mapping[str, Sequence[HistoryLine]],
+    intro: str | None = None,
+) -> tuple[str, tuple[Source, ...], bool]:
+    """What search alone answers `question` with from what was `found`: the relevant
+    memories and passages (as `build_passages_answer`), their sources, and whether any
+    was relevant. Search-only mode answers so, and so does the pipeline when the model
+    fails (core/pipeline/answer.py)."""
+    memories = decide_relevant_memories(question, found.memories)
+    shown = (
+        decide_relevant_hits(
+            found.documents,
+            retrieval.top_k,
+            near=retrieval.passage_near_distance,
+            max_distance=retrieval.passage_max_distance,
+            relative=retrieval.passage_relative_distance,
+        )
+        + found.history
+    )
+    text, sources = build_passages_answer(shown, memories, quoted, intro)
+    if found.unchecked:
+        text += "\n\n" + strings.SOURCES_UNCHECKED
+    if found.encrypted_left_out:
+        text += "\n\n" + strings.ENCRYPTED_LEFT_OUT
+    return text, sources, bool(shown or memories)
+
+
+async def fetch_quoted_lines(
+    memory: ConversationMemory | None, question: str, found: Sources
+) -> dict[str, list[HistoryLine]]:
+    """The lines to quote of each window of the room's discussion found, by its id."""
+    quoted = {}
+    for window in found.windows:
+        if window.last_seq >= 0 and memory is not None:
+            lines = await memory.store.lines_between(window.room, window.first_seq, window.last_seq)
+        else:
+            lines = parse_window_lines(window.text)
+        if lines:
+            quoted[window.id] = decide_quoted_lines(question, lines)
+    return quoted
 
 
 class PassagesAnswerer:
@@ -121,20 +168,6 @@ class PassagesAnswerer:
         self.memory = memory
         self.finder = SourcesFinder(retriever, rights, memory, times or TimeExpressionFinder())
 
-    async def _quoted_lines(self, request: Request, found: Sources) -> dict[str, list[HistoryLine]]:
-        """The lines to quote of each window of the room's discussion found, by its id."""
-        quoted = {}
-        for window in found.windows:
-            if window.last_seq >= 0 and self.memory is not None:
-                lines = await self.memory.store.lines_between(
-                    window.room, window.first_seq, window.last_seq
-                )
-            else:
-                lines = parse_window_lines(window.text)
-            if lines:
-                quoted[window.id] = decide_quoted_lines(request.text, lines)
-        return quoted
-
     async def answer(self, request: Request, progress: Progress | None = None) -> Answer:
         settings = self.settings()
         audience = build_audience(request, settings)
@@ -142,24 +175,10 @@ class PassagesAnswerer:
         if found.unavailable and not found.hits:
             unavailable = strings.SEARCH_UNAVAILABLE
             return Answer(unavailable, "notice", (), found.trace, reason="unavailable")
-        memories = decide_relevant_memories(request.text, found.memories)
-        retrieval = settings.retrieval
-        shown = (
-            decide_relevant_hits(
-                found.documents,
-                retrieval.top_k,
-                near=retrieval.passage_near_distance,
-                max_distance=retrieval.passage_max_distance,
-                relative=retrieval.passage_relative_distance,
-            )
-            + found.history
+        quoted = await fetch_quoted_lines(self.memory, request.text, found)
+        text, sources, relevant = build_search_only_answer(
+            request.text, found, settings.retrieval, quoted
         )
-        quoted = await self._quoted_lines(request, found)
-        text, sources = build_passages_answer(shown, memories, quoted)
-        if found.unchecked:
-            text += "\n\n" + strings.SOURCES_UNCHECKED
-        if found.encrypted_left_out:
-            text += "\n\n" + strings.ENCRYPTED_LEFT_OUT
-        kind: AnswerKind = "answer" if shown or memories else "refusal"
-        reason = "" if shown or memories else "nothing_found"
+        kind: AnswerKind = "answer" if relevant else "refusal"
+        reason = "" if relevant else "nothing_found"
         return Answer(text, kind, sources, found.trace, reason=reason)

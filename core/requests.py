@@ -65,6 +65,10 @@ class Source:
     score: float | None = None  # the retrieval score it was found with
 
 
+# The reason of an answer made of the passages search found, shown under the failure
+# notice when the model gave no answer (core/pipeline/failures.py).
+FALLBACK_REASON = "llm_fallback:"
+
 AnswerKind = Literal["answer", "refusal", "question", "notice"]
 
 
@@ -77,7 +81,8 @@ class Answer:
     sources: tuple[Source, ...] = ()
     trace: tuple[Step, ...] = ()
     id: AnswerID = field(default_factory=lambda: AnswerID(uuid.uuid4().hex))
-    # Why a refusal or notice was given ("toxic", "rate_limited", "nothing_found", ...).
+    # Why a refusal or notice was given ("toxic", "rate_limited", "nothing_found", ...);
+    # FALLBACK_REASON + the failure's cause for the passages shown when the model failed.
     reason: str = ""
     # Work to do after the answer is shown, without delaying it: it returns a line to add
     # to the answer (the support badge), or None.

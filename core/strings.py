@@ -105,6 +105,7 @@ COMMENT_ACK = (
     "or ask again in other words if something was wrong."
 )
 OUT_OF_SCOPE = "That is outside what I can answer. I answer from these collections:\n{collections}"
+# Only for a time-out (LlmTimedOut): core/pipeline/failures.py names every other failure.
 LLM_FAILED = (
     NOTICE_PREFIX + "Sorry, the language model did not answer in time, so I cannot answer "
     "now. Please try again in a moment."
@@ -120,6 +121,40 @@ LLM_REFUSED = (
 LLM_TOO_LONG = (
     NOTICE_PREFIX + "Sorry, your question and its sources are too long for the language "
     "model, even shortened. Please ask a shorter or narrower question."
+)
+LLM_SERVER_ERROR = (
+    NOTICE_PREFIX + "Sorry, the language model's server failed on this request, so I cannot "
+    "answer. Please try again in a moment; if it lasts, tell the bot's admins."
+)
+LLM_CUT_OFF = (
+    NOTICE_PREFIX + "Sorry, the language model's reply was cut off at its length limit "
+    "before it was complete, so I cannot answer. The bot's admins can see why in its log."
+)
+LLM_INVALID = (
+    NOTICE_PREFIX + "Sorry, the language model's reply was not in the form I need, so I "
+    "cannot answer. Please try again in a moment; if it lasts, tell the bot's admins."
+)
+LLM_FILTERED = (
+    NOTICE_PREFIX + "Sorry, the language model's content filter stopped its reply, so I "
+    "cannot answer this."
+)
+LLM_STOPPED = (
+    NOTICE_PREFIX + "Sorry, the language model stopped before writing its answer, so I "
+    "cannot answer. Please try again in a moment."
+)
+LLM_EMPTY = (
+    NOTICE_PREFIX + "Sorry, the language model gave an empty answer, so I cannot answer. "
+    "Please try again in a moment."
+)
+LLM_ERROR = (
+    NOTICE_PREFIX + "Sorry, the language model gave no usable answer, so I cannot answer. "
+    "Please try again in a moment."
+)
+# Under a failure notice: the passages search found for the question, as search-only
+# mode shows them, so that the asker is never left with nothing.
+LLM_FALLBACK_INTRO = (
+    "Here are the passages that best match your question, found by search alone "
+    "(quoted, not an answer from the model):"
 )
 SUPPORT_BADGES = {
     "low": "✅ _well supported by its sources_",

@@ -71,6 +71,9 @@ class PrestepStep(Step):
     verdict: dict[str, Any]
     prompt: Messages
     tokens: int
+    # The call failed (its failure cause, e.g. "llm_cut_off"): `verdict` is the default
+    # one, the question searched as asked.
+    fell_back: str = ""
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,15 @@ class AnswerStep(Step):
     prompt_version: str
     # Characters of the model's inline reasoning left out of `raw` (never their text).
     reasoning_chars: int = 0
+
+
+@dataclass(frozen=True)
+class FallbackStep(Step):
+    """The answer's model call failed (`cause`, as counted): the passages search found
+    were shown under the failure notice instead."""
+
+    name: ClassVar[str] = "fallback"
+    cause: str
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,25 @@ from core.config.strict import Strict
 LlmTask = Literal["answer", "prestep", "support", "summary", "catchup", "judge"]
 
 
+class MaxTokens(Strict):
+    """The most tokens each structured reply may take (sent as max_tokens): a small model
+    that never closes its JSON object stops there instead of writing until the timeout.
+    A reasoning model spends these on its thoughts first: raise them for one."""
+
+    prestep: int = Field(default=400, ge=16, le=100_000)
+    support: int = Field(default=200, ge=16, le=100_000)
+    # The summary's check: one verdict per point.
+    summary_support: int = Field(default=600, ge=16, le=100_000)
+    summary: int = Field(default=1500, ge=16, le=100_000)
+    catchup: int = Field(default=1500, ge=16, le=100_000)
+    judge: int = Field(default=200, ge=16, le=100_000)
+
+    def of(self, name: str) -> int:
+        """The bound of a structured call by its name (a task, or "summary_support")."""
+        bound = getattr(self, name, None)
+        return bound if isinstance(bound, int) else self.prestep
+
+
 class LlmTaskSettings(Strict):
     """Another model or endpoint for one task (a small fast one for the pre-step and the
     checks, say); what is unset comes from [llm]."""
@@ -51,6 +70,8 @@ class LlmSettings(Strict):
     context_window: int | None = Field(default=None, ge=256, le=10_000_000)
     # Tokens kept free for an answer (sent as max_tokens); at most a quarter of the window.
     answer_tokens: int = Field(default=2048, ge=16, le=100_000)
+    # The bound of each structured reply (`[llm.max_tokens]`); answers take answer_tokens.
+    max_tokens: MaxTokens = Field(default_factory=MaxTokens)
     # Extra request fields per task, passed through to the endpoint (vLLM's
     # chat_template_kwargs, Ollama's options, ...).
     request_fields: dict[LlmTask, dict[str, Any]] = Field(default_factory=dict)

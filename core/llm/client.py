@@ -108,8 +108,21 @@ class LlmPromptTooLong(LlmRefused):
 
 
 class LlmInvalidOutput(LlmError):
-    """The output did not follow the schema (even after one repair attempt), or was cut
-    at the token limit."""
+    """The output did not follow the schema (even after one repair attempt)."""
+
+
+class LlmCutOff(LlmInvalidOutput):
+    """A structured reply was cut at its token limit (finish_reason "length"): a JSON
+    object never closed. `[llm.max_tokens]` bounds each task's reply."""
+
+    setting = "llm.max_tokens"
+
+
+class LlmFiltered(LlmError):
+    """The endpoint's content filter stopped the reply (finish_reason "content_filter",
+    as hosted OpenAI-compatible APIs say it)."""
+
+    setting = "the model provider's content filter"
 
 
 class LlmRefusedOption(LlmRefused):
@@ -319,7 +332,12 @@ class LlmClient:
             # Cut at the token limit: a truncated JSON, summary or check, never a whole one
             # (asking for a repair would be cut the same way). No partial text: it is not
             # an answer a reader could use.
-            raise LlmInvalidOutput("the reply was cut at the token limit (finish_reason 'length')")
+            raise LlmCutOff(
+                f"{task or 'a'} reply was cut at the token limit "
+                f"(finish_reason 'length', max_tokens {options.get('max_tokens')})"
+            )
+        if choice.finish_reason == "content_filter":
+            raise LlmFiltered(f"{task or 'a'} reply was stopped by the content filter")
         usage = response.usage
         reply = self._without_reasoning(choice.message.content or "")
         return Completion(
@@ -366,6 +384,9 @@ class LlmClient:
             except API_ERRORS as exc:
                 raise IncompleteAnswer(f"{type(exc).__name__}: {exc}", shown) from None
         whole = self._without_reasoning(raw, streamed=finish == FINISHED)
+        if finish == "content_filter":
+            # Not an answer cut short: what the filter stopped is not shown, even in part.
+            raise LlmFiltered("the answer was stopped by the content filter")
         _check_ending(finish, whole.text, shown)
         if whole.text != shown:
             yield whole
@@ -395,6 +416,9 @@ class LlmClient:
         self, messages: Messages, schema: type[Model], name: str
     ) -> tuple[Completion, dict[str, Any]]:
         json_schema = schema.model_json_schema()
+        # Every structured reply is bounded: a small model may otherwise write until the
+        # timeout (a JSON object never closed) and hold the endpoint all that time.
+        bound = {"max_tokens": self.settings.max_tokens.of(name)}
         in_prompt = [
             *messages,
             {"role": "user", "content": SCHEMA_IN_PROMPT.format(schema=json.dumps(json_schema))},
@@ -405,7 +429,7 @@ class LlmClient:
             "json_object": {"type": "json_object", "schema": json_schema},
         }  # fmt: skip
         while (mode := self.structured_output) != "prompt":
-            options: dict[str, Any] = {"response_format": formats[mode]}
+            options: dict[str, Any] = {"response_format": formats[mode], **bound}
             # A JSON object without its schema for a server that ignores "schema": the
             # prompt says the shape too.
             asked = messages if mode == "json_schema" else in_prompt
@@ -417,7 +441,7 @@ class LlmClient:
                     self.structured_output = "json_object" if mode == "json_schema" else "prompt"
                     log.warning("the model endpoint refuses response_format %s: asking with "
                                 "%s from now on", mode, self.structured_output)  # fmt: skip
-        return await self.complete(in_prompt, name), {}
+        return await self.complete(in_prompt, name, **bound), bound
 
 
 def _check_ending(finish: str | None, text: str, shown: str) -> None:

@@ -12,9 +12,11 @@
    model's context window; citation markers in the styles models write are read, those
    that point to no given source removed.
 5. The support check runs after the answer is shown (Answer.followup).
-   An answer stream that stops early or ends empty is no answer: the client raises
-   (IncompleteAnswer, EmptyAnswer) and the caller shows `build_failure_notice`
-   (core/pipeline/failures.py) instead.
+   An answer the model did not give (a stream that stops early or ends empty, a
+   time-out, a server error, ...: an LlmError) is told as what happened
+   (core/pipeline/failures.py), followed by the passages search found, as search-only
+   mode shows them (`build_fallback_answer`); with nothing found, the caller shows the
+   notice alone. A pre-step that fails lets the question through as asked.
 
 One model call sits on the critical path of a question that needs nothing from the
 conversation: its answer starts beside the pre-step, its words held until the pre-step
@@ -51,10 +53,14 @@ from core.memory.followup import FollowupDecision, decide_followup
 from core.memory.memory import ConversationMemory
 from core.memory.remember import RememberRequest, parse_remember
 from core.memory.rephrase import decide_rephrasing
+from core.passages import fetch_quoted_lines
 from core.pipeline.context import build_conversation, build_sources_block, passage_cost
+from core.pipeline.failures import build_fallback_answer, failure_cause
 from core.pipeline.grounding import build_audience, fetch_context_hits
+from core.pipeline.nothing_found import build_nothing_found
 from core.pipeline.prestep import (
     PrestepVerdict,
+    build_default_verdict,
     decide_from_verdict,
     decide_locally,
     decide_translations,
@@ -69,6 +75,7 @@ from core.sources import build_source
 from core.timerange import TimeExpressionFinder
 from core.trace import (
     AnswerStep,
+    FallbackStep,
     FollowupStep,
     LocalStep,
     Messages,
@@ -197,7 +204,7 @@ class AnswerPipeline:
                 )
             if not sources.hits and not sources.memories and not general:
                 await self._record(request, question, "nothing_found")
-                text = strings.NOTHING_FOUND
+                text = build_nothing_found(request, settings)
                 if sources.encrypted_left_out:
                     text += "\n\n" + strings.ENCRYPTED_LEFT_OUT
                 return Answer(text, kind="refusal", trace=tuple(trace), reason="nothing_found")
@@ -348,9 +355,19 @@ class AnswerPipeline:
             conversation=build_conversation(recent, settings.pipeline.context_tokens // 4),
             question=fence(request.text),
         )
-        verdict, completion = await self.llm.for_task("prestep").complete_json(
-            messages, PrestepVerdict, "prestep"
-        )
+        try:
+            verdict, completion = await self.llm.for_task("prestep").complete_json(
+                messages, PrestepVerdict, "prestep"
+            )
+        except LlmError as exc:
+            # No verdict: the question is searched and answered as asked (the local
+            # guardrails have run before), rather than the asker left with a failure.
+            cause = failure_cause(exc)
+            log.warning("the pre-step failed (%s: %s): the question is answered as asked",
+                        cause, exc.setting)  # fmt: skip
+            verdict = build_default_verdict(request.text)
+            seconds = time.perf_counter() - started
+            return verdict, PrestepStep(seconds, verdict.model_dump(), messages, 0, cause)
         step = PrestepStep(
             time.perf_counter() - started, verdict.model_dump(), messages, completion.prompt_tokens
         )
@@ -367,6 +384,34 @@ class AnswerPipeline:
         return Answer(text, "refusal", trace=trace, reason=decision)
 
     async def _grounded_answer(
+        self,
+        request: Request,
+        question: str,
+        conversation: str,
+        sources: Sources,
+        settings: Settings,
+        trace: list[Step],
+        progress: Progress | None,
+    ) -> Answer:
+        """The model's answer; when its call fails and search found something, the
+        failure notice with the passages found (as search-only mode shows them)."""
+        started = time.perf_counter()
+        try:
+            return await self._model_answer(
+                request, question, conversation, sources, settings, trace, progress
+            )
+        except LlmError as error:
+            quoted = await fetch_quoted_lines(self.memory, question, sources)
+            fallback = build_fallback_answer(error, question, sources, settings, quoted)
+            if fallback is None:
+                raise
+            cause = failure_cause(error)
+            log.warning("the answer failed (%s: %s): the passages found are shown",
+                        cause, error.setting)  # fmt: skip
+            trace.append(FallbackStep(time.perf_counter() - started, cause))
+            return replace(fallback, trace=tuple(trace))
+
+    async def _model_answer(
         self,
         request: Request,
         question: str,

@@ -14,10 +14,13 @@ from core.llm.client import (
     EmptyAnswer,
     IncompleteAnswer,
     LlmClient,
+    LlmCutOff,
     LlmError,
+    LlmFiltered,
     LlmInvalidOutput,
     LlmPromptTooLong,
     LlmRefused,
+    LlmServerFailed,
     LlmTimedOut,
     LlmUnavailable,
     LlmUnreachable,
@@ -197,11 +200,33 @@ async def test_invalid_json_is_repaired_once(llm):
     assert "not valid JSON" in repair[-1]["content"]
 
 
-async def test_a_completion_cut_at_the_token_limit_is_incomplete_not_repaired(llm):
+async def test_a_completion_cut_at_the_token_limit_is_cut_off_not_repaired(llm):
     llm.enqueue('{"toxicity": 1, "in_sc', ending="length")
-    with pytest.raises(LlmInvalidOutput, match="token limit"):
-        await client(llm).complete_json(QUESTION, Verdict, "verdict")
+    with pytest.raises(LlmCutOff, match="token limit"):
+        await client(llm).complete_json(QUESTION, Verdict, "prestep")
     assert len(llm.history) == 1, "no repair asked of a model that ran out of tokens"
+
+
+@pytest.mark.parametrize("mode", ["honour", "json_object", "refuse"])
+async def test_every_structured_call_is_bounded_by_its_tasks_max_tokens(llm, mode):
+    llm.response_format = mode
+    llm.enqueue('{"toxicity": "high"')  # invalid: a repair is asked, bounded too
+    llm.enqueue({"toxicity": 0, "in_scope": True})
+    llm.enqueue({"toxicity": 0, "in_scope": True})
+    bounded = client(llm, max_tokens={"prestep": 77, "support": 33})
+    await bounded.complete_json(QUESTION, Verdict, "prestep")
+    await bounded.complete_json(QUESTION, Verdict, "support")
+    asked = [body.get("max_tokens") for body in llm.history]
+    assert asked[-1] == 33 and set(asked[:-1]) == {77}, "refusals, the repair: all bounded"
+
+
+async def test_a_reply_stopped_by_a_content_filter_is_told_apart(llm):
+    llm.enqueue("", ending="content_filter")
+    with pytest.raises(LlmFiltered):
+        await client(llm).complete_json(QUESTION, Verdict, "prestep")
+    llm.enqueue("Our travel pol", ending="content_filter")
+    with pytest.raises(LlmFiltered):
+        [_ async for _ in client(llm).stream(QUESTION)]
 
 
 async def test_output_still_invalid_after_the_repair_is_an_error(llm):
@@ -306,6 +331,9 @@ async def test_a_refusal_for_length_is_named_and_teaches_the_window(llm):
 async def test_failures_are_told_apart(llm):
     llm.enqueue(status=404)
     with pytest.raises(LlmRefused):
+        await client(llm).complete(QUESTION)
+    llm.enqueue(status=503)
+    with pytest.raises(LlmServerFailed):
         await client(llm).complete(QUESTION)
     llm.enqueue("late", delay=2)
     with pytest.raises(LlmTimedOut):

@@ -10,19 +10,11 @@ from core import strings
 from core.answering import PredeterminedFirst
 from core.config import parse_config
 from core.llm.client import (
-    EmptyAnswer,
-    IncompleteAnswer,
-    LlmPromptTooLong,
-    LlmRefused,
     LlmServerFailed,
-    LlmTimedOut,
-    LlmUnavailable,
-    LlmUnreachable,
 )
-from core.pipeline.failures import build_failure_notice, failure_cause
 from core.requests import ChatLine, Request
 from core.rights.readers import ALWAYS
-from core.trace import RetrieveStep, find_step
+from core.trace import FallbackStep, PrestepStep, RetrieveStep, find_step
 from tests.pipeline.conftest import question_in, verdict
 
 BOB, ALICE = "@bob:example.org", "@alice:example.org"
@@ -148,13 +140,48 @@ async def test_invalid_pre_step_json_is_repaired(pipeline, llm):
     assert answer.sources and len(llm.history) == 3
 
 
-async def test_a_model_that_is_down_raises_for_the_apology(pipeline, llm):
+async def test_a_model_that_is_down_is_told_so_over_the_passages_found(pipeline, llm):
+    llm.enqueue(status=503)  # the pre-step
+    llm.enqueue(status=503)  # the answer
+    answer = await pipeline.answer(ask("How do I book trains?"))
+    notice, passages = answer.text.split("\n\n", 1)
+    assert notice == strings.LLM_SERVER_ERROR, "a server error is told as one, not a time-out"
+    assert passages.startswith(strings.LLM_FALLBACK_INTRO)
+    assert "> Trains are booked through Travelink two weeks ahead. [1]" in passages
+    travel = answer.sources[0]
+    assert (travel.title, travel.url) == ("Travel policy", "https://wiki/travel")
+    assert answer.reason == "llm_fallback:llm_server_error" and answer.followup is None
+    prestep = find_step(answer.trace, PrestepStep)
+    assert prestep is not None and prestep.fell_back == "llm_server_error"
+    assert prestep.verdict["standalone_question"] == "How do I book trains?"
+    fallback = find_step(answer.trace, FallbackStep)
+    assert fallback is not None and fallback.cause == "llm_server_error"
+
+
+async def test_a_model_that_is_down_with_nothing_found_still_raises_for_the_notice(pipeline, llm):
+    base = pipeline.settings()
+    general = base.model_copy(
+        update={"room_defaults": base.room_defaults.model_copy(update={"general_answers": True})}
+    )
+    pipeline.settings = lambda: general
     llm.enqueue(status=503)
-    with pytest.raises(LlmUnavailable):
-        await pipeline.answer(ask("How do I book trains?"))
+    llm.enqueue(status=503)
+    with pytest.raises(LlmServerFailed):
+        await pipeline.answer(ask("a recipe for chocolate cake"))
 
 
-async def test_a_cut_answer_stream_is_no_answer_and_gets_no_support_check(pipeline, llm):
+async def test_a_pre_step_cut_at_its_bound_lets_the_question_through_as_asked(pipeline, llm):
+    llm.enqueue('{"toxicity": 0, "injection": false, "kind": "comm', ending="length")
+    llm.enqueue("Trains via Travelink [1].")
+    answer = await pipeline.answer(ask("How do I book trains?"))
+    assert answer.text == "Trains via Travelink [1]." and answer.sources
+    assert llm.history[0]["max_tokens"] == 400, "the pre-step's default bound"
+    assert len(llm.history) == 2, "a cut reply is not repaired (it would be cut again)"
+    prestep = find_step(answer.trace, PrestepStep)
+    assert prestep is not None and prestep.fell_back == "llm_cut_off"
+
+
+async def test_a_cut_answer_stream_is_quoted_over_the_passages_with_no_support_check(pipeline, llm):
     llm.enqueue(verdict())
     llm.enqueue("Book trains through Travelink [1], two we", ending="cut")
     llm.enqueue({"risk": "low"})
@@ -163,35 +190,23 @@ async def test_a_cut_answer_stream_is_no_answer_and_gets_no_support_check(pipeli
     async def progress(text):
         shown.append(text)
 
-    with pytest.raises(IncompleteAnswer) as raised:
-        await pipeline.answer(ask("How do I book trains?"), progress)
-    assert raised.value.partial == "Book trains through Travelink [1], two we"
-    assert shown[-1] == raised.value.partial, "what was streamed is what the error carries"
+    answer = await pipeline.answer(ask("How do I book trains?"), progress)
+    assert shown[-1] == "Book trains through Travelink [1], two we"
     assert len(llm.history) == 2 and len(llm.replies) == 1, "no support check was asked"
-    notice = build_failure_notice(raised.value)
-    assert notice.startswith(strings.NOTICE_PREFIX) and notice.endswith("_(incomplete)_")
-    assert "> Book trains through Travelink, two we" in notice, "quoted, its marker dropped"
-    assert failure_cause(raised.value) == "llm_incomplete"
+    assert answer.followup is None and answer.reason == "llm_fallback:llm_incomplete"
+    notice, passages = answer.text.split("\n\n_(incomplete)_\n\n")
+    assert notice.startswith(strings.NOTICE_PREFIX)
+    assert notice.endswith("> Book trains through Travelink, two we"), "quoted, its marker dropped"
+    assert passages.startswith(strings.LLM_FALLBACK_INTRO) and "Travelink two weeks" in passages
+    assert answer.sources[0].title == "Travel policy"
 
 
-async def test_an_empty_answer_stream_is_no_answer(pipeline, llm):
+async def test_an_empty_answer_stream_is_told_as_empty_over_the_passages(pipeline, llm):
     llm.enqueue(verdict())
     llm.enqueue("", ending="empty")
-    with pytest.raises(EmptyAnswer) as raised:
-        await pipeline.answer(ask("How do I book trains?"))
-    assert build_failure_notice(raised.value) == strings.LLM_FAILED
-    assert failure_cause(raised.value) == "llm_empty"
-
-
-def test_the_failure_notice_quotes_every_line_and_falls_back_to_the_apology():
-    partial = IncompleteAnswer("cut", "Steps:\n\n1. Open Travelink [2]\n2. Pick")
-    notice = build_failure_notice(partial)
-    assert "> Steps:\n>\n> 1. Open Travelink\n> 2. Pick\n\n_(incomplete)_" in notice
-    assert build_failure_notice(partial, show_partial=False) == strings.LLM_FAILED
-    for nothing in ("", "  \n", " [1]"):
-        assert build_failure_notice(IncompleteAnswer("cut", nothing)) == strings.LLM_FAILED
-    assert build_failure_notice(LlmUnavailable("down")) == strings.LLM_FAILED
-    assert failure_cause(LlmUnavailable("down")) == "llm"
+    answer = await pipeline.answer(ask("How do I book trains?"))
+    assert answer.text.startswith(strings.LLM_EMPTY + "\n\n" + strings.LLM_FALLBACK_INTRO)
+    assert answer.reason == "llm_fallback:llm_empty"
 
 
 async def test_a_predetermined_answer_bypasses_the_model(pipeline, llm):
@@ -238,21 +253,6 @@ async def test_a_question_cannot_forge_a_source_or_close_its_fence(pipeline, llm
         ), "the question reaches the model as data, its tags escaped"
 
 
-FAILURE_TEXTS = {
-    "a time-out": (LlmTimedOut("slow"), strings.LLM_FAILED),
-    "no connection": (LlmUnreachable("refused"), strings.LLM_UNAVAILABLE),
-    "a server error": (LlmServerFailed("503"), strings.LLM_UNAVAILABLE),
-    "a refused request": (LlmRefused("404 model"), strings.LLM_REFUSED),
-    "a prompt over the window": (LlmPromptTooLong("4096", 4096), strings.LLM_TOO_LONG),
-}
-
-
-@pytest.mark.parametrize("error,text", FAILURE_TEXTS.values(), ids=FAILURE_TEXTS)
-def test_each_failure_says_what_happened(error, text):
-    assert build_failure_notice(error) == text
-    assert "in time" not in text or isinstance(error, LlmTimedOut)
-
-
 async def test_a_first_question_is_answered_beside_the_pre_step_shown_only_after_it(pipeline, llm):
     llm.enqueue(verdict(), delay=2.0)  # a slow pre-step: the answer is written meanwhile
     llm.enqueue("Book trains through Travelink [1].")
@@ -291,3 +291,16 @@ async def test_a_follow_up_waits_for_the_pre_step(pipeline, llm):
     assert [bool(body.get("stream")) for body in llm.history] == [False, True], (
         "one answer call, after the pre-step: none was started for the words as asked"
     )
+
+
+async def test_a_follow_up_whose_answer_fails_gets_the_passages_too(pipeline, llm):
+    llm.enqueue("no json")
+    llm.enqueue("still no json")  # the repair: the pre-step fails, the question goes on
+    llm.enqueue("Book trains [1]", ending="length")
+    recent = [ChatLine(BOB, "How do I book trains?")]
+    answer = await pipeline.answer(ask("and trains?", recent=recent, in_thread=True))
+    assert [bool(body.get("stream")) for body in llm.history] == [False, False, True]
+    prestep = find_step(answer.trace, PrestepStep)
+    assert prestep is not None and prestep.fell_back == "llm_invalid_output"
+    assert answer.reason == "llm_fallback:llm_incomplete"
+    assert "Travelink two weeks ahead" in answer.text and answer.sources

@@ -47,10 +47,14 @@ from aiohttp.test_utils import TestServer
 # closed mid-body (no finish_reason, no [DONE], no end of the chunked body). "empty": no
 # content at all (a role chunk and a finish chunk, as vLLM sends), then a normal end.
 # "error": the pieces, then an error event as vLLM sends one mid-stream, then [DONE].
-Ending = Literal["stop", "length", "no_done", "cut", "empty", "error"]
+# "content_filter": a hosted API's filter stopped it (the last piece, or the whole reply,
+# says `finish_reason: "content_filter"`).
+Ending = Literal["stop", "length", "no_done", "cut", "empty", "error", "content_filter"]
 AFTER_STREAM_SECONDS = 30
-ENDINGS: tuple[Ending, ...] = ("stop", "length", "no_done", "cut", "empty", "error")
-FINISH_REASONS = {"stop": "stop", "length": "length"}
+ENDINGS: tuple[Ending, ...] = (
+    "stop", "length", "no_done", "cut", "empty", "error", "content_filter"
+)  # fmt: skip
+FINISH_REASONS = {"stop": "stop", "length": "length", "content_filter": "content_filter"}
 
 
 @dataclass
@@ -233,7 +237,7 @@ class FakeLlm:
                     {
                         "index": 0,
                         "message": {"role": "assistant", "content": text},
-                        "finish_reason": "length" if reply.ending == "length" else "stop",
+                        "finish_reason": FINISH_REASONS.get(reply.ending, "stop"),
                     }
                 ],
                 "usage": {
