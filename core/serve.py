@@ -24,35 +24,68 @@ from core.knowledge_base.base import KnowledgeBase
 from core.knowledge_base.crawl.schedule import CrawlService
 from core.privacy import LibraryContentFilter, keep_private, quiet_libraries
 from core.storage.database import StorageError
+from core.supervise import ServiceUnavailable, Supervisor, build_listen_error
 
 log = logging.getLogger(__name__)
 
 
-async def run_knowledge_services(kb: KnowledgeBase, settings: Callable[[], Settings]) -> None:
-    """The queue worker (unless `knowledge.indexing` is off) and, when enabled, the
-    ingestion API and the chat API, until cancelled."""
+async def run_knowledge_services(
+    kb: KnowledgeBase, settings: Callable[[], Settings], supervisor: Supervisor | None = None
+) -> None:
+    """The queue worker and crawls (unless `knowledge.indexing` is off) and, when
+    enabled, the ingestion API and the chat API, until cancelled. Each runs supervised on
+    its own, so that an API whose port is taken is reported and tried again while the
+    queue goes on (and the other way round)."""
+    keeper = supervisor or Supervisor()
+    async with asyncio.TaskGroup() as group:
+        if settings().ingest_api.enabled:
+            group.create_task(
+                keeper.keep_running("ingestion API", lambda: _serve_ingest(kb, settings))
+            )
+        if settings().chat_api.enabled:
+            group.create_task(keeper.keep_running("chat API", lambda: _serve_chat(kb, settings)))
+        group.create_task(keeper.keep_running("ingestion", lambda: _run_indexing(kb, settings)))
+
+
+async def _serve_ingest(kb: KnowledgeBase, settings: Callable[[], Settings]) -> None:
     api = settings().ingest_api
-    runner = (
-        await start_ingest_api(IngestApi(kb, settings), api.host, api.port) if api.enabled else None
-    )
-    stop_chat = await start_chat_service(kb, settings) if settings().chat_api.enabled else None
     try:
-        # Load the default model now rather than on the first question.
-        await asyncio.to_thread(kb.embedders.get, settings().knowledge.embedding_model)
-        if settings().knowledge.indexing:
-            # Before the queue: a document put meanwhile would meet the old model.
-            await realign_models(kb.catalog, kb.vectors, kb.embedders, settings)
-            async with asyncio.TaskGroup() as group:
-                group.create_task(kb.queue.run())
-                group.create_task(CrawlService(kb, kb.crawls, settings).run())
-        else:
-            log.info("indexing is left to other processes ([knowledge] indexing = false)")
-            await asyncio.Event().wait()
+        runner = await start_ingest_api(IngestApi(kb, settings), api.host, api.port)
+    except OSError as exc:
+        raise ServiceUnavailable(
+            build_listen_error("ingestion API", api.host, api.port, "ingest_api.port", exc)
+        ) from None
+    try:
+        await asyncio.Event().wait()
     finally:
-        if runner:
-            await runner.cleanup()
-        if stop_chat:
-            await stop_chat()
+        await runner.cleanup()
+
+
+async def _serve_chat(kb: KnowledgeBase, settings: Callable[[], Settings]) -> None:
+    api = settings().chat_api
+    try:
+        stop = await start_chat_service(kb, settings)
+    except OSError as exc:
+        raise ServiceUnavailable(
+            build_listen_error("chat API", api.host, api.port, "chat_api.port", exc)
+        ) from None
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await stop()
+
+
+async def _run_indexing(kb: KnowledgeBase, settings: Callable[[], Settings]) -> None:
+    # Load the default model now rather than on the first question.
+    await asyncio.to_thread(kb.embedders.get, settings().knowledge.embedding_model)
+    if not settings().knowledge.indexing:
+        log.info("indexing is left to other processes ([knowledge] indexing = false)")
+        return
+    # Before the queue: a document put meanwhile would meet the old model.
+    await realign_models(kb.catalog, kb.vectors, kb.embedders, settings)
+    async with asyncio.TaskGroup() as group:
+        group.create_task(kb.queue.run())
+        group.create_task(CrawlService(kb, kb.crawls, settings).run())
 
 
 async def serve_alone(settings: Settings) -> None:

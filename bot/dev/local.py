@@ -28,11 +28,21 @@ from typing import IO
 
 from aiohttp import web
 
+from bot.dev.demo_config import (
+    CHAT_TOKENS_FILE,
+    build_config,
+    build_curl_line,
+    decide_llm_is_admins,
+    describe_llm,
+    read_port,
+    update_chat_tokens,
+    update_config,
+)
 from bot.dev.synapse import Homeserver, ensure_synapse_venv, free_port, start_homeserver
 from bot.logs import setup_logging
 from bot.matrix.provision import ensure_member_as, ensure_rooms_as
 from bot.runtime.app import BotApp, run_until_signalled
-from core.config import load_config
+from core.config import Settings, load_config
 from core.knowledge.documents import Document
 from core.knowledge.ingest.realign import realign_models
 from core.knowledge.parse.files import read_documents
@@ -43,6 +53,7 @@ SAMPLES = ROOT / "deploy" / "sample-documents"
 LOCAL = Path(os.environ.get("LOCAL_DEMO_DIR") or ROOT / ".local")
 PREFERRED_PORT = 8008
 DEMO_ALIAS = "knowledge-bot-demo"
+ADMIN_ALIAS = "knowledge-bot-admin"
 # What the sample documents are served as (a browser shows them rather than download).
 CONTENT_TYPES = {
     ".md": "text/markdown",
@@ -50,8 +61,6 @@ CONTENT_TYPES = {
     ".jsonl": "text/plain",
     ".html": "text/html",
 }
-# The keys of the `[llm]` the demo writes from the environment.
-DEMO_LLM_KEYS = frozenset({"url", "model", "api_key_env"})
 
 
 class AlreadyRunning(Exception):
@@ -87,94 +96,6 @@ def _choose_port(saved: int | None, fallback: int = PREFERRED_PORT) -> int:
         if port and _port_is_free(port):
             return port
     return free_port()
-
-
-def _write_config(path: Path, homeserver: str, state: dict) -> None:
-    path.write_text(
-        f"""# Written by `python -m bot.dev.local` for the local demo; edit it while the bot runs.
-# Every key is explained in config.example.toml.
-[matrix]
-homeserver = "{homeserver}"
-user_id = "{state["bot_user"]}"
-password_env = "BOT_PASSWORD"
-display_name = "Knowledge Bot"
-
-[bot]
-data_dir = "data"
-# The demo user's room with the bot where config errors and reloads are reported.
-admin_room = "{state["admin_room_id"]}"
-
-[invites]
-allowed_users = ["{state["demo_user"]}", "{state["colleague_user"]}"]
-{_feedback_section(state)}{_llm_section(os.environ)}
-[ingest_api]
-enabled = true
-port = {state["api_port"]}
-
-[sources.samples]
-token_env = "SAMPLES_TOKEN"
-
-[collections.handbook]
-source = "samples"
-public = true
-description = "The sample staff handbook (deploy/sample-documents)."
-# Bundled and offline: a question in German, Russian or Chinese finds these English pages.
-embedding_model = "multilingual-e5-small"
-"""
-    )
-
-
-def _llm_section(env: dict[str, str] | os._Environ[str]) -> str:
-    url = env.get("LLM_URL", "")
-    if not url:
-        return ""
-    key = 'api_key_env = "LLM_API_KEY"\n' if env.get("LLM_API_KEY") else ""
-    return f'\n[llm]\nurl = "{url}"\nmodel = "{env.get("LLM_MODEL", "default")}"\n{key}'
-
-
-def _feedback_section(state: dict) -> str:
-    """The demo user may run `!feedback` in the admin room."""
-    return f'\n[feedback]\nadmins = ["{state["demo_user"]}"]\n'
-
-
-def _ensure_feedback_admins(path: Path, state: dict) -> None:
-    """A config of an earlier demo without `[feedback]` gets the demo user as its admin."""
-    text = path.read_text()
-    if "\n[feedback]\n" not in text:
-        path.write_text(text + _feedback_section(state))
-
-
-def drop_demo_llm(text: str) -> str:
-    """The config without the `[llm]` that the demo wrote from the environment (only
-    url, model and api_key_env); an `[llm]` with other keys was written by hand, and stays."""
-    lines = text.splitlines()
-    if "[llm]" not in lines:
-        return text
-    start = lines.index("[llm]")
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("[")), len(lines))
-    keys = {line.split("=")[0].strip() for line in lines[start + 1 : end] if "=" in line}
-    if not keys <= DEMO_LLM_KEYS or any(
-        line.strip() and not line.startswith("#") and "=" not in line
-        for line in lines[start + 1 : end]
-    ):
-        return text
-    while start > 0 and not lines[start - 1].strip():
-        start -= 1
-    return "\n".join([*lines[:start], "", *lines[end:]]).rstrip("\n") + "\n"
-
-
-def _apply_llm_env(path: Path, env: dict[str, str]) -> None:
-    """The environment decides the model at each start: LLM_URL and LLM_MODEL win over an
-    earlier run's [llm], and without LLM_URL the [llm] the demo wrote goes (search-only)."""
-    text = path.read_text()
-    if not env.get("LLM_URL"):
-        path.write_text(drop_demo_llm(text))
-        return
-    if "\n[llm]\n" not in text:
-        path.write_text(text + _llm_section(env))
-        return
-    _update_line(path, "url", f'"{env["LLM_URL"]}"')
-    _update_line(path, "model", f'"{env.get("LLM_MODEL", "default")}"')
 
 
 async def _ingest_samples(config: Path, env: dict[str, str], base_url: str) -> None:
@@ -217,19 +138,12 @@ async def _text_content_type(request: web.Request, response: web.StreamResponse)
         response.headers["Content-Type"] = content_type
 
 
-def _update_line(path: Path, key: str, value: str) -> None:
-    """Set `key = value` where the generated config has it (ports may change between runs)."""
-    lines = path.read_text().splitlines()
-    lines = [f"{key} = {value}" if line.startswith(f"{key} =") else line for line in lines]
-    path.write_text("\n".join(lines) + "\n")
-
-
 async def _ensure_rooms(state: dict, server: Homeserver, bot_user: str) -> None:
     """The demo room (with a stable alias, for clients that cannot address a room id of
     version 12) and an admin room where config errors show, both with the bot."""
-    wanted = [
+    wanted: list[tuple[str, str, str | None]] = [
         ("room_id", "Knowledge bot demo", DEMO_ALIAS),
-        ("admin_room_id", "Knowledge bot admin", None),
+        ("admin_room_id", "Knowledge bot admin", ADMIN_ALIAS),
     ]
     have = {key: state[key] for key, _, _ in wanted if state.get(key)}
     rooms = await ensure_rooms_as(
@@ -238,11 +152,55 @@ async def _ensure_rooms(state: dict, server: Homeserver, bot_user: str) -> None:
     state.update(rooms)
 
 
-def _describe_llm(url: str | None, model: str) -> str:
-    """What the config's [llm] makes of the answers, for the banner."""
-    if not url:
-        return "none (search-only answers; start with LLM_URL and LLM_MODEL for a model)"
-    return f"{url}, model {model} (start without LLM_URL for search-only answers)"
+def build_banner(
+    homeserver: str, state: dict, config: Path, docs_url: str, settings: Settings
+) -> str:
+    """What the demo prints once it runs: how to connect, and every feature it has on."""
+    name = server_name(state)
+    llm = settings.llm
+    admins_llm = decide_llm_is_admins(config.read_text())
+    files = settings.room_files_collection()
+    lines = [
+        "",
+        "The local homeserver and the bot are running. Connect with any Matrix client",
+        "(for example Element, with a custom homeserver):",
+        "",
+        f"    homeserver  {homeserver}",
+        f"    user        {state['demo_user']}",
+        f"    password    {state['demo_password']}",
+        "",
+        "A second user, in the demo room too (log in as them in another client or a private",
+        "window, and what they say shows in the demo user's !catchup):",
+        "",
+        f"    user        {state['colleague_user']}",
+        f"    password    {state['colleague_password']}",
+        "",
+        f'Open the room "Knowledge bot demo" (#{DEMO_ALIAS}:{name}, {state["room_id"]})',
+        "and mention the bot (Knowledge Bot), or send !help. Ask, for example:",
+        '  "Knowledge Bot: what does error WG-503 mean?", or in any language:',
+        '  "Knowledge Bot: Wie viele Tage Jahresurlaub bekommen Vollzeitbeschäftigte?"',
+    ]
+    if files:
+        lines += [
+            f"Files shared in the demo room are kept as its knowledge (collection {files}):",
+            'reply to one with a question, or with "summarize this".',
+        ]
+    lines += [
+        f'Config errors show in the room "Knowledge bot admin" (#{ADMIN_ALIAS}:{name}),',
+        "where the demo user may send !feedback.",
+        f"Language model: {describe_llm(llm.url, llm.model, admins_llm)}",
+        f"Bot config (edit it live): {config}",
+        f"Ingestion API: http://127.0.0.1:{state['api_port']}/api/v1 "
+        f"(Bearer {state['samples_token']})",
+    ]
+    if settings.chat_api.enabled:
+        lines += [
+            'Chat API for chat clients (OpenAI-compatible, model "handbook", the demo user\'s',
+            "token); try it:",
+            f"    {build_curl_line(settings.chat_api.port, state['chat_token'])}",
+        ]
+    lines += [f"Sample documents (what citations link to): {docs_url}", "Press Ctrl-C to stop."]
+    return "\n".join(lines) + "\n"
 
 
 def server_name(state: dict) -> str:
@@ -261,8 +219,14 @@ async def run(lock: IO[str]) -> None:
         state.setdefault("bot_password", secrets.token_urlsafe(16))
         state.setdefault("demo_password", secrets.token_urlsafe(12))
         state.setdefault("samples_token", secrets.token_urlsafe(16))
-        state["api_port"] = _choose_port(state.get("api_port"), fallback=free_port())
+        config = LOCAL / "bot" / "config.toml"
+        written = config.read_text() if config.exists() else ""
+        # A port the admin chose in the config is kept while it is free.
+        for key, section in (("api_port", "ingest_api"), ("chat_port", "chat_api")):
+            wanted = read_port(written, section) or state.get(key)
+            state[key] = _choose_port(wanted, fallback=free_port())
         state["docs_port"] = _choose_port(state.get("docs_port"), fallback=free_port())
+        state.setdefault("chat_token", "kb-" + secrets.token_urlsafe(32))
         state["bot_user"] = server.register("knowledge-bot", state["bot_password"])
         state["demo_user"] = server.register("demo", state["demo_password"])
         state.setdefault("colleague_password", secrets.token_urlsafe(12))
@@ -275,14 +239,16 @@ async def run(lock: IO[str]) -> None:
         )  # fmt: skip
         state_file.write_text(json.dumps(state, indent=2))
 
-        config = LOCAL / "bot" / "config.toml"
         config.parent.mkdir(exist_ok=True)
-        if not config.exists():
-            _write_config(config, server.url, state)
-        _update_line(config, "homeserver", f'"{server.url}"')
-        _update_line(config, "port", str(state["api_port"]))
-        _apply_llm_env(config, dict(os.environ))
-        _ensure_feedback_admins(config, state)
+        environment = dict(os.environ)
+        config.write_text(
+            update_config(written, server.url, state, environment)
+            if written
+            else build_config(server.url, state, environment)
+        )
+        tokens = config.parent / CHAT_TOKENS_FILE
+        have = tokens.read_text() if tokens.exists() else ""
+        tokens.write_text(update_chat_tokens(have, state["chat_token"], state["demo_user"]))
         env = {
             **os.environ,
             "BOT_PASSWORD": state["bot_password"],
@@ -291,36 +257,9 @@ async def run(lock: IO[str]) -> None:
         samples = await _serve_samples(state["docs_port"])
         docs_url = f"http://127.0.0.1:{state['docs_port']}/"
         await _ingest_samples(config, env, docs_url)
-        llm = load_config(config, env).llm
+        settings = load_config(config, env)
 
-        print(
-            f"""
-The local homeserver and the bot are running. Connect with any Matrix client
-(for example Element, with a custom homeserver):
-
-    homeserver  {server.url}
-    user        {state["demo_user"]}
-    password    {state["demo_password"]}
-
-A second user, in the demo room too (log in as them in another client or a private
-window, and what they say shows in the demo user's !catchup):
-
-    user        {state["colleague_user"]}
-    password    {state["colleague_password"]}
-
-Open the room "Knowledge bot demo" ({state["room_id"]}, alias
-#{DEMO_ALIAS}:{server_name(state)}) and mention the bot (Knowledge Bot), or send !help.
-Config errors show in the room "Knowledge bot admin", where the demo user may send !feedback.
-Language model: {_describe_llm(llm.url, llm.model)}
-Ask, for example: "Knowledge Bot: what does error WG-503 mean?", or in any language:
-"Knowledge Bot: Wie viele Tage Jahresurlaub bekommen Vollzeitbeschäftigte?"
-Bot config (edit it live): {config}
-Ingestion API: http://127.0.0.1:{state["api_port"]}/api/v1 (Bearer {state["samples_token"]})
-Sample documents (what citations link to): {docs_url}
-Press Ctrl-C to stop.
-""",
-            flush=True,
-        )
+        print(build_banner(server.url, state, config, docs_url, settings), flush=True)
         try:
             await run_until_signalled(BotApp(config, env, handle_signals=True))
         finally:

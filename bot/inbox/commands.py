@@ -44,10 +44,25 @@ def build_command_reply(
     return strings.UNKNOWN_COMMAND.format(prefix=prefix, name=name, help_hint=hint)
 
 
-# "summarize this", "sum it up", "tl;dr?": a reply to a file asking for its summary.
+# "summarize this", "sum it up", "tl;dr?" (and the same in the languages the bot
+# speaks): a reply to a file asking for its summary. Whole messages only, so that a
+# question that merely contains the word is answered as a question.
+SUMMARY_REQUESTS = (
+    # English
+    r"(please\s+)?(summari[sz]e|sum\s+up|sum\s+(?:it|this)\s+up|tl;?dr)"
+    r"(\s+(this|it|that|the\s+(file|document)))?(\s+up)?(\s+please)?",
+    # German: "fass das zusammen", "bitte zusammenfassen", "Zusammenfassung?"
+    r"(bitte\s+)?(fass(e|t|en\s+sie)?\s+(das|es|dies|die\s+datei|das\s+dokument)\s+"
+    r"(bitte\s+)?zusammen|zusammenfassen|zusammenfassung)(\s+bitte)?",
+    # French: "résume ça", "résumez-le", "un résumé, s'il te plaît"
+    r"(r[ée]sume[rz]?(-le|-la|-moi)?(\s+(ça|ca|ce\s+(fichier|document)))?|(un\s+)?r[ée]sum[ée])"
+    r"(,?\s+s'il\s+(te|vous)\s+pla[iî]t|\s+stp|\s+svp)?",
+    # Spanish: "resúmelo", "resume esto", "un resumen, por favor"
+    r"(por\s+favor,?\s+)?(res[uú]me(lo|la|n)?(\s+(esto|eso|el\s+(archivo|documento)))?"
+    r"|(haz\s+)?un\s+resumen|resumen)(,?\s+por\s+favor)?",
+)
 SUMMARY_REQUEST = re.compile(
-    r"^\W*(please\s+)?(summari[sz]e|sum\s+up|sum\s+(?:it|this)\s+up|tl;?dr)(\s+(this|it|that|the\s+file))?"
-    r"(\s+up)?(\s+please)?\W*$",
+    r"^\W*(" + "|".join(f"(?:{pattern})" for pattern in SUMMARY_REQUESTS) + r")\W*$",
     re.IGNORECASE,
 )
 

@@ -63,7 +63,7 @@ class Dispatcher:
         languages: LanguageFinder | None = None,
     ) -> None:
         self.matrix = matrix
-        self.languages = ReplyLanguages(settings, languages)
+        self.languages = ReplyLanguages(settings, languages, router.bot)
         self.state = state
         self.settings = settings
         self.audiences = audiences

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any, Protocol
 
+from bot.inbox.commands import decide_summary_request
 from bot.inbox.events import IncomingMessage, parse_message, parse_reaction, parse_redaction
-from bot.inbox.mentions import BotIdentity
+from bot.inbox.mentions import BotIdentity, strip_reply_fallback
 from bot.inbox.routing import Action, RoutingFacts, decide_event
 from bot.inbox.state import PendingEvent, StateStore
 from bot.matrix.account import MatrixAccount
@@ -93,9 +94,21 @@ class Router:
             and await feedback.asked(message.room_id, message.thread_root, message.sender),
             keeps_files=self.settings.current.room_files_collection() is not None,
             transcribes=self.transcribes,
+            replied_to_file=await self._replies_to_file_for_summary(message),
             edited_was_addressed=bool(message.replaces)
             and (message.replaces in received or await state.was_received(message.replaces or "")),
         )
+
+    async def _replies_to_file_for_summary(self, message: IncomingMessage) -> bool:
+        """Whether a reply that asks for a summary replies to a shared file (one request
+        to the homeserver, for such replies only)."""
+        if not message.reply_to or message.sender == self.bot.user_id:
+            return False
+        if not decide_summary_request(strip_reply_fallback(message.body)):
+            return False
+        source = await self.matrix.fetch_event(message.room_id, message.reply_to)
+        replied = parse_message(source, message.room_id) if source else None
+        return replied is not None and replied.msgtype == "m.file"
 
     async def replied_to_bot(self, message: IncomingMessage) -> bool:
         return bool(message.reply_to) and await self.state.is_bot_message(message.reply_to or "")

@@ -46,6 +46,9 @@ class RoutingFacts:
     keeps_files: bool = False
     # Voice messages are transcribed ([speech] is set, bot/features/voice).
     transcribes: bool = False
+    # The message replies to a shared file (looked up only for a reply that asks for a
+    # summary: "summarize this" replying to a file needs no mention).
+    replied_to_file: bool = False
 
 
 @dataclass(frozen=True)
@@ -209,12 +212,16 @@ def decide_action(
             return ExplainCommand(name, args, thread_root)
         return Ignore("commands are off here" if known else "command for another bot")
 
+    if message.reply_to and decide_summary_request(text) and (addressed or facts.replied_to_file):
+        # "summarize this" replying to a message (a shared file, even without a mention):
+        # the command, with its rate limits, as if `!summarize` had been sent as that reply.
+        if room.commands_enabled:
+            return RunCommand("summarize", "", thread_root)
+        if addressed:
+            return ExplainCommand("summarize", "", thread_root)
+        return Ignore("commands are off here")
     if not addressed:
         return Ignore("not addressed to the bot")
-    if message.reply_to and room.commands_enabled and decide_summary_request(text):
-        # "summarize this" replying to a message (a shared file): the command, with its
-        # rate limits, as if `!summarize` had been sent as that reply.
-        return RunCommand("summarize", "", thread_root)
     if not text:
         return RunCommand("help", "", thread_root)
     return AnswerQuestion(text, thread_root)

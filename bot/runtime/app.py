@@ -24,19 +24,18 @@ from bot.features.summaries.schedules import keep_summary_jobs
 from bot.inbox.audience import Audiences
 from bot.inbox.dispatcher import Dispatcher
 from bot.inbox.mentions import BotIdentity
-from bot.inbox.render import build_room_notice
 from bot.inbox.state import LeaseLost, SqlStateStore
 from bot.inbox.sync import SyncLoop
 from bot.logs import apply_log_level
-from bot.matrix.account import SEND_ERRORS, MatrixAccount
+from bot.matrix.account import MatrixAccount
 from bot.matrix.cross_signing import CrossSigningError
 from bot.matrix.login import connect
 from bot.matrix.nio_account import NioAccount
+from bot.runtime.admin_reports import AdminReports
 from bot.runtime.config_watch import ConfigWatcher
 from bot.runtime.leadership import Leadership, drain_while_held, lead_when_holding
 from bot.runtime.ops import OpsServer
 from bot.runtime.retention import run_retention
-from bot.runtime.supervise import Supervisor
 from bot.runtime.wiring import FeatureParts, Wired, wire_account
 from bot.settings_holder import SettingsHolder
 from core.answering import Answerer, NoKnowledgeAnswerer, PredeterminedFirst
@@ -68,6 +67,7 @@ from core.storage.opening import Storage
 from core.summaries.schedule import SummaryScheduler, build_job_store_url
 from core.summaries.store import SqlSummaryMarks, SummaryMarks
 from core.summaries.summarizer import Summarizer
+from core.supervise import Supervisor
 from core.timerange import TimeExpressionFinder
 
 log = logging.getLogger(__name__)
@@ -118,6 +118,8 @@ class BotApp:
         self._sync: SyncLoop | None = None
         # One per process: its models take ~220 MiB, loaded before the lease is taken.
         self.languages = LanguageFinder()
+        # What the admin room is told (config edits, services that cannot run).
+        self.reports = AdminReports(lambda: self.settings.current.bot.admin_room)
 
     async def run(self) -> None:
         """Open the stores and serve the ingestion API; sync and answer while this process
@@ -167,7 +169,7 @@ class BotApp:
             watcher = ConfigWatcher(self.config_path, self.env, self.settings, self._report)
             if self.handle_signals:
                 watcher.reload_on_sighup()
-            supervisor = Supervisor(stop_on=(LeaseLost,))
+            supervisor = Supervisor(stop_on=(LeaseLost,), on_failure=self.reports.service_failing)
             await self._run_loops(parts, leadership, supervisor, watcher)
         finally:
             if kb:
@@ -189,12 +191,14 @@ class BotApp:
                     group.create_task(supervisor.keep_running(name, start))
 
                 keep("config watcher", watcher.watch)
+                keep("admin reports", self.reports.run)
                 if kb:
-                    keep("ingestion", lambda: run_knowledge_services(kb, self._current))
+                    # Each service supervised on its own (core/serve.py), reported here.
+                    group.create_task(run_knowledge_services(kb, self._current, supervisor))
                 keep("model warm-up", lambda: self._warm_up(kb, answerer))
                 if self.settings.current.ops.enabled:
                     ops = OpsServer(
-                        self._current, parts.metrics, self._sync_check, kb, supervisor.failing,
+                        self._current, parts.metrics, self._sync_check, kb, supervisor.reasons,
                         standby=lambda: not leadership.active,
                     )  # fmt: skip
                     keep("health endpoint", ops.run)
@@ -228,6 +232,8 @@ class BotApp:
                 self._matrix = matrix = await connect(
                     self.settings.current.matrix, data_dir, leadership.remaining
                 )
+                # Reports wait for the first sync to know the admin room (see the class).
+                self.reports.connected(matrix, supervisor.reasons())
                 wired, features = await self._wire(matrix, parts, leadership)
                 dispatcher, sync, summaries = wired.dispatcher, wired.sync, features.summaries
                 assert summaries is not None
@@ -268,6 +274,7 @@ class BotApp:
                 self.ready.set()
         finally:
             self._sync = self._matrix = None
+            self.reports.disconnected()
             if scheduler:
                 await scheduler.stop()
             if dispatcher:
@@ -401,16 +408,7 @@ class BotApp:
 
     async def _report(self, text: str) -> None:
         """Tell the admin room (through the active process; a standby only logs)."""
-        room, matrix = self.settings.current.bot.admin_room, self._matrix
-        if not room:
-            return
-        if matrix is None:
-            log.warning("not reported to the admin room (this process stands by): %s", text)
-            return
-        try:
-            await matrix.send(room, build_room_notice(text))
-        except SEND_ERRORS as exc:
-            log.warning("could not report to the admin room %s: %s", room, exc)
+        self.reports.tell(text)
 
 
 async def run_until_signalled(app: BotApp) -> None:

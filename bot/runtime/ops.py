@@ -17,6 +17,7 @@ from core.health import Check, decide_health
 from core.knowledge_base.base import KnowledgeBase
 from core.knowledge_base.crawl.report import crawl_status
 from core.metrics import Metrics
+from core.supervise import ServiceUnavailable, build_listen_error
 
 log = logging.getLogger(__name__)
 CHECK_TIMEOUT_SECONDS = 3
@@ -29,7 +30,7 @@ class OpsServer:
         metrics: Metrics,
         sync: Callable[[], Check],
         kb: KnowledgeBase | None,
-        failing_loops: Callable[[], list[str]] = list,
+        failing_loops: Callable[[], dict[str, str]] = dict,
         standby: Callable[[], bool] = lambda: False,
     ) -> None:
         self.settings = settings
@@ -54,10 +55,12 @@ class OpsServer:
         try:
             await web.TCPSite(runner, ops.host, ops.port).start()
         except OSError as exc:
-            # The bot is more use without its health endpoint than not running at all.
-            log.error("cannot serve health and metrics on %s:%d: %s", ops.host, ops.port, exc)
+            # The bot is more use without its health endpoint than not running at all:
+            # the supervisor reports this once and tries again, while the bot answers.
             await runner.cleanup()
-            return
+            raise ServiceUnavailable(
+                build_listen_error("health endpoint", ops.host, ops.port, "ops.port", exc)
+            ) from None
         log.info("health and metrics on http://%s:%d", ops.host, ops.port)
         try:
             await asyncio.Event().wait()
@@ -79,8 +82,12 @@ class OpsServer:
     async def health(self, request: web.Request) -> web.Response:
         sync, chroma, llm = await asyncio.gather(self._sync(), self._chroma(), self._llm())
         checks: dict[str, Check] = {"sync": sync, "chroma": chroma, "llm": llm}
-        checks |= {f"loop: {name}": "failing" for name in self.failing_loops()}
+        failing = self.failing_loops()
+        checks |= {f"loop: {name}": "failing" for name in failing}
         status, body = decide_health(checks)
+        if failing:
+            # Why each one fails, in words fit for admins (a port in use, a reference).
+            body["problems"] = {f"loop: {name}": reason for name, reason in failing.items()}
         return web.json_response(body, status=status)
 
     async def _sync(self) -> Check:

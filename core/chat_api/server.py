@@ -29,6 +29,8 @@ from core.chat_api.stream import CompletionStream
 from core.chat_api.tokens import Caller, TokenBook
 from core.config import Settings
 from core.guardrails.rate_store import RateLimits
+from core.i18n.detection import LanguageFinder
+from core.i18n.language import ENGLISH, LANGUAGE
 from core.llm.client import LlmError, LlmTimedOut
 from core.pipeline.failures import build_failure_notice
 from core.requests import Answer, Request
@@ -63,6 +65,8 @@ class ChatApi:
         self.tokens = tokens
         self.limits = limits
         self.screen = ConversationScreen()
+        # One per process (lingua's models are shared with the bot's, when it runs here).
+        self.languages = LanguageFinder()
         self._reported: str | None = None
 
     def build_app(self) -> web.Application:
@@ -117,14 +121,24 @@ class ChatApi:
         keep = self.settings().chat_api.history_messages
         call = await self._screened(call, caller.name, keep)
         asked = build_request(call, caller.reader, caller.name, keep)
+        # The asker's language, as in rooms: the bot's sentences (nothing found, a
+        # refusal) and the model's answer follow it.
+        language = await self.languages.detect(call.question)
+        asked = replace(asked, language=language)
         started = time.perf_counter()
         completion_id = f"chatcmpl-{uuid.uuid4().hex}"
         created = int(time.time())
-        if call.stream:
-            response = await self._streamed(request, answerer, asked, call.model,
-                                            completion_id, created)  # fmt: skip
-        else:
-            response = await self._whole(answerer, asked, call.model, completion_id, created)
+        # Set and reset by hand: contextlib's manager writes the traceback of the
+        # (frozen) ApiError that may pass through it.
+        spoken = LANGUAGE.set(language or ENGLISH)
+        try:
+            if call.stream:
+                response = await self._streamed(request, answerer, asked, call.model,
+                                                completion_id, created)  # fmt: skip
+            else:
+                response = await self._whole(answerer, asked, call.model, completion_id, created)
+        finally:
+            LANGUAGE.reset(spoken)
         log.info("chat API: %s asked %s (%.2f s)", caller.name, call.model,
                  time.perf_counter() - started)  # fmt: skip
         return response
@@ -216,6 +230,10 @@ async def _with_badge(answer: Answer) -> str:
 async def start_chat_api(api: ChatApi, host: str, port: int) -> web.AppRunner:
     runner = web.AppRunner(api.build_app(), access_log=None)
     await runner.setup()
-    await web.TCPSite(runner, host, port).start()
+    try:
+        await web.TCPSite(runner, host, port).start()
+    except OSError:
+        await runner.cleanup()
+        raise
     log.info("chat API listening on http://%s:%d/v1", host, port)
     return runner

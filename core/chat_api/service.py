@@ -39,7 +39,13 @@ async def start_chat_service(
     limits = LocalRateLimits()
     assistants = Assistants(kb, settings, CurrentPrompts(settings), limits)
     api = ChatApi(assistants, settings, TokenBook(config.tokens_file), limits)
-    runner = await start_chat_api(api, config.host, config.port)
+    # Before it listens: lingua holds the whole process while its models load (~2 s).
+    await api.languages.load()
+    try:
+        runner = await start_chat_api(api, config.host, config.port)
+    except OSError:
+        await assistants.close()
+        raise
 
     async def stop() -> None:
         await runner.cleanup()

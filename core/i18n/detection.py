@@ -18,8 +18,9 @@ DETECTED = ("en", "de", "fr", "es", "it", "pt", "nl", "pl")
 # How far the likeliest language must lead the next one (lingua's relative distance);
 # below it, a short message ("ok", "budget") has no language of its own.
 MIN_DISTANCE = 0.25
-# Mentions, links and inline code say nothing of the language.
-NOISE = re.compile(r"https?://\S+|`[^`]*`|@\S+:\S+|<[^>]+>")
+# Mentions, links and inline code say nothing of the language; nor do codes and
+# acronyms ("WG-503", "VPN"), which tip short questions towards English.
+NOISE = re.compile(r"https?://\S+|`[^`]*`|@\S+:\S+|<[^>]+>|\b[\w-]*\d[\w-]*\b|\b[A-Z]{2,}\b")
 
 
 _LOADING = threading.Lock()

@@ -371,6 +371,10 @@ class IngestApi:
 async def start_ingest_api(api: IngestApi, host: str, port: int) -> web.AppRunner:
     runner = web.AppRunner(api.build_app(), access_log=None)
     await runner.setup()
-    await web.TCPSite(runner, host, port).start()
+    try:
+        await web.TCPSite(runner, host, port).start()
+    except OSError:
+        await runner.cleanup()
+        raise
     log.info("ingestion API on http://%s:%s%s", host, port, PREFIX)
     return runner

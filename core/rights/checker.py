@@ -28,6 +28,15 @@ from core.rights.tokens import KeyProblem, TokenSigner
 log = logging.getLogger(__name__)
 
 
+def decide_checked_collections(settings: Settings) -> list[str]:
+    """The collections whose documents their source application checks for each reader:
+    neither public nor where rooms keep their files and summaries."""
+    rooms = {settings.files.collection, settings.summaries.collection}
+    return sorted(
+        name for name, c in settings.collections.items() if not c.public and name not in rooms
+    )
+
+
 @dataclass(frozen=True)
 class RightsOutcome:
     allowed: list[Hit]
@@ -122,11 +131,16 @@ class RightsChecker:
             try:
                 self._signer = TokenSigner(rights)
             except KeyProblem as exc:
-                if any(not c.public for c in self.settings().collections.values()):
+                checked = decide_checked_collections(self.settings())
+                if checked:
+                    # Rooms' own knowledge (files, summaries) is not checked at a source:
+                    # its room decides, so it is still answered from.
                     log.warning(
-                        "reader tokens cannot be signed (%s): only public documents are shown",
-                        exc,
-                    )
+                        "reader tokens cannot be signed (%s): documents of %s are not shown "
+                        "(their applications check each reader); public documents and "
+                        "rooms' own files and summaries are",
+                        exc, ", ".join(checked),
+                    )  # fmt: skip
         return self._signer
 
     async def filter(self, hits: list[Hit], audience: Audience) -> RightsOutcome:

@@ -4,11 +4,13 @@ them, and what it makes of an earlier run's config (bot/dev/local.py)."""
 from __future__ import annotations
 
 import json
+import shlex
+import tomllib
 
 import aiohttp
 import pytest
 
-from bot.dev import local
+from bot.dev import demo_config, local
 from bot.dev.synapse import free_port
 
 SAMPLES = local.SAMPLES
@@ -38,37 +40,87 @@ async def test_sample_documents_are_served_as_text_a_browser_shows():
         await runner.cleanup()
 
 
+STATE = {"bot_user": "@bot:localhost", "demo_user": "@demo:localhost",
+         "colleague_user": "@colleague:localhost", "admin_room_id": "!admin:localhost",
+         "api_port": 8088, "chat_port": 8090}  # fmt: skip
+HOMESERVER = "http://127.0.0.1:8008"
+ENV = {"BOT_PASSWORD": "x", "SAMPLES_TOKEN": "y"}
 DEMO_LLM = '\n[llm]\nurl = "http://127.0.0.1:1/v1"\nmodel = "m"\n'
-HAND_LLM = '\n[llm]\nurl = "http://127.0.0.1:1/v1"\nmodel = "m"\ntemperature = 0.2\n'
-DROPPED = {
-    "the demo's, last": ("[bot]\nx = 1\n" + DEMO_LLM, "[bot]\nx = 1\n"),
-    "the demo's, between": (
-        "[bot]\nx = 1\n" + DEMO_LLM + "\n[ingest_api]\nport = 2\n",
-        "[bot]\nx = 1\n\n[ingest_api]\nport = 2\n",
-    ),
-    "one written by hand stays": ("[bot]\nx = 1\n" + HAND_LLM, "[bot]\nx = 1\n" + HAND_LLM),
-    "none": ("[bot]\nx = 1\n", "[bot]\nx = 1\n"),
-}
+HAND_LLM = '\n[llm]\nurl = "http://127.0.0.1:1/v1"\nmodel = "m"\nmax_retries = 0\n'
 
 
-@pytest.mark.parametrize("text,expected", DROPPED.values(), ids=DROPPED.keys())
-def test_drop_demo_llm(text, expected):
-    assert local.drop_demo_llm(text) == expected
+def load(text: str, tmp_path) -> local.Settings:
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    (tmp_path / demo_config.CHAT_TOKENS_FILE).write_text("")
+    return local.load_config(path, ENV)
 
 
-def test_a_start_without_llm_url_returns_to_search_only_and_the_config_gives_feedback_admins(
+def test_a_start_without_llm_url_returns_to_search_only_and_keeps_an_llm_written_by_hand(
     tmp_path,
 ):
-    path = tmp_path / "config.toml"
-    state = {"bot_user": "@bot:localhost", "demo_user": "@demo:localhost",
-             "colleague_user": "@colleague:localhost", "admin_room_id": "!admin:localhost",
-             "api_port": 8088}  # fmt: skip
-    local._write_config(path, "http://127.0.0.1:8008", state)
-    local._apply_llm_env(path, {"LLM_URL": "http://127.0.0.1:11434/v1", "LLM_MODEL": "m"})
-    env = {"BOT_PASSWORD": "x", "SAMPLES_TOKEN": "y"}
-    assert local.load_config(path, env).llm.url == "http://127.0.0.1:11434/v1"
-    local._apply_llm_env(path, {})
-    settings = local.load_config(path, env)
-    assert settings.llm.url is None, path.read_text()
+    text = demo_config.build_config(HOMESERVER, STATE, {"LLM_URL": "http://127.0.0.1:1/v1"})
+    assert load(text, tmp_path).llm.url == "http://127.0.0.1:1/v1"
+    text = demo_config.update_config(text, HOMESERVER, STATE, {})
+    settings = load(text, tmp_path)
+    assert settings.llm.url is None, text
     assert list(settings.feedback.admins) == ["@demo:localhost"]
     assert "@colleague:localhost" in settings.invites.allowed_users
+    hand = demo_config.update_config(text + HAND_LLM, HOMESERVER, STATE, {})
+    assert load(hand, tmp_path).llm.url == "http://127.0.0.1:1/v1"
+    assert demo_config.decide_llm_is_admins(hand) and not demo_config.decide_llm_is_admins(
+        text + DEMO_LLM
+    )
+
+
+def test_each_service_keeps_its_own_port_and_a_chat_api_written_by_hand_stays():
+    """The defect of issue 48: every `port =` line became the ingestion API's port."""
+    earlier = (
+        '# my notes\n[matrix]\nhomeserver = "http://old"\n[ingest_api]\nenabled = true\n'
+        "port = 1\n\n# the chat API, added by hand\n[chat_api]\nenabled = true\n"
+        'host = "0.0.0.0"\nport = 2\nrequests_per_minute = 5\n[ops]\nenabled = true\nport = 3\n'
+    )
+    text = demo_config.update_config(earlier, HOMESERVER, STATE, {})
+    doc = tomllib.loads(text)
+    assert doc["ingest_api"]["port"] == 8088 and doc["chat_api"]["port"] == 8090
+    assert doc["ops"]["port"] == 3, "a port the demo does not choose is left alone"
+    assert doc["chat_api"]["host"] == "0.0.0.0" and doc["chat_api"]["requests_per_minute"] == 5
+    assert "tokens_file" not in doc["chat_api"], "the admin's section is theirs"
+    assert "# my notes" in text and "# the chat API, added by hand" in text
+    assert doc["matrix"]["homeserver"] == HOMESERVER
+    assert demo_config.read_port(text, "chat_api") == 8090
+    assert demo_config.read_port("not toml [", "chat_api") is None
+
+
+def test_a_demo_of_an_earlier_release_gains_files_and_the_chat_api(tmp_path):
+    earlier = (
+        f'[matrix]\nhomeserver = "http://old"\nuser_id = "@bot:localhost"\n'
+        'password_env = "BOT_PASSWORD"\n[invites]\nallowed_users = ["@demo:localhost"]\n'
+        '[ingest_api]\nenabled = true\nport = 1\n[sources.samples]\ntoken_env = "SAMPLES_TOKEN"\n'
+        '[collections.handbook]\nsource = "samples"\npublic = true\n'
+    )
+    settings = load(demo_config.update_config(earlier, HOMESERVER, STATE, {}), tmp_path)
+    assert settings.room_files_collection() == "room-files"
+    assert settings.chat_api.enabled and settings.chat_api.port == 8090
+    assert settings.assistants["handbook"].collections == ("handbook",)
+    assert settings.ingest_api.port == 8088
+
+
+def test_the_demo_token_is_added_to_the_tokens_file_beside_others():
+    from core.chat_api.tokens import decide_caller, parse_tokens
+
+    other = '[tokens.laptop]\nsha256 = "' + "a" * 64 + '"\nreader = ""\n'
+    text = demo_config.update_chat_tokens(other, "kb-one", "@demo:localhost")
+    text = demo_config.update_chat_tokens(text, "kb-two", "@demo:localhost")
+    callers = parse_tokens(text)
+    assert len(callers) == 2, text
+    assert decide_caller("kb-two", callers).reader == "@demo:localhost"
+    assert decide_caller("kb-one", callers) is None, "a new demo token replaces the old"
+
+
+def test_the_curl_line_survives_a_shell():
+    line = demo_config.build_curl_line(8090, "kb-a'b")
+    words = shlex.split(line)
+    assert "Authorization: Bearer kb-a'b" in words
+    body = json.loads(words[words.index("-d") + 1])
+    assert body["model"] == "handbook" and body["messages"][0]["role"] == "user"

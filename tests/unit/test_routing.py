@@ -217,11 +217,41 @@ CASES = {
         FACTS,
         RunCommand("summarize", "", EventID("$q")),
     ),
-    "summarize this where commands are off is a question": (
+    "summarize this where commands are off is told so, as !summarize is": (
         replace(MENTIONED, body="Knowledge Bot: summarize this", reply_to="$file"),
         RoomSettings(commands_enabled=False),
         FACTS,
-        AnswerQuestion("summarize this", EventID("$q")),
+        ExplainCommand("summarize", "", EventID("$q")),
+    ),
+    "summarize this as a plain reply to a file is the command": (
+        replace(BASE, body="summarize this", reply_to="$file"),
+        ROOM,
+        replace(FACTS, replied_to_file=True),
+        RunCommand("summarize", "", EventID("$q")),
+    ),
+    "its German form as a plain reply to a file too": (
+        replace(BASE, body="Fass das bitte zusammen", reply_to="$file"),
+        ROOM,
+        replace(FACTS, replied_to_file=True),
+        RunCommand("summarize", "", EventID("$q")),
+    ),
+    "summarize this as a plain reply to a file where commands are off is left": (
+        replace(BASE, body="summarize this", reply_to="$file"),
+        RoomSettings(commands_enabled=False),
+        replace(FACTS, replied_to_file=True),
+        Ignore("commands are off here"),
+    ),
+    "summarize this as a plain reply to someone's text is theirs": (
+        replace(BASE, body="summarize this", reply_to="$text"),
+        ROOM,
+        FACTS,
+        Ignore("not addressed to the bot"),
+    ),
+    "a plain reply to a file that asks more than a summary is not for the bot": (
+        replace(BASE, body="summarize this for the board, it's late", reply_to="$file"),
+        ROOM,
+        replace(FACTS, replied_to_file=True),
+        Ignore("not addressed to the bot"),
     ),
 }
 

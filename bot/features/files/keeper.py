@@ -19,6 +19,7 @@ import uuid
 from dataclasses import replace
 from datetime import UTC, datetime
 
+from bot.features.files.missing import decide_missing_file_reason
 from bot.features.files.store import FileStore, RoomFile
 from bot.features.following.follower import MessageFollower
 from bot.inbox.dispatcher import Dispatcher
@@ -217,6 +218,18 @@ class FileKeeper:
         record = await self.store.room_file(event_id)
         return record if record is not None and record.room == room_id else None
 
+    async def _reason_unknown(self, room_id: str, event_id: str) -> str | None:
+        """Why a file this room shared, of which the bot keeps no record, is not known
+        (see bot/features/files/missing.py); None when the message shares no file."""
+        if await self.state.was_redacted(event_id):
+            return None  # taken back: nothing to say about it
+        source = await self.matrix.fetch_event(room_id, event_id)
+        if source is None or source.get("room_id", room_id) != room_id:
+            return None
+        content = source.get("content")
+        kept = self.settings.current.room_files_collection() is not None
+        return decide_missing_file_reason(content, kept) if isinstance(content, dict) else None
+
     async def summarize(self, reply: ReplyWriter, file_event: str) -> bool:
         """A shared file's summary, for `!summarize` or "summarize this" replying to it
         (the model's map-reduce over its passages; without a model, the most telling of
@@ -230,7 +243,12 @@ class FileKeeper:
             await self.until_read(room_id, file_event)
         record = await self._record_in(room_id, file_event)
         if record is None:
-            return False
+            # A file the bot never read says why; a message that shares none is the
+            # room's to summarise.
+            missing = await self._reason_unknown(room_id, file_event)
+            if missing is not None:
+                await reply.finish(missing)
+            return missing is not None
         reason = await self.reason_for(record.room, file_event)
         if reason is not None:
             await reply.finish(reason)
@@ -280,7 +298,9 @@ class FileKeeper:
         """What to tell someone who asks about a file of this room the bot could not read
         (or is still reading); None when it was kept, or is no file the bot knows."""
         record = await self._record_in(room_id, event_id)
-        if record is None or record.state == "kept":
+        if record is None:
+            return await self._reason_unknown(room_id, event_id)
+        if record.state == "kept":
             return None
         if record.state == "reading":
             return strings.FILE_STILL_READING.format(name=record.name)
