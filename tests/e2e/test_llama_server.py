@@ -7,6 +7,7 @@ its refusal for length), not the quality of the answer."""
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import time
 from collections.abc import AsyncIterator
@@ -69,19 +70,11 @@ Answer:\"\"\"
 """
 
 
-@pytest.fixture
-async def llama() -> AsyncIterator[str]:
-    """llama.cpp's server on loopback; its base URL once it answers."""
+async def serving(command: list[str], port: int, env: dict[str, str] | None = None):
+    """llama.cpp's server started by `command` on `port`; its base URL once it answers."""
     assert MODEL.exists(), "run deploy/setup-llama.sh (tests/run.sh does) to build the server"
-    port = free_port()
     process = subprocess.Popen(
-        [str(VENV / "bin/python"), "-m", "llama_cpp.server", "--model", str(MODEL),
-         "--n_ctx", str(WINDOW), "--chat_format", "vicuna", "--host", "127.0.0.1",
-         "--port", str(port),
-         # Its default cuts a running request off when another comes; the bot's answer
-         # runs beside its pre-step (pipeline.early_answer), so requests must queue.
-         "--interrupt_requests", "False"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}/v1"
     try:
@@ -101,6 +94,41 @@ async def llama() -> AsyncIterator[str]:
     finally:
         process.terminate()
         process.wait(timeout=15)
+
+
+# Every sentence of a failure (core/pipeline/failures.py), the time-out's first.
+FAILURE_TEXTS = (
+    strings.LLM_FAILED, strings.LLM_TOO_LONG, strings.LLM_REFUSED, strings.LLM_UNAVAILABLE,
+    strings.LLM_SERVER_ERROR, strings.LLM_CUT_OFF, strings.LLM_INVALID, strings.LLM_FILTERED,
+    strings.LLM_STOPPED, strings.LLM_EMPTY, strings.LLM_ERROR,
+)  # fmt: skip
+
+DECLINES = (strings.INJECTION_DECLINED, strings.TOXIC_DECLINED, strings.COMMENT_ACK)
+
+
+@pytest.fixture
+async def llama() -> AsyncIterator[str]:
+    """llama.cpp's server on loopback with the prompts' chat format; its base URL."""
+    port = free_port()
+    command = [
+        str(VENV / "bin/python"), "-m", "llama_cpp.server", "--model", str(MODEL),
+        "--n_ctx", str(WINDOW), "--chat_format", "vicuna", "--host", "127.0.0.1",
+        "--port", str(port),
+        # Its default cuts a running request off when another comes; the bot's answer
+        # runs beside its pre-step (pipeline.early_answer), so requests must queue.
+        "--interrupt_requests", "False",
+    ]  # fmt: skip
+    async for url in serving(command, port):
+        yield url
+
+
+@pytest.fixture
+async def served() -> AsyncIterator[str]:
+    """llama.cpp's server as an admin starts it for the demo: deploy/llama-server.sh."""
+    port = free_port()
+    env = {**os.environ, "LLAMA_PORT": str(port)}
+    async for url in serving([str(ROOT / "deploy/llama-server.sh")], port, env):
+        yield url
 
 
 async def test_a_real_model_server_answers_streamed_within_its_small_window(people, bot, llama):
@@ -133,10 +161,58 @@ async def test_a_real_model_server_answers_streamed_within_its_small_window(peop
         return bool(event["content"].get("m.mentions", {}).get("user_ids"))
 
     done = (await alice.wait_for(room, final, timeout=180))["content"]["m.new_content"]
-    failures = (strings.LLM_FAILED, strings.LLM_TOO_LONG, strings.LLM_REFUSED,
-                strings.LLM_UNAVAILABLE)  # fmt: skip
+    failures = FAILURE_TEXTS
     assert done["body"] not in failures and "_(incomplete)_" not in done["body"]
     assert done["body"] != PLACEHOLDER and done["body"].strip()
     assert alice.seen(room, edits_of(first["event_id"])), "streamed into the placeholder"
     bodies = [e["content"]["body"] for e in alice.seen(room, from_user(bot.user_id))]
     assert not any(body in failures for body in bodies)
+
+
+async def test_the_readmes_local_model_answers_or_shows_the_passages_within_a_minute(
+    people, bot, served
+):
+    """The demo's config with llama.cpp's server (deploy/llama-server.sh): [llm] url and
+    model only, the shipped prompts, no request fields. Within a minute of the question,
+    the model's answer or, where it failed, the passages found under what truly
+    happened; never "did not answer in time" after minutes of "Working on it"."""
+    alice = await people("alice")
+    port = free_port()
+    bot.write_config(
+        knowledge_config(port) + f'[llm]\nurl = "{served}"\nmodel = "any"\n',
+        allowed_users=[alice.user_id], placeholder_after_seconds=0,
+    )  # fmt: skip
+    await bot.start()
+    room = await room_with_bot(alice, bot)
+    await put(port, "handbook", "travel", {"title": "Travel policy", "url": "https://wiki/travel",
+              "content": "Trains are booked through Travelink two weeks ahead."})  # fmt: skip
+
+    asked = time.monotonic()
+    question = await alice.say(room, "How are trains booked?", mentions=[bot.user_id])
+    first = await alice.wait_for(room, replies_to(question), timeout=60)
+
+    def final(event: dict) -> bool:
+        mentioned = event["content"].get("m.new_content", event["content"]).get("m.mentions")
+        is_reply = event["event_id"] == first["event_id"] or edits_of(first["event_id"])(event)
+        return is_reply and bool((event["content"].get("m.mentions") or mentioned or {})
+                                 .get("user_ids"))  # fmt: skip
+
+    done = await alice.wait_for(room, final, timeout=120)
+    seconds = time.monotonic() - asked
+    body = done["content"].get("m.new_content", done["content"])["body"]
+    print(f"\nquestion to final reply: {seconds:.1f} s\n{body[:600]}")
+    assert body != PLACEHOLDER and body.strip()
+    if strings.LLM_FALLBACK_INTRO in body:
+        notice, passages = body.split("\n\n" + strings.LLM_FALLBACK_INTRO, 1)
+        assert "Trains are booked through Travelink two weeks ahead." in passages
+        assert "[Travel policy](https://wiki/travel)" in passages, "its source is listed"
+        told = notice.endswith("_(incomplete)_") or notice in FAILURE_TEXTS
+        assert told, notice
+        assert notice != strings.LLM_FAILED, "no time-out can happen within the minute"
+    elif body in DECLINES or body.startswith(strings.OUT_OF_SCOPE.split("{")[0]):
+        # The 270M base model's verdict (sampled) may decline a plain question: that is
+        # what it decided, told as such, not a failure.
+        print("declined by the pre-step's verdict")
+    else:
+        assert not body.startswith(strings.NOTICE_PREFIX), body
+    assert seconds <= 60, f"{seconds:.0f} s from the question to the final reply"

@@ -79,14 +79,19 @@ async def test_an_answer_streams_into_one_message_with_links_and_a_badge(people,
 
 async def test_a_model_that_is_down_gets_an_apology_not_silence(people, bot, llm):
     alice = await people("alice")
+    port = free_port()
     bot.write_config(
-        f'[llm]\nurl = "{llm.url}"\nmodel = "test-model"\nmax_retries = 0\n'
-        '[sources.wiki]\ntoken = "t"\n[collections.handbook]\nsource = "wiki"\npublic = true\n',
+        knowledge_config(port)
+        + f'[llm]\nurl = "{llm.url}"\nmodel = "test-model"\nmax_retries = 0\n',
         allowed_users=[alice.user_id],
     )
     await bot.start()
     room = await room_with_bot(alice, bot)
-    llm.enqueue(status=503)
+    await put(port, "handbook", "travel", {"title": "Travel policy", "url": "https://wiki/travel",
+              "content": "Trains are booked through Travelink two weeks ahead."})  # fmt: skip
+    llm.enqueue(status=503)  # the pre-step: the question goes on as asked
+    llm.enqueue(status=503)  # the answer: the passages found, under what happened
     question = await alice.say(room, "how do I book a train?", mentions=[bot.user_id])
     notice = (await alice.wait_for(room, replies_to(question), timeout=60))["content"]["body"]
-    assert notice == strings.LLM_UNAVAILABLE, "a 503 is no time-out"
+    assert notice.startswith(strings.LLM_SERVER_ERROR + "\n\n"), "a 503 is no time-out"
+    assert strings.LLM_FALLBACK_INTRO in notice and "through Travelink two weeks" in notice
