@@ -76,6 +76,10 @@ CONFIG_REJECTED = (
     "{problems}"
 )
 CONFIG_APPLIED = "✅ The config edit is applied."
+SERVICE_FAILING = (
+    NOTICE_PREFIX + "The {service} is not running: {reason}. I keep trying to start it; "
+    "/health names it until it runs."
+)
 CONFIG_NEEDS_RESTART = (
     NOTICE_PREFIX + "These settings cannot change while I run; restart me to apply them: {keys}"
 )
@@ -85,7 +89,9 @@ SEARCH_ONLY_INTRO = (
     "your question (search-only mode):"
 )
 SEARCH_ONLY_MEMORIES = "What this room asked me to remember:"
-NOTHING_FOUND = "I found nothing about this in the documents I can share in this room."
+NOTHING_FOUND = "I found nothing about this in the documents I searched."
+NOTHING_FOUND_SHARED = "In a room, I use only the documents that everyone in it may open."
+NOTHING_FOUND_PUBLIC_ONLY = "Here I use only documents that anyone may open."
 SOURCES_CONSULTED = "**Sources consulted** (the answer cites none of them)"
 ENCRYPTED_LEFT_OUT = (
     "Sources from encrypted rooms were left out: this room is not encrypted, so the "
@@ -193,9 +199,12 @@ HISTORY_TITLE = "Earlier discussion in this room ({when})"
 
 FEEDBACK_ASK = (
     "Thanks for rating this answer. What was wrong with it? Reply here in this thread and "
-    "I'll pass it on with your 👎."
+    "I'll pass it on with your 👎 (a question to me is answered as a question instead)."
 )
-FEEDBACK_THANKS = "Thank you, I've noted that with your rating."
+FEEDBACK_THANKS = (
+    "Thank you, I've noted that as your comment on the 👎. To ask me something instead, "
+    "mention me or end with a question mark."
+)
 FEEDBACK_REFUSED = (
     NOTICE_PREFIX + "`feedback` is for the bot's administrators (`feedback.admins` in its "
     "config), in the admin room (`bot.admin_room`) only."
@@ -376,6 +385,14 @@ INGEST_JOB_FAILED = (
 FILE_TITLE = "{name} (shared by {sender}, {when})"
 FILE_UNREADABLE = "I could not read “{name}”: {reason}."
 FILE_STILL_READING = "I am still reading “{name}”: ask again in a moment."
+FILE_NOT_KEPT_HERE = (
+    "I cannot answer from “{name}”: files shared in rooms are not kept here (the bot's "
+    "admins can turn this on with [files])."
+)
+FILE_SHARED_EARLIER = (
+    "I do not have “{name}”: it was shared before I kept this room's files. Share it "
+    "again, then ask me."
+)
 FILE_NOT_DOWNLOADED = "it could not be downloaded from the homeserver (share it again)"
 FILE_ENCRYPTED_ROOM_ONLY = (
     "this room is encrypted, and the admins keep the text of encrypted rooms out of the "
