@@ -207,3 +207,21 @@ async def test_the_guardrails_rate_limit_is_a_429_and_counts_per_caller(chat_wor
         with pytest.raises(openai.RateLimitError):
             await alice.chat.completions.create(model="handbook", messages=question, stream=stream)
     assert await bob.chat.completions.create(model="handbook", messages=question)
+
+
+async def test_nothing_found_is_said_in_the_askers_language_without_rooms(chat_world, chat_url):
+    """Issue 48: the chat API said "in this room", in English, to a German question."""
+    from core import strings
+    from core.i18n.language import speaking
+
+    with speaking("de"):
+        nothing, public_only = strings.NOTHING_FOUND, strings.NOTHING_FOUND_PUBLIC_ONLY
+    asked = "Wie viele Parkplätze hat das Büro in Lissabon für Besucher?"
+    for caller, expected in (("alice", nothing), ("visitor", f"{nothing} {public_only}")):
+        client = chat_world.client(caller, chat_url)
+        reply = await client.chat.completions.create(
+            model="everything", messages=[{"role": "user", "content": asked}]
+        )
+        text = reply.choices[0].message.content
+        assert text == expected, text
+        assert "Raum" not in text and "room" not in text

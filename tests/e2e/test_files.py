@@ -7,7 +7,7 @@ import pytest
 
 from bot.dev.synapse import free_port
 from core import strings
-from tests.e2e.people import Person, replies_to
+from tests.e2e.people import Person, from_user, replies_to
 from tests.e2e.scripted import ask, finished_reply, llm_config, reading_model
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import knowledge_config, put
@@ -140,3 +140,48 @@ async def test_a_question_replying_to_a_file_is_answered_from_that_file_first(pe
         answer = await ask_about(alice, room, "how much may a hotel night cost in Paris?", bot,
                                  event)  # fmt: skip
         assert f"{cost} euros" in answer["body"].split("**Sources**")[0], answer["body"]
+
+
+async def test_a_file_the_bot_never_read_says_why_and_summarize_this_needs_no_mention(
+    people, bot, llm
+):
+    """Issue 48: a question replying to a PDF got "I found nothing about this" when files
+    were off, and again for a file shared before they were turned on; "summarize this"
+    as a plain reply to a file was ignored."""
+    alice = await people("alice")
+    llm.respond = chat_model
+    admin_room = await alice.create_room([bot.user_id])
+    port = free_port()
+    base = knowledge_config(port) + llm_config(llm)
+    bot.write_config(base, allowed_users=[alice.user_id], admin_room=admin_room)
+    await bot.start()
+    room = await room_with_bot(alice, bot)
+    early = await alice.share_file(room, make_pdf(), "travel-policy.pdf", PDF)
+
+    answer = await ask(alice, room, "how much may a hotel night cost in Paris?", bot,
+                       reply_to=early)  # fmt: skip
+    assert answer["body"] == strings.FILE_NOT_KEPT_HERE.format(name="travel-policy.pdf")
+    plain = await alice.say(room, "summarize this", reply_to=early)
+    answer = await finished_reply(alice, room, replies_to(plain))
+    assert answer["body"] == strings.FILE_NOT_KEPT_HERE.format(name="travel-policy.pdf")
+
+    # An admin turns files on while the bot runs.
+    bot.write_config(base + FILES, allowed_users=[alice.user_id], admin_room=admin_room)
+    await alice.wait_for(admin_room, lambda e: e["content"].get("body") == strings.CONFIG_APPLIED)
+    answer = await ask(alice, room, "how much may a hotel night cost in Paris?", bot,
+                       reply_to=early)  # fmt: skip
+    assert answer["body"] == strings.FILE_SHARED_EARLIER.format(name="travel-policy.pdf")
+
+    again = await alice.share_file(room, make_pdf(), "travel-policy.pdf", PDF)
+    answer = await ask_about(alice, room, "how much may a hotel night cost in Paris?", bot, again)
+    assert "140 euros" in answer["body"]
+    plain = await alice.say(room, "summarize this", reply_to=again)
+    summary = await finished_reply(alice, room, replies_to(plain))
+    assert summary["body"].startswith("Summary of “travel-policy.pdf”"), summary["body"]
+    # A plain reply to someone's text is theirs, not the bot's: the sentinel comes first.
+    said = await alice.say(room, "Lunch at noon?")
+    await alice.say(room, "summarize this", reply_to=said)
+    sentinel = await alice.say(room, "what is the hotel limit in Paris?", mentions=[bot.user_id])
+    await alice.wait_for(room, replies_to(sentinel), timeout=60)
+    replies = alice.seen(room, lambda e: from_user(bot.user_id)(e) and "Summary" in str(e))
+    assert len(replies) == 1, "only the file's summary"

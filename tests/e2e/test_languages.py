@@ -10,7 +10,8 @@ import pytest
 from bot.dev.synapse import free_port
 from core import strings
 from core.i18n.language import speaking
-from tests.e2e.scripted import ask, llm_config
+from tests.e2e.people import replies_to
+from tests.e2e.scripted import ask, finished_reply, llm_config
 from tests.e2e.test_catchup import alice_and_bob_with_the_bot
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import knowledge_config, put
@@ -107,3 +108,31 @@ async def test_without_a_model_a_german_question_gets_the_search_only_answer(peo
         intro = strings.SEARCH_ONLY_INTRO
     assert answer["body"].startswith(intro) and intro != strings.SEARCH_ONLY_INTRO
     assert "VPN profile expired" in answer["body"]
+
+
+async def test_a_short_french_question_with_codes_gets_french_framing(people, bot):
+    """Issue 48: "Knowledge Bot: Que signifie l'erreur VPN WG-503 ?" was framed in English
+    (the bot's name and the codes tipped the detection); an unclear next question takes
+    the room's recent language; "nothing found" says nothing of rooms or rights when
+    every document is public."""
+    alice = await people("alice")
+    port = free_port()
+    bot.write_config(
+        f"[ingest_api]\nenabled = true\nport = {port}\n[sources.wiki]\ntoken = \"wiki-token\"\n"
+        '[collections.handbook]\nsource = "wiki"\npublic = true\n',
+        allowed_users=[alice.user_id],
+    )  # fmt: skip
+    await bot.start()
+    await handbook(port)
+    room = await room_with_bot(alice, bot)
+    question = await alice.say(room, "Knowledge Bot: Que signifie l'erreur VPN WG-503 ?",
+                               mentions=[bot.user_id])  # fmt: skip
+    answer = await finished_reply(alice, room, replies_to(question), timeout=60)
+    with speaking("fr"):
+        intro, nothing = strings.SEARCH_ONLY_INTRO, strings.NOTHING_FOUND
+    assert answer["body"].startswith(intro), answer["body"]
+    assert "VPN profile expired" in answer["body"]
+    # Too short to tell alone: the room was just asked in French.
+    answer = await ask(alice, room, "Zorblax quux?", bot)
+    assert answer["body"] == nothing, answer["body"]
+    assert "salon" not in nothing and "room" not in strings.NOTHING_FOUND

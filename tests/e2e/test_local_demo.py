@@ -19,6 +19,8 @@ from core import strings
 from tests.e2e.conftest import ROOT
 from tests.e2e.people import Person, membership_of
 from tests.e2e.scripted import ask, reading_model
+from tests.e2e.test_files import PDF, ask_about
+from tests.support.files import make_pdf
 
 pytestmark = pytest.mark.e2e
 
@@ -80,6 +82,23 @@ async def test_the_demo_runs_once_answers_with_the_model_and_has_an_alias(tmp_pa
         assert f'href="{link}"' in answer.get("formatted_body", ""), answer
         async with aiohttp.ClientSession() as http, http.get(link) as served:
             assert served.status == 200 and "Travelink" in await served.text()
+
+        # The chat API is on, and the banner's curl line works as printed.
+        curl = next(line.strip() for line in shown.splitlines() if line.strip().startswith("curl "))
+        called = await asyncio.to_thread(
+            subprocess.run, curl, shell=True, capture_output=True, text=True, timeout=120
+        )
+        assert called.returncode == 0, called.stderr
+        reply = json.loads(called.stdout)
+        assert "WG-503" in reply["choices"][0]["message"]["content"], reply
+
+        # Files shared in the demo room are kept: a question replying to a PDF is answered
+        # from it.
+        assert "Files shared in the demo room are kept" in shown
+        policy = await person.share_file(room, make_pdf(), "travel-policy.pdf", PDF)
+        answer = await ask_about(person, room, "how much may a hotel night cost in Paris?", bot,
+                                 policy)  # fmt: skip
+        assert "140 euros" in answer["body"], answer["body"]
     finally:
         if person:
             await person.close()
