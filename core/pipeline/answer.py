@@ -53,7 +53,6 @@ from core.memory.followup import FollowupDecision, decide_followup
 from core.memory.memory import ConversationMemory
 from core.memory.remember import RememberRequest, parse_remember
 from core.memory.rephrase import decide_rephrasing
-from core.passages import fetch_quoted_lines
 from core.pipeline.context import build_conversation, build_sources_block, passage_cost
 from core.pipeline.failures import build_fallback_answer, failure_cause
 from core.pipeline.grounding import build_audience, fetch_context_hits
@@ -65,6 +64,7 @@ from core.pipeline.prestep import (
     decide_locally,
     decide_translations,
 )
+from core.pipeline.quoting import fetch_quoted_lines
 from core.pipeline.recall import build_memories_block
 from core.pipeline.sources import Sources, SourcesFinder
 from core.pipeline.speculation import HeldProgress, drop

@@ -22,7 +22,7 @@ from core.llm.client import (
     LlmUnavailable,
     LlmUnreachable,
 )
-from core.passages import build_search_only_answer
+from core.pipeline.quoting import build_search_only_answer
 from core.pipeline.sources import Sources
 from core.requests import FALLBACK_REASON, Answer
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from core.history.line_store import HistoryLine
 from core.knowledge.documents import Hit
-from core.passages import (
+from core.pipeline.quoting import (
     QUOTED_LINES,
     build_passages_answer,
     decide_quoted_lines,
