@@ -52,6 +52,15 @@ HELP_REMEMBER = (
 )
 HELP_VOTE = "- React 👍 or 👎 to an answer to tell me whether it helped."
 HELP_COMMANDS_OFF = "- Commands are turned off in this room."
+HELP_SEARCH_ONLY = (
+    "- No language model is connected: I answer with the passages that best match your "
+    "question (search-only mode)."
+)
+HELP_FILES = (
+    "- Share a PDF, Word, Markdown, HTML or text file here and I read it: reply to it with "
+    "a question, or with “summarize this”."
+)
+HELP_VOICE = "- Send a voice message in my thread or our direct chat and I answer it as a question."
 HELP_COMMAND_LINE = "- `{prefix}{name}`: {description}"
 
 COMMAND_DESCRIPTIONS = {
@@ -310,6 +319,7 @@ CATCHUP_FOR_YOU = "For you"
 CATCHUP_REST = "Also"
 CATCHUP_MORE = "- … and {count} more"
 CATCHUP_SENT = "I sent your catch-up to our direct chat: {link}"
+OPEN_LINK = "open it"
 CATCHUP_SENT_ENCRYPTED = (
     "I sent your catch-up to our encrypted chat, {link}: it covers encrypted rooms, and this "
     "chat is not encrypted."

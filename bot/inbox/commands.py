@@ -3,15 +3,36 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from core import strings
-from core.config import RoomSettings
+from core.config import RoomSettings, Settings
 
 COMMANDS: tuple[str, ...] = tuple(strings.COMMAND_DESCRIPTIONS)
 
 
-def build_help(room: RoomSettings, prefix: str, is_direct: bool) -> str:
-    """The help text for one room: how to ask there, and the commands it allows."""
+@dataclass(frozen=True)
+class Abilities:
+    """What the bot can do beyond answering, as its config says now."""
+
+    files: bool = False  # files shared in rooms are kept ([files])
+    voice: bool = False  # voice messages are transcribed ([speech] url)
+    search_only: bool = False  # no language model: passages instead of answers
+
+
+def decide_abilities(settings: Settings) -> Abilities:
+    return Abilities(
+        files=settings.room_files_collection() is not None,
+        voice=bool(settings.speech.url),
+        search_only=not settings.llm.url,
+    )
+
+
+def build_help(
+    room: RoomSettings, prefix: str, is_direct: bool, abilities: Abilities = Abilities()
+) -> str:
+    """The help text for one room: how to ask there, what else the bot does, and the
+    commands it allows."""
     ask_freely = room.answer_without_mention or is_direct
     lines = [
         strings.HELP_HEADER,
@@ -20,6 +41,12 @@ def build_help(room: RoomSettings, prefix: str, is_direct: bool) -> str:
         strings.HELP_REMEMBER,
         strings.HELP_VOTE,
     ]
+    if abilities.search_only:
+        lines.append(strings.HELP_SEARCH_ONLY)
+    if abilities.files:
+        lines.append(strings.HELP_FILES)
+    if abilities.voice:
+        lines.append(strings.HELP_VOICE)
     if room.commands_enabled:
         lines += [
             strings.HELP_COMMAND_LINE.format(
@@ -33,11 +60,16 @@ def build_help(room: RoomSettings, prefix: str, is_direct: bool) -> str:
 
 
 def build_command_reply(
-    name: str, args: str, room: RoomSettings, prefix: str, is_direct: bool
+    name: str,
+    args: str,
+    room: RoomSettings,
+    prefix: str,
+    is_direct: bool,
+    abilities: Abilities = Abilities(),
 ) -> str:
     """The reply to a command addressed to the bot: help, or why it cannot run."""
     if name == "help":
-        return build_help(room, prefix, is_direct)
+        return build_help(room, prefix, is_direct, abilities)
     hint = strings.HELP_HINT.format(prefix=prefix)
     if name in COMMANDS and not room.commands_enabled:
         return strings.COMMANDS_OFF.format(prefix=prefix, name=name, help_hint=hint)

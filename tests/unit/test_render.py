@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot.inbox.commands import build_command_reply
 from bot.inbox.render import ANSWER_ID_KEY, build_edit, build_notice
+from core import strings
 from core.config import RoomSettings
 from core.requests import Answer, Source
 from core.sources import build_answer_markdown
@@ -65,3 +66,15 @@ def test_help_names_every_way_to_use_the_bot_with_the_rooms_prefix():
     assert "remember that" in shown and "👍" in shown and "👎" in shown
     assert "`?summarize last 3 days`" in shown and "`?forget all`" in shown
     assert "`summarize" not in shown and "`forget" not in shown, "never without the prefix"
+
+
+def test_help_names_files_voice_and_search_only_where_they_apply():
+    from bot.inbox.commands import Abilities
+
+    plain = build_command_reply("help", "", RoomSettings(), "!", False)
+    assert strings.HELP_FILES not in plain and strings.HELP_SEARCH_ONLY not in plain
+    every = build_command_reply(
+        "help", "", RoomSettings(), "!", False, Abilities(files=True, voice=True, search_only=True)
+    )
+    for line in (strings.HELP_FILES, strings.HELP_VOICE, strings.HELP_SEARCH_ONLY):
+        assert line in every

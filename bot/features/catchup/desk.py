@@ -99,7 +99,8 @@ class CatchupDesk:
             return
         await self.matrix.send(direct, build_room_notice(text), sealed=sealed)
         sent = strings.CATCHUP_SENT_ENCRYPTED if sealed else strings.CATCHUP_SENT
-        await reply.finish(sent.format(link=build_room_link(direct, message.sender)))
+        link = build_room_link(direct, message.sender, strings.OPEN_LINK)
+        await reply.finish(sent.format(link=link))
 
     async def _schedule(self, user: UserID, args: str, timezone: str, prefix: str) -> str:
         if args.lower() == "off":

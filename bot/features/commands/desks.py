@@ -10,7 +10,7 @@ from bot.features.catchup.desk import CatchupDesk
 from bot.features.feedback.desk import FeedbackDesk
 from bot.features.memory.commands import build_forgotten, build_memory_list, decide_forget
 from bot.features.summaries.desk import SummaryDesk
-from bot.inbox.commands import build_command_reply
+from bot.inbox.commands import build_command_reply, decide_abilities
 from bot.inbox.dispatcher import Dispatcher
 from bot.inbox.reply import ReplyWriter
 from bot.inbox.routing import ExplainCommand, RunCommand
@@ -69,7 +69,9 @@ class Desks:
         since the decision was stored are explained, not run (the config is live)."""
         room = settings.room(reply.message.room_id)
         prefix = settings.bot.command_prefix
-        explanation = build_command_reply(action.name, action.args, room, prefix, is_direct)
+        explanation = build_command_reply(
+            action.name, action.args, room, prefix, is_direct, decide_abilities(settings)
+        )
         if not isinstance(action, RunCommand) or not (
             room.commands_enabled or action.name == "help"
         ):
