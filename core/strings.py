@@ -320,6 +320,21 @@ CATCHUP_REST = "Also"
 CATCHUP_MORE = "- … and {count} more"
 CATCHUP_SENT = "I sent your catch-up to our direct chat: {link}"
 OPEN_LINK = "open it"
+CATCHUP_NOT_DELIVERED = (
+    NOTICE_PREFIX + "I could not send your catch-up: I could not open a private chat with "
+    "you ({reason}). Allow invites from me, or start a direct chat with me, then ask again."
+)
+PRIVATE_CHAT_BLOCKED = "the account's settings block invites from me"
+PRIVATE_CHAT_REFUSED = "the homeserver refused the invite"
+DIGEST_PAUSED_NOTE = (
+    "Your scheduled catch-up is paused for the same reason; it runs again once a "
+    "catch-up reaches you."
+)
+DIGEST_RESUMED = "Your paused scheduled catch-up runs again."
+DIGEST_PAUSED_REPORT = (
+    NOTICE_PREFIX + "The scheduled catch-up of {user} is paused: I could not open a "
+    "private chat with them ({reason})."
+)
 CATCHUP_SENT_ENCRYPTED = (
     "I sent your catch-up to our encrypted chat, {link}: it covers encrypted rooms, and this "
     "chat is not encrypted."

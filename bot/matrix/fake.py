@@ -20,6 +20,7 @@ from bot.matrix.fence import WriteKind
 from bot.matrix.types import (
     EventSource,
     Invite,
+    InviteRefused,
     JoinedRoomBatch,
     MatrixError,
     Media,
@@ -58,6 +59,8 @@ class FakeAccount:
         self.timelines: dict[str, list[str]] = {}
         self.written: list[Written] = []
         self.display = "Knowledge Bot"
+        # People whose invite settings block the bot's invites.
+        self.blocks_invites: set[str] = set()
         self._names: dict[tuple[str, str], str] = {}
         self._next: list[tuple[str, EventSource]] = []
         self._invites: list[Invite] = []
@@ -309,6 +312,9 @@ class FakeAccount:
     async def create_room(self, *, invite: list[str], direct: bool) -> RoomID:
         self._check("create_room")
         self._fence("room", "")
+        if blocking := [user for user in invite if user in self.blocks_invites]:
+            # As Synapse answers when an invitee's m.invite_permission_config blocks.
+            raise InviteRefused(f"403 M_INVITE_BLOCKED inviting {blocking[0]}", blocked=True)
         room_id = f"!made{len(self._rooms) + 1}:fake.test"
         self.add_room(room_id, dict.fromkeys(invite, "invite"), encrypted=self._encryption_on)
         self._note(Written("room", room_id, {"invite": invite, "direct": direct}))

@@ -43,6 +43,7 @@ from bot.matrix.fence import WriteKind
 from bot.matrix.sync_batch import build_sync_batch
 from bot.matrix.types import (
     EventSource,
+    InviteRefused,
     MatrixError,
     Media,
     MediaTooLarge,
@@ -366,6 +367,10 @@ class NioAccount:
                 initial_state=state,
             )  # fmt: skip
         if not isinstance(response, RoomCreateResponse):
+            errcode = getattr(response, "status_code", None)
+            if errcode == "M_INVITE_BLOCKED" or (invite and errcode == "M_FORBIDDEN"):
+                raise InviteRefused(f"a room could not be made: {response}",
+                                    blocked=errcode == "M_INVITE_BLOCKED")  # fmt: skip
             raise MatrixError(f"a room could not be made: {response}")
         return RoomID(response.room_id)
 

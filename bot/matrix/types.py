@@ -29,6 +29,15 @@ class MediaTooLarge(MatrixError):
         self.limit = limit
 
 
+class InviteRefused(MatrixError):
+    """The homeserver would not invite the person into a new room: they block invites
+    (`M_INVITE_BLOCKED`, Matrix 1.18) when `blocked`, else another refusal (403)."""
+
+    def __init__(self, message: str, *, blocked: bool) -> None:
+        super().__init__(message)
+        self.blocked = blocked
+
+
 class WriteRefused(MatrixError):
     """The account would not write: this process lost the lease, or the room is not one
     the text may go to (see bot/matrix/fence.py)."""

@@ -257,7 +257,10 @@ class BotApp:
                 )
                 catchup = features.catchup
                 if catchup is not None:
-                    keep("digests", lambda: run_digests(parts.digests, catchup.deliver))
+                    keep(
+                        "digests",
+                        lambda: run_digests(parts.digests, catchup.deliver, self.reports.tell),
+                    )
                 if matrix.encryption_on:
                     keep("cross-signing", lambda: self._cross_sign(matrix, data_dir))
                 scheduler = SummaryScheduler(

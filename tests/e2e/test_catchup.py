@@ -3,6 +3,9 @@ each room they share with the bot, grouped, linked, and only in their direct cha
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
+import aiohttp
 import pytest
 
 from core import strings
@@ -170,3 +173,27 @@ async def test_a_catchup_never_lands_in_the_admin_room_and_its_notice_links_the_
     await settle(bob, admin_room)
     in_admin = [e["content"].get("body", "") for e in bob.seen(admin_room, from_user(bot.user_id))]
     assert not any("Vega launch" in body for body in in_admin), in_admin
+
+
+async def test_a_person_who_blocks_invites_is_told_why_the_catchup_did_not_come(people, bot):
+    """Issue 46: Matrix 1.18 lets people block invites (M_INVITE_BLOCKED); a catch-up that
+    needs a new private chat was refused and the person never told."""
+    alice, bob = await people("alice"), await people("bob")
+    bot.write_config(allowed_users=[alice.user_id, bob.user_id])
+    await bot.start()
+    room = await shared_room(alice, bot, bob)
+    await alice.say(room, "Decision: the Vega launch moves to Monday.")
+    # Bob's client blocks every invite (the account data Synapse reads, MSC4380).
+    client = bob.client
+    url = (f"{client.homeserver}/_matrix/client/v3/user/{quote(client.user_id)}"
+           "/account_data/m.invite_permission_config")  # fmt: skip
+    headers = {"Authorization": f"Bearer {client.access_token}"}
+    async with aiohttp.ClientSession() as http:
+        async with http.put(url, json={"default_action": "block"}, headers=headers) as done:
+            assert done.status == 200, await done.text()
+
+    notice = (await ask(bob, room, "!catchup", bot, timeout=90))["body"]
+    with_reason = strings.CATCHUP_NOT_DELIVERED.format(reason=strings.PRIVATE_CHAT_BLOCKED)
+    assert notice == with_reason, notice
+    assert "Vega" not in notice, "nothing of the catch-up where others read"
+    assert not bob.client.invited_rooms, "no invite reached bob"

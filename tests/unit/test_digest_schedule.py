@@ -10,7 +10,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.features.catchup.digests import Digest, SqlDigestStore, run_digests
-from bot.matrix.types import MatrixError
+from bot.matrix.types import InviteRefused, MatrixError
+from core import strings
 from core.catchup.digest_schedule import (
     DigestSchedule,
     decide_next_run,
@@ -89,6 +90,40 @@ async def test_a_digest_that_could_not_be_delivered_is_covered_by_the_next(
     finally:
         running.cancel()
     assert covered == [now - 100, now - 100], "from where the undelivered one began"
+
+
+async def test_a_digest_whose_person_blocks_invites_is_paused_and_reported(
+    open_database, monkeypatch
+):
+    """Issue 46: the person blocks the bot's invites. The digest pauses (no retry every
+    run), the admins are told why once, and setting it again or resuming runs it."""
+    monkeypatch.setattr("bot.features.catchup.digests.CHECK_EVERY_SECONDS", 0.01)
+    store = await SqlDigestStore.open(await open_database())
+    now = time.time()
+    await store.set_digest(Digest("@bob:x", DigestSchedule(seconds=1), "UTC", now - 1, now - 100))
+    reports: list[str] = []
+    reported = asyncio.Event()
+
+    async def deliver(digest: Digest) -> None:
+        raise InviteRefused("403 M_INVITE_BLOCKED", blocked=True)
+
+    def report(text: str) -> None:
+        reports.append(text)
+        reported.set()
+
+    running = asyncio.create_task(run_digests(store, deliver, report))
+    try:
+        async with asyncio.timeout(10):
+            await reported.wait()
+    finally:
+        running.cancel()
+    assert reports == [strings.DIGEST_PAUSED_REPORT.format(
+        user="@bob:x", reason=strings.PRIVATE_CHAT_BLOCKED)]  # fmt: skip
+    paused = await store.digest_of("@bob:x")
+    assert paused is not None and paused.paused == "invites_blocked"
+    assert await store.due_digests(now=now + 3600) == [], "paused: not run again"
+    assert await store.resume_digest("@bob:x") and not await store.resume_digest("@bob:x")
+    assert await store.due_digests(now=now + 3600) != []
 
 
 async def test_a_digest_keeps_the_language_it_was_asked_for_in(open_database):

@@ -11,7 +11,7 @@ import time
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from bot.features.catchup.digests import Digest, DigestStore
+from bot.features.catchup.digests import Digest, DigestStore, describe_pause
 from bot.features.catchup.receipts import ReceiptStore
 from bot.features.summaries.lines import LineReader
 from bot.inbox.audience import Audiences
@@ -20,7 +20,7 @@ from bot.inbox.render import build_room_notice
 from bot.inbox.reply import ReplyWriter
 from bot.inbox.routing import RunCommand
 from bot.matrix.account import MatrixAccount
-from bot.matrix.types import MatrixError, SyncBatch
+from bot.matrix.types import InviteRefused, MatrixError, SyncBatch
 from bot.settings_holder import SettingsHolder
 from core import strings
 from core.catchup.catchup import Reader, RoomCatchup, build_catchup_markdown, build_room_catchup
@@ -93,14 +93,25 @@ class CatchupDesk:
         if is_direct and self._private_with(message.room_id, message.sender, sealed):
             await reply.finish(text)
             return
-        direct = await self._direct_room(message.sender, sealed)
+        try:
+            direct = await self._direct_room(message.sender, sealed)
+        except InviteRefused as exc:
+            # Said where they asked, without the catch-up itself (others may read it).
+            reason = describe_pause("invites_blocked" if exc.blocked else "invite_refused")
+            notice = strings.CATCHUP_NOT_DELIVERED.format(reason=reason)
+            if await self.digests.digest_of(message.sender) is not None:
+                notice += " " + strings.DIGEST_PAUSED_NOTE
+            await reply.finish(notice)
+            return
+        resumed = await self.digests.resume_digest(message.sender)
         if direct == message.room_id:  # asked in the chat it goes to: only the catch-up
-            await reply.finish(text)
+            await reply.finish(text + ("\n\n" + strings.DIGEST_RESUMED if resumed else ""))
             return
         await self.matrix.send(direct, build_room_notice(text), sealed=sealed)
         sent = strings.CATCHUP_SENT_ENCRYPTED if sealed else strings.CATCHUP_SENT
         link = build_room_link(direct, message.sender, strings.OPEN_LINK)
-        await reply.finish(sent.format(link=link))
+        resumed_note = " " + strings.DIGEST_RESUMED if resumed else ""
+        await reply.finish(sent.format(link=link) + resumed_note)
 
     async def _schedule(self, user: UserID, args: str, timezone: str, prefix: str) -> str:
         if args.lower() == "off":

@@ -8,11 +8,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from bot.matrix.account import SEND_ERRORS
+from bot.matrix.types import InviteRefused
+from core import strings
 from core.catchup.digest_schedule import DigestSchedule, decide_next_run
 from core.storage.database import StorageError
 from core.storage.store import SqlStore
@@ -30,13 +32,25 @@ CREATE TABLE IF NOT EXISTS digests (
 """
 # The language the person asked for it in (NULL: English, as before languages).
 V2 = "ALTER TABLE digests ADD COLUMN language TEXT"
+# Why it is paused (a key of PAUSE_REASONS; NULL: it runs): the person's private chat
+# could not be made (they block invites).
+V3 = "ALTER TABLE digests ADD COLUMN paused TEXT"
 UPGRADES = UpgradeTable(
     "digests",
     [
         Upgrade("scheduled catch-ups per person", V1, V1),
         Upgrade("each in its person's language", V2, V2),
+        Upgrade("paused when it cannot be delivered", V3, V3),
     ],
 )
+PauseReason = Literal["invites_blocked", "invite_refused"]
+
+
+def describe_pause(reason: PauseReason | str) -> str:
+    """Why a digest is paused, in the language being spoken."""
+    if reason == "invites_blocked":
+        return strings.PRIVATE_CHAT_BLOCKED
+    return strings.PRIVATE_CHAT_REFUSED
 
 
 @dataclass(frozen=True)
@@ -48,6 +62,8 @@ class Digest:
     last_run: float  # when the previous digest was due (what it covered up to)
     # The language it is written in: the one it was asked for in; None: English.
     language: str | None = None
+    # Why it does not run now; None: it runs.
+    paused: PauseReason | None = None
 
 
 class DigestStore(Protocol):
@@ -56,6 +72,9 @@ class DigestStore(Protocol):
     async def due_digests(self, now: float) -> list[Digest]: ...
     async def claim_digest(self, user_id: str, due: float, following: float) -> bool: ...
     async def mark_delivered(self, user_id: str, due: float) -> None: ...
+    async def pause_digest(self, user_id: str, reason: PauseReason) -> None: ...
+    async def resume_digest(self, user_id: str) -> bool: ...
+    async def digest_of(self, user_id: str) -> Digest | None: ...
 
 
 class SqlDigestStore(SqlStore):
@@ -64,21 +83,42 @@ class SqlDigestStore(SqlStore):
     async def set_digest(self, digest: Digest) -> None:
         s = digest.schedule
         await self.db.execute(
-            "INSERT INTO digests VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id)"
+            "INSERT INTO digests VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id)"
             " DO UPDATE SET days = excluded.days, hour = excluded.hour,"
             " minute = excluded.minute, seconds = excluded.seconds,"
             " timezone = excluded.timezone, next_run = excluded.next_run,"
-            " last_run = excluded.last_run, language = excluded.language",
+            " last_run = excluded.last_run, language = excluded.language,"
+            " paused = excluded.paused",
             digest.user_id, ",".join(map(str, s.days)), s.hour, s.minute, s.seconds,
-            digest.timezone, digest.next_run, digest.last_run, digest.language,
+            digest.timezone, digest.next_run, digest.last_run, digest.language, digest.paused,
         )  # fmt: skip
 
     async def remove_digest(self, user_id: str) -> bool:
         return await self.db.execute("DELETE FROM digests WHERE user_id = ?", user_id) > 0
 
     async def due_digests(self, now: float) -> list[Digest]:
-        rows = await self.db.fetch("SELECT * FROM digests WHERE next_run <= ?", now)
+        rows = await self.db.fetch(
+            "SELECT * FROM digests WHERE next_run <= ? AND paused IS NULL", now
+        )
         return [_digest(row) for row in rows]
+
+    async def pause_digest(self, user_id: str, reason: PauseReason) -> None:
+        """Stop the person's digest until it is resumed (or set again)."""
+        await self.db.execute("UPDATE digests SET paused = ? WHERE user_id = ?", reason, user_id)
+
+    async def resume_digest(self, user_id: str) -> bool:
+        """Run a paused digest again; whether it was paused."""
+        return (
+            await self.db.execute(
+                "UPDATE digests SET paused = NULL WHERE user_id = ? AND paused IS NOT NULL",
+                user_id,
+            )
+            > 0
+        )
+
+    async def digest_of(self, user_id: str) -> Digest | None:
+        rows = await self.db.fetch("SELECT * FROM digests WHERE user_id = ?", user_id)
+        return _digest(rows[0]) if rows else None
 
     async def claim_digest(self, user_id: str, due: float, following: float) -> bool:
         """Take the run due at `due` (the next one becomes `following`); False when
@@ -99,19 +139,23 @@ class SqlDigestStore(SqlStore):
 
 
 def _digest(row: Sequence[Any]) -> Digest:
-    user_id, days, hour, minute, seconds, timezone, next_run, last_run, language = row
+    user_id, days, hour, minute, seconds, timezone, next_run, last_run, language, paused = row
     schedule = DigestSchedule(tuple(int(d) for d in days.split(",") if d), hour, minute, seconds)
-    return Digest(user_id, schedule, timezone, float(next_run), float(last_run), language)
+    return Digest(user_id, schedule, timezone, float(next_run), float(last_run), language, paused)
 
 
 class Deliver(Protocol):
     async def __call__(self, digest: Digest) -> None: ...
 
 
-async def run_digests(store: DigestStore, deliver: Deliver) -> None:
+async def run_digests(
+    store: DigestStore, deliver: Deliver, report: Callable[[str], None] = lambda text: None
+) -> None:
     """Deliver the digests that are due, every few seconds, until cancelled. A failed
     delivery is logged; its run is not repeated, and the next one covers its messages
-    (as after a crash between the claim and the delivery)."""
+    (as after a crash between the claim and the delivery). One that cannot reach its
+    person (they block the bot's invites) is paused, with the reason `!catchup` shows,
+    and `report`ed to the admins."""
     while True:
         now = time.time()
         try:
@@ -125,6 +169,13 @@ async def run_digests(store: DigestStore, deliver: Deliver) -> None:
                 continue
             try:
                 await deliver(digest)
+            except InviteRefused as exc:
+                reason: PauseReason = "invites_blocked" if exc.blocked else "invite_refused"
+                await store.pause_digest(digest.user_id, reason)
+                log.warning("a digest is paused: its person's private chat could not be made")
+                report(strings.DIGEST_PAUSED_REPORT.format(
+                    user=digest.user_id, reason=describe_pause(reason)))  # fmt: skip
+                continue
             except SEND_ERRORS as exc:
                 log.warning("a digest could not be delivered: %s", exc)
                 continue
