@@ -85,6 +85,8 @@ CONFIG_REJECTED = (
     "{problems}"
 )
 CONFIG_APPLIED = "✅ The config edit is applied."
+TOKEN_TAKEN = "✅ I took the new access token (the same device: its keys are kept)."
+TOKEN_NOT_TAKEN = NOTICE_PREFIX + "I did not take the new access token: {problem}."
 SERVICE_FAILING = (
     NOTICE_PREFIX + "The {service} is not running: {reason}. I keep trying to start it; "
     "/health names it until it runs."

@@ -129,6 +129,12 @@ class Homeserver:
 
     def register(self, localpart: str, password: str, *, admin: bool = False) -> str:
         """Create an account with the shared-secret admin API; returns its user id."""
+        return str(self.register_session(localpart, password, admin=admin)["user_id"])
+
+    def register_session(self, localpart: str, password: str, *, admin: bool = False) -> dict:
+        """Create an account with the shared-secret admin API, logged in on a new device
+        (what works where password login is off): its user_id, access_token and
+        device_id. An account that exists gives its user_id only."""
         endpoint = f"{self.url}/_synapse/admin/v1/register"
         with urllib.request.urlopen(endpoint, timeout=10) as response:
             nonce = json.load(response)["nonce"]
@@ -142,10 +148,10 @@ class Homeserver:
         )
         try:
             with urllib.request.urlopen(request, timeout=10) as response:
-                return json.load(response)["user_id"]
+                return dict(json.load(response))
         except urllib.error.HTTPError as exc:
             if exc.code == 400 and b"M_USER_IN_USE" in exc.read():
-                return f"@{localpart}:{SERVER_NAME}"
+                return {"user_id": f"@{localpart}:{SERVER_NAME}"}
             raise
 
     def stop(self) -> None:
@@ -157,8 +163,11 @@ class Homeserver:
             self.process.wait()
 
 
-def start_homeserver(data_dir: Path, python: Path, port: int | None = None) -> Homeserver:
-    """Start Synapse with its data in `data_dir` (reused if it exists) and wait until ready."""
+def start_homeserver(
+    data_dir: Path, python: Path, port: int | None = None, overrides: dict | None = None
+) -> Homeserver:
+    """Start Synapse with its data in `data_dir` (reused if it exists) and wait until
+    ready; `overrides` are settings of homeserver.yaml (password login off, say)."""
     data_dir.mkdir(parents=True, exist_ok=True)
     secret_file = data_dir / "shared_secret"
     if not secret_file.exists():
@@ -167,7 +176,8 @@ def start_homeserver(data_dir: Path, python: Path, port: int | None = None) -> H
     port = port or free_port()
     config_path = data_dir / "homeserver.yaml"
     # JSON is YAML, so no YAML library is needed to write Synapse's config.
-    config_path.write_text(json.dumps(_settings(data_dir, port, shared_secret), indent=2))
+    settings = {**_settings(data_dir, port, shared_secret), **(overrides or {})}
+    config_path.write_text(json.dumps(settings, indent=2))
     (data_dir / "log.config").write_text(json.dumps(_log_config(data_dir)))
     app = [str(python), "-m", "synapse.app.homeserver", "--config-path", str(config_path)]
     subprocess.run([*app, "--generate-keys"], check=True, cwd=data_dir, capture_output=True)

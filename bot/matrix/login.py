@@ -12,7 +12,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from aiohttp import ClientError
-from nio import AsyncClient, AsyncClientConfig, LoginResponse, WhoamiResponse
+from nio import (
+    AsyncClient,
+    AsyncClientConfig,
+    LoginInfoResponse,
+    LoginResponse,
+    WhoamiResponse,
+)
 
 from bot.matrix.client import BotClient, decide_session_check, retry_wait
 from bot.matrix.nio_account import NioAccount
@@ -22,6 +28,11 @@ from core.config.model import MatrixSettings
 
 # Tries of one request after a timeout or a 429, beyond the first (see connect).
 MAX_RETRIES = 6
+NO_PASSWORD_LOGIN = (
+    "{homeserver} does not offer password login (it authenticates through the Matrix "
+    "Authentication Service, or local passwords are off): give the bot an access token "
+    'in matrix.access_token_file instead (README, "Homeservers without password login")'
+)
 log = logging.getLogger(__name__)
 
 
@@ -69,25 +80,42 @@ async def connect(
     session_file = data_dir / "session.json"
 
     session = _read_session(session_file, settings)
+    # A token file says which token to use: one replaced while the bot was away is taken
+    # for the saved device (the same device only, checked below).
+    saved_device = session["device_id"] if session else None
+    token = settings.login_token()
+    if session and settings.token_file() and token and token != session["access_token"]:
+        session = None
     # A saved device whose keys no known pickle key opens is given up for a new one.
     if session and _store_opens(keys, store, session["user_id"], session["device_id"]):
         client.restore_login(session["user_id"], session["device_id"], session["access_token"])
         if await _confirmed(client) is not None:
             log.info("logged in as %s with saved device %s", client.user_id, client.device_id)
-            return await _finish(client, settings, lease_left)
+            return await _finish(client, settings, lease_left, session_file)
         log.warning("the homeserver no longer knows the saved session; logging in again")
 
     if settings.login_password():
+        if not await _offers_password_login(client):
+            await client.close()
+            raise MatrixError(NO_PASSWORD_LOGIN.format(homeserver=settings.homeserver))
         response = await client.login(settings.login_password(), device_name=settings.device_name)
         if not isinstance(response, LoginResponse):
             await client.close()
             raise MatrixError(f"login as {settings.user_id} failed: {response.message}")
     else:
-        client.access_token = settings.login_token() or ""
+        client.access_token = token or ""
         whoami = await _confirmed(client)
         if whoami is None or whoami.user_id != settings.user_id:
             await client.close()
             raise MatrixError(f"the access token for {settings.user_id} was not accepted")
+        if settings.token_file() and saved_device and whoami.device_id != saved_device:
+            await client.close()
+            raise MatrixError(
+                f"the access token in {settings.token_file()} is for device "
+                f"{whoami.device_id}, but the bot's keys are device {saved_device}'s: issue "
+                f"the token for {saved_device}, or remove session.json from the data "
+                "folder to start a new device (the rooms' keys of the old one are lost)"
+            )
         if not _store_opens(keys, store, whoami.user_id, whoami.device_id or ""):
             await client.close()
             raise MatrixError(
@@ -97,8 +125,8 @@ async def connect(
             )
         client.restore_login(whoami.user_id, whoami.device_id or "", client.access_token)
     _write_session(session_file, client, settings.homeserver)
-    log.info("logged in as %s with new device %s", client.user_id, client.device_id)
-    return await _finish(client, settings, lease_left)
+    log.info("logged in as %s with device %s", client.user_id, client.device_id)
+    return await _finish(client, settings, lease_left, session_file)
 
 
 async def _confirmed(client: AsyncClient) -> WhoamiResponse | None:
@@ -140,11 +168,23 @@ def _store_opens(keys: StoreKeys | None, store: Path, user_id: str, device_id: s
     return keys is None or unlock_store(store, user_id, device_id, keys)
 
 
+async def _offers_password_login(client: AsyncClient) -> bool:
+    """Whether the homeserver offers password login (MAS deployments may not); when it
+    cannot say, the login itself will."""
+    flows = await client.login_info()
+    return not isinstance(flows, LoginInfoResponse) or "m.login.password" in flows.flows
+
+
 async def _finish(
-    client: AsyncClient, settings: MatrixSettings, lease_left: Callable[[], float]
+    client: AsyncClient,
+    settings: MatrixSettings,
+    lease_left: Callable[[], float],
+    session_file: Path,
 ) -> NioAccount:
     account = NioAccount(client)
     account.lease_left = lease_left
+    # A replaced token taken while running is saved with the session, as a login's is.
+    account.on_token = lambda token: _write_session(session_file, client, settings.homeserver)
     if settings.display_name:
         await account.set_display_name(settings.display_name)
     return account

@@ -32,6 +32,7 @@ from nio import (
     RoomSendResponse,
     SyncResponse,
     UploadResponse,
+    WhoamiResponse,
 )
 from nio.crypto.attachments import decrypt_attachment
 from nio.exceptions import EncryptionError
@@ -101,12 +102,32 @@ async def _read_bounded(response: Any, max_bytes: int | None) -> bytes:
     return bytes(body)
 
 
+def decide_token_problem(user_id: str, device_id: str, found: WhoamiResponse) -> str | None:
+    """What is wrong with a replaced token for this account's device; None: nothing. A
+    token of another device would lose the rooms' keys this device holds."""
+    if found.user_id != user_id:
+        return f"the new access token is for {found.user_id}, not {user_id}"
+    if found.device_id != device_id:
+        return (
+            f"the new access token is for device {found.device_id or '(none)'}, not the "
+            f"bot's device {device_id}: issue it for {device_id} (a new device would "
+            "lose the rooms' keys)"
+        )
+    return None
+
+
 class NioAccount:
     def __init__(self, client: AsyncClient) -> None:
         self.client = client
         self.user_id = UserID(client.user_id)
         self.homeserver = str(client.homeserver)
-        self.lease_left: Callable[[], float] = lambda: math.inf
+        self._lease: Callable[[], float] = lambda: math.inf
+        # The homeserver refused the access token (M_UNKNOWN_TOKEN, a soft logout when
+        # it expired): nothing is written until a new token for this device is taken
+        # (`use_token`); the store and its keys are kept.
+        self.token_refused = False
+        # Called with a token once taken (the login saves it with the session).
+        self.on_token: Callable[[str], None] = lambda token: None
         self._undecryptable_sessions: set[str] = set()
         self._key_requests: set[asyncio.Task[Any]] = set()
         # The rooms as plain data, each made again only after nio changed it: in a sync
@@ -116,6 +137,38 @@ class NioAccount:
         self._all_rooms = False  # whether _rooms has every room nio knows
         # Rooms the bot left or was removed from: nio keeps them, with their members.
         self._left: set[str] = set()
+
+    @property
+    def lease_left(self) -> Callable[[], float]:
+        """Seconds this process may still write: the lease's, none while the token is
+        refused (messages then stay pending, as when the lease is lost)."""
+        return lambda: 0.0 if self.token_refused else self._lease()
+
+    @lease_left.setter
+    def lease_left(self, value: Callable[[], float]) -> None:
+        self._lease = value
+
+    async def use_token(self, token: str) -> str | None:
+        """Take a replaced access token when the homeserver says it is this account's
+        and this device's; else what is wrong with it (the old one stays)."""
+        probe = AsyncClient(self.homeserver, self.user_id)
+        probe.access_token = token
+        try:
+            async with _as_matrix_error("checking the new access token"):
+                found = await probe.whoami()
+        except MatrixError as exc:
+            return f"the new access token could not be checked ({exc})"
+        finally:
+            await probe.close()
+        if not isinstance(found, WhoamiResponse):
+            return f"the homeserver does not accept the new access token ({found.status_code})"
+        problem = decide_token_problem(self.user_id, self.client.device_id, found)
+        if problem:
+            return problem
+        self.client.access_token = token
+        self.token_refused = False
+        self.on_token(token)
+        return None
 
     @property
     def encryption_on(self) -> bool:
@@ -171,6 +224,13 @@ class NioAccount:
                 timeout=timeout_ms, since=since, full_state=full_state
             )
         if not isinstance(response, SyncResponse):
+            if getattr(response, "status_code", None) == "M_UNKNOWN_TOKEN":
+                if not self.token_refused:
+                    log.error("the homeserver refused the access token (%s): nothing is sent "
+                              "until a new one for device %s is in matrix.access_token_file; "
+                              "the encryption store is kept", response.status_code,
+                              self.client.device_id)  # fmt: skip
+                self.token_refused = True
             raise MatrixError(f"sync failed: {response}")
         rooms = response.rooms
         self._left.update(rooms.leave)

@@ -36,6 +36,7 @@ from bot.runtime.config_watch import ConfigWatcher
 from bot.runtime.leadership import Leadership, drain_while_held, lead_when_holding
 from bot.runtime.ops import OpsServer
 from bot.runtime.retention import run_retention
+from bot.runtime.token_watch import watch_token_file
 from bot.runtime.wiring import FeatureParts, Wired, wire_account
 from bot.settings_holder import SettingsHolder
 from core.answering import Answerer, NoKnowledgeAnswerer, PredeterminedFirst
@@ -208,9 +209,12 @@ class BotApp:
                     )
                 )
         except ExceptionGroup as failed:
-            if len(failed.exceptions) == 1:
-                raise failed.exceptions[0] from None
-            raise
+            # The one error inside groups of groups (the active process's loops run in
+            # a group of their own): a login refused reads as itself, in one line.
+            inner: BaseException = failed
+            while isinstance(inner, BaseExceptionGroup) and len(inner.exceptions) == 1:
+                inner = inner.exceptions[0]
+            raise inner from None
 
     async def _run_active(
         self, parts: Parts, leadership: Leadership, supervisor: Supervisor
@@ -263,6 +267,12 @@ class BotApp:
                     )
                 if matrix.encryption_on:
                     keep("cross-signing", lambda: self._cross_sign(matrix, data_dir))
+                token_file = self.settings.current.matrix.token_file()
+                if token_file is not None:
+                    keep(
+                        "access token file",
+                        lambda: watch_token_file(token_file, matrix, self.reports.tell),
+                    )
                 scheduler = SummaryScheduler(
                     self._job_store_url(), str(data_dir.resolve()), summaries.run_scheduled
                 )

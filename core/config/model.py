@@ -41,7 +41,7 @@ from core.config.pipeline import PipelineSettings
 from core.config.predetermined import PredeterminedAnswer
 from core.config.prompts import PromptSettings
 from core.config.rights import RightsSettings
-from core.config.secrets import context_of, env_var_checker, resolve_one_secret
+from core.config.secrets import context_of, env_var_checker, existing_file, resolve_one_secret
 from core.config.speech import SpeechSettings
 from core.config.storage import StorageSettings
 from core.config.strict import Strict
@@ -50,6 +50,15 @@ from core.config.users import check_user_id, check_user_ids
 from core.i18n.language import check_language_code
 
 MIN_PICKLE_KEY_LENGTH = 16
+
+
+def read_token_file(path: Path) -> str:
+    """The token a token file holds: its first line, trimmed ("" when it cannot be read,
+    or while it is being written)."""
+    try:
+        return path.read_text().strip().partition("\n")[0].strip()
+    except OSError:
+        return ""
 
 
 class MatrixSettings(Strict):
@@ -61,6 +70,10 @@ class MatrixSettings(Strict):
     password_env: str | None = None
     access_token: SecretStr | None = None
     access_token_env: str | None = None
+    # A file holding the access token (homeservers without password login: a MAS
+    # compatibility token, a personal access token); read again when it changes, so a
+    # replaced token is taken without a restart (same device only).
+    access_token_file: Path | None = None
     device_name: str = "knowledge-bot"
     display_name: str | None = None
     encryption: bool = True
@@ -70,6 +83,7 @@ class MatrixSettings(Strict):
 
     _password: SecretStr | None = PrivateAttr(default=None)
     _access_token: SecretStr | None = PrivateAttr(default=None)
+    _token_path: Path | None = PrivateAttr(default=None)
     _pickle_key: SecretStr | None = PrivateAttr(default=None)
 
     @field_validator("homeserver")
@@ -90,6 +104,17 @@ class MatrixSettings(Strict):
 
     @model_validator(mode="after")
     def _one_credential(self, info: ValidationInfo) -> MatrixSettings:
+        if self.access_token_file is not None:
+            keys = ("password", "password_env", "access_token", "access_token_env")
+            others = [key for key in keys if getattr(self, key) is not None]
+            if others:
+                raise ValueError(f"give access_token_file or {', '.join(others)}, not both")
+            self._token_path = existing_file(self.access_token_file, info, "token file")
+            token = read_token_file(self._token_path)
+            if not token:
+                raise ValueError(f"access_token_file: {self._token_path} is empty")
+            self._access_token = SecretStr(token)
+            return self
         name, secret = resolve_one_secret(
             info,
             {
@@ -120,7 +145,14 @@ class MatrixSettings(Strict):
     def login_password(self) -> str | None:
         return self._password.get_secret_value() if self._password else None
 
+    def token_file(self) -> Path | None:
+        """The token file, as a path from the config's folder; None when not used."""
+        return self._token_path
+
     def login_token(self) -> str | None:
+        """The access token: as configured, or what the token file holds now."""
+        if self._token_path is not None:
+            return read_token_file(self._token_path) or None
         return self._access_token.get_secret_value() if self._access_token else None
 
     def store_pickle_key(self) -> str | None:

@@ -54,11 +54,20 @@ async def people(homeserver: Homeserver, tmp_path: Path) -> AsyncIterator:
 class BotHarness:
     """The bot's account, config file and data folder; start and stop it like an admin."""
 
-    def __init__(self, homeserver: Homeserver, folder: Path, storage_toml: str = "") -> None:
+    def __init__(
+        self,
+        homeserver: Homeserver,
+        folder: Path,
+        storage_toml: str = "",
+        user_id: str | None = None,
+    ) -> None:
         self.homeserver = homeserver
         self.folder = folder
         self.storage_toml = storage_toml
-        self.user_id = homeserver.register(unique("bot"), PASSWORD)
+        self.user_id = user_id or homeserver.register(unique("bot"), PASSWORD)
+        # How the bot logs in: its password by default (a test may give a token file).
+        self.credential = 'password_env = "BOT_PASSWORD"'
+
         self.config_path = folder / "config.toml"
         self.env = {"BOT_PASSWORD": PASSWORD}
         self.app: BotApp | None = None
@@ -84,7 +93,7 @@ class BotHarness:
 [matrix]
 homeserver = "{self.homeserver.url}"
 user_id = "{self.user_id}"
-password_env = "BOT_PASSWORD"
+{self.credential}
 display_name = "Knowledge Bot"
 
 [bot]

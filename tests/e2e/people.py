@@ -45,6 +45,22 @@ class Person:
         client = AsyncClient(homeserver, user_id, store_path=str(store), config=config)
         response = await client.login(password, device_name="test-client")
         assert isinstance(response, LoginResponse), response
+        return await cls._started(client)
+
+    @classmethod
+    async def with_session(cls, homeserver: str, session: dict, store: Path) -> Person:
+        """A person on a device the homeserver logged in already (where password login
+        is off): `session` has user_id, device_id and access_token."""
+        store.mkdir(parents=True, exist_ok=True)
+        config = AsyncClientConfig(
+            encryption_enabled=True, store_sync_tokens=False, max_timeout_retry_wait_time=1
+        )
+        client = AsyncClient(homeserver, session["user_id"], store_path=str(store), config=config)
+        client.restore_login(session["user_id"], session["device_id"], session["access_token"])
+        return await cls._started(client)
+
+    @classmethod
+    async def _started(cls, client: AsyncClient) -> Person:
         person = cls(client)
         client.add_event_callback(person._record, Event)
         person._sync = asyncio.create_task(client.sync_forever(timeout=1000, full_state=True))
