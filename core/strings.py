@@ -231,6 +231,10 @@ FEEDBACK_NO_WORST = "No answer got a 👎."
 FEEDBACK_EXPORTED = "Exported {count} rated answers as JSON lines: `{name}`."
 
 SUMMARY_HEADING = "**Summary of {what}, {start} – {end}** ({count} messages)"
+UNREADABLE_MESSAGES = (
+    "_{count} messages of this time could not be read (encrypted, and their keys were "
+    "never shared with me: sent before I joined, perhaps), so they are not in this._"
+)
 SUMMARY_THIS_ROOM = "this room"
 SUMMARY_THIS_THREAD = "this thread"
 SUMMARY_IN_THIS_ROOM = "in this room"

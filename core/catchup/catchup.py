@@ -41,10 +41,12 @@ class RoomCatchup:
     tldr: str = ""
     # Said in an encrypted room: the catch-up then goes only to an encrypted chat.
     encrypted: bool = False
+    # Messages of the time that the bot could not decrypt (named, not summarised).
+    unreadable: int = 0
 
     @property
     def empty(self) -> bool:
-        return self.total == 0
+        return self.total == 0 and self.unreadable == 0
 
 
 def decide_addressed(line: SummaryLine, reader: Reader) -> bool:
@@ -116,4 +118,6 @@ def build_catchup_markdown(heading: str, rooms: Sequence[RoomCatchup]) -> str:
             out += [_point(line) for line in sorted(chosen, key=lambda line: line.ts)]
             if len(room.rest) > len(chosen):
                 out.append(strings.CATCHUP_MORE.format(count=len(room.rest) - len(chosen)))
+        if room.unreadable:
+            out.append(strings.UNREADABLE_MESSAGES.format(count=room.unreadable))
     return "\n".join(out)

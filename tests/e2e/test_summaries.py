@@ -10,7 +10,7 @@ import pytest
 from bot.dev.synapse import free_port
 from bot.inbox.links import build_permalink
 from core import strings
-from tests.e2e.people import from_user, replies_to
+from tests.e2e.people import from_user, membership_of, replies_to
 from tests.e2e.scripted import ask, llm_config, reading_model
 from tests.e2e.test_catchup import shared_room
 from tests.e2e.test_conversation import room_with_bot
@@ -199,6 +199,39 @@ async def test_an_encrypted_room_is_read_back_and_summarised(people, bot, llm):
     text = summary["content"].get("m.new_content", summary["content"])
     assert "the archive moves to cold storage in January" in text["body"]
     assert build_permalink(room, said, alice.user_id) in text["formatted_body"]
+
+
+async def test_messages_sent_before_the_bot_joined_an_encrypted_room_are_counted(people, bot, llm):
+    """Issue 46: the keys of messages sent before the bot was invited were never shared
+    with it; a summary covering them says how many it could not read instead of
+    summarising the gap as if it were the whole."""
+    alice, bob = await people("alice"), await people("bob")
+    llm.respond = chat_model
+    bot.write_config(config(llm, free_port()), allowed_users=[alice.user_id])
+    await bot.start()
+    room = await alice.create_room([bob.user_id], encrypted=True, visibility="shared")
+    await bob.wait_until(lambda: room in bob.client.invited_rooms)
+    await bob.join(room)
+    await alice.wait_for(room, membership_of(bob.user_id, "join"))
+    said = [await bob.say(room, text) for text in
+            ("Decision: the budget is frozen", "The audit is on Monday", "Bring badges")]  # fmt: skip
+    await alice.wait_for(room, lambda e: e["event_id"] == said[-1])
+    # Bob's device goes away: nobody will ever share his keys with the bot.
+    await bob.close()
+    await alice.invite(room, bot.user_id)
+    await alice.wait_for(room, membership_of(bot.user_id, "join"))
+    await alice.say(room, "Decision: the archive moves to cold storage in January")
+    question = await alice.say(room, "!summarize", mentions=[bot.user_id])
+    first = await alice.wait_for(room, replies_to(question), timeout=60)
+
+    def final(event: dict) -> bool:
+        ours = event["event_id"] == first["event_id"] or edits_of(first["event_id"])(event)
+        return ours and "cold storage" in str(event["content"])
+
+    summary = await alice.wait_for(room, final, timeout=60)
+    body = summary["content"].get("m.new_content", summary["content"])["body"]
+    assert "cold storage" in body and "budget is frozen" not in body
+    assert body.endswith(strings.UNREADABLE_MESSAGES.format(count=3)), body
 
 
 QUESTIONS_TO_THE_BOT = [

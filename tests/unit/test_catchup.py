@@ -8,6 +8,7 @@ from core import strings
 from core.catchup.catchup import (
     MAX_POINTS,
     Reader,
+    RoomCatchup,
     build_catchup_markdown,
     build_room_catchup,
     decide_addressed,
@@ -82,3 +83,12 @@ ERRORS = {
 @pytest.mark.parametrize("message", ERRORS.values(), ids=ERRORS.keys())
 def test_catchup_errors_carry_the_warning_sign_like_the_others(message):
     assert message.startswith(strings.NOTICE_PREFIX)
+
+
+def test_messages_the_bot_could_not_decrypt_are_named_even_alone():
+    """A room whose only news the bot could not read still says so (issue 46)."""
+    room = RoomCatchup("Ops", unreadable=4)
+    assert not room.empty
+    text = build_catchup_markdown("**What you missed**", [room])
+    assert strings.UNREADABLE_MESSAGES.format(count=4) in text
+    assert strings.CATCHUP_NOTHING not in text

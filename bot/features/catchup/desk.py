@@ -180,7 +180,8 @@ class CatchupDesk:
         self, room_id: str, name: str, user: UserID, start: float, end: float
     ) -> RoomCatchup:
         settings = self.settings.current
-        lines = await self.lines.read(room_id, start, end)
+        unreadable: list[float] = []
+        lines = await self.lines.read(room_id, start, end, unreadable=unreadable)
         room = self.matrix.room(room_id)
         own_name = self.matrix.member_name(room_id, user)
         reader = Reader(
@@ -190,6 +191,7 @@ class CatchupDesk:
         )
         catchup = build_room_catchup(name, lines, reader)
         catchup.encrypted = room is None or room.encrypted
+        catchup.unreadable = len(unreadable)
         if self.summarizer.llm is not None and catchup.rest:
             try:
                 result = await self.summarizer.summarize(

@@ -109,11 +109,15 @@ class SummaryDesk:
             await reply.finish(build_nothing_text(covered, timezone, thread=thread is not None))
             return
         covered = SummaryRange(max(covered.start, since), covered.end)
-        made = await self._summarize(message.room_id, covered, thread, notice)
+        unreadable: list[float] = []
+        made = await self._summarize(message.room_id, covered, thread, notice, unreadable)
+        # Messages it could not decrypt are named, not summarised as if the gap were all.
+        missing = "\n\n" + strings.UNREADABLE_MESSAGES.format(count=len(unreadable))
         if made is None:
-            await reply.finish(build_nothing_text(covered, timezone, thread=thread is not None))
+            text = build_nothing_text(covered, timezone, thread=thread is not None)
+            await reply.finish(text + (missing if unreadable else ""))
             return
-        await reply.finish(made[0].markdown)
+        await reply.finish(made[0].markdown + (missing if unreadable else ""))
         self._count("on_demand")
         if thread is None:
             await self.marks.note_summary(message.room_id, covered.end)
@@ -134,12 +138,19 @@ class SummaryDesk:
         return self.times.read_range(args, now) if args.strip() else None
 
     async def _summarize(
-        self, room_id: str, covered: SummaryRange, thread: str | None, notice=None
+        self,
+        room_id: str,
+        covered: SummaryRange,
+        thread: str | None,
+        notice=None,
+        unreadable: list[float] | None = None,
     ) -> tuple[SummaryResult, list[SummaryLine]] | None:
         """The summary of the range and its lines, its ledger entries kept; made again
         when a message it read was redacted meanwhile (it must not outlive that)."""
         for _ in range(MAX_REMAKES):
-            made = await self._summarize_once(room_id, covered, thread, notice)
+            if unreadable is not None:
+                unreadable.clear()  # counted again with the range read again
+            made = await self._summarize_once(room_id, covered, thread, notice, unreadable)
             redacted = self._redacted.get(room_id, set())
             if made is None or not any(line.event_id in redacted for line in made[1]):
                 break
@@ -152,10 +163,17 @@ class SummaryDesk:
         return made
 
     async def _summarize_once(
-        self, room_id: str, covered: SummaryRange, thread: str | None, notice=None
+        self,
+        room_id: str,
+        covered: SummaryRange,
+        thread: str | None,
+        notice=None,
+        unreadable: list[float] | None = None,
     ) -> tuple[SummaryResult, list[SummaryLine]] | None:
         settings = self.settings.current
-        lines = await self.lines.read(room_id, covered.start, covered.end, thread_root=thread)
+        lines = await self.lines.read(
+            room_id, covered.start, covered.end, thread_root=thread, unreadable=unreadable
+        )
         if not lines:
             return None
         timezone = settings.room(room_id).timezone

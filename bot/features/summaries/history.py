@@ -39,12 +39,15 @@ async def fetch_lines(
     max_messages: int = 20_000,
     from_token: str | None = None,
     bot: BotIdentity | None = None,
+    unreadable: list[float] | None = None,
 ) -> list[SummaryLine]:
     """People's messages between `start` and `end` (timestamps), oldest first, edited
     ones as they read now: not the bot's (its answers and earlier summaries), not
     notices, edits or commands, not redacted ones, not those said to the bot (`bot`, by
     default its id: `decide_said_to_bot`); the newest `max_messages` of them. Read back
-    from `from_token` (MatrixAccount.messages_token_before), else from the last sync."""
+    from `from_token` (MatrixAccount.messages_token_before), else from the last sync.
+    The times of the range's encrypted messages the bot has no keys for (sent before it
+    joined, say) are added to `unreadable`, so that a summary can say they are missing."""
     bot = bot or BotIdentity(matrix.user_id)
     token = from_token
     found: list[tuple[IncomingMessage, str]] = []
@@ -54,6 +57,8 @@ async def fetch_lines(
     reached_start = False
     while not reached_start and len(found) < max_messages:
         page = await matrix.fetch_messages(room_id, token, None, PAGE)
+        if unreadable is not None:
+            unreadable += [ms / 1000 for ms in page.undecrypted_ms if start <= ms / 1000 <= end]
         for source in page.events:
             message = parse_message(source, RoomID(room_id))
             if message is not None and message.sender == matrix.user_id:

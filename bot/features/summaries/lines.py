@@ -97,11 +97,19 @@ class LineReader:
         self.held: HeldLines | None = None
 
     async def read(
-        self, room_id: str, start: float, end: float, *, thread_root: str | None = None
+        self,
+        room_id: str,
+        start: float,
+        end: float,
+        *,
+        thread_root: str | None = None,
+        unreadable: list[float] | None = None,
     ) -> list[SummaryLine]:
         """People's messages between `start` and `end` (timestamps), oldest first, as
         `fetch_lines` reads them: not the bot's, not notices, edits or commands, edited
-        ones as they read now, not redacted ones; with `thread_root`, the thread's."""
+        ones as they read now, not redacted ones; with `thread_root`, the thread's. The
+        times of those the bot could not decrypt go to `unreadable` (the store holds only
+        the span after the last of them, so only the homeserver's part has any)."""
         settings = self.settings.current
         prefix, cap = settings.bot.command_prefix, settings.summaries.max_messages
         stored: list[RoomLine] = []
@@ -132,14 +140,19 @@ class LineReader:
             # Newest first: this end is read whole, before the store's part is capped.
             fetched = await fetch_lines(
                 self.matrix, room_id, held_end + HALF_MS, end, thread_root=thread_root,
-                command_prefix=prefix, max_messages=cap, bot=self.bot,
+                command_prefix=prefix, max_messages=cap, bot=self.bot, unreadable=unreadable,
             )  # fmt: skip
             stored = stored[max(0, len(stored) + len(fetched) - cap) :]
         elif sources.store is None:
             sources = decide_sources(start, end, None)  # all of it from the homeserver
         if sources.homeserver is not None and len(stored) + len(fetched) < cap:
             older = await self._fetch(
-                room_id, sources, thread_root, prefix, cap - len(stored) - len(fetched)
+                room_id,
+                sources,
+                thread_root,
+                prefix,
+                cap - len(stored) - len(fetched),
+                unreadable,
             )
             fetched = [*older, *fetched]
         log.debug("lines of %s: %d from the store, %d from the homeserver", room_id,
@@ -147,7 +160,13 @@ class LineReader:
         return build_summary_lines(fetched, stored, cap)
 
     async def _fetch(
-        self, room_id: str, sources: Sources, thread_root: str | None, prefix: str, cap: int
+        self,
+        room_id: str,
+        sources: Sources,
+        thread_root: str | None,
+        prefix: str,
+        cap: int,
+        unreadable: list[float] | None = None,
     ) -> list[SummaryLine]:
         """The homeserver's part: read back from where the store's part starts."""
         assert sources.homeserver is not None
@@ -160,6 +179,7 @@ class LineReader:
         return await fetch_lines(
             self.matrix, room_id, first, last, thread_root=thread_root,
             command_prefix=prefix, max_messages=cap, from_token=token, bot=self.bot,
+            unreadable=unreadable,
         )  # fmt: skip
 
     async def _held_since(self, room_id: str) -> float | None:
