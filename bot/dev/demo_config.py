@@ -76,6 +76,8 @@ def update_config(
     ingest = _table(doc, "ingest_api")
     ingest.setdefault("enabled", True)
     ingest["port"] = state["api_port"]
+    # Its own port too: two demos (in two folders) must not share the default 9100.
+    _table(doc, "ops")["port"] = state["ops_port"]
     _add_chat_api(doc, state)
     _add_room_files(doc)
     _apply_llm(doc, env)

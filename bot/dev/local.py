@@ -190,8 +190,8 @@ def build_banner(
         "where the demo user may send !feedback.",
         f"Language model: {describe_llm(llm.url, llm.model, admins_llm)}",
         f"Bot config (edit it live): {config}",
-        f"Ingestion API: http://127.0.0.1:{state['api_port']}/api/v1 "
-        f"(Bearer {state['samples_token']})",
+        f"Ingestion API: http://127.0.0.1:{state['api_port']}/api/v1/collections "
+        f"(Bearer {state['samples_token']}; its OpenAPI document: /api/v1/openapi.json)",
     ]
     if settings.chat_api.enabled:
         lines += [
@@ -199,6 +199,8 @@ def build_banner(
             "token); try it:",
             f"    {build_curl_line(settings.chat_api.port, state['chat_token'])}",
         ]
+    if settings.ops.enabled:
+        lines.append(f"Health and metrics: http://127.0.0.1:{settings.ops.port}/health")
     lines += [f"Sample documents (what citations link to): {docs_url}", "Press Ctrl-C to stop."]
     return "\n".join(lines) + "\n"
 
@@ -222,7 +224,11 @@ async def run(lock: IO[str]) -> None:
         config = LOCAL / "bot" / "config.toml"
         written = config.read_text() if config.exists() else ""
         # A port the admin chose in the config is kept while it is free.
-        for key, section in (("api_port", "ingest_api"), ("chat_port", "chat_api")):
+        for key, section in (
+            ("api_port", "ingest_api"),
+            ("chat_port", "chat_api"),
+            ("ops_port", "ops"),
+        ):
             wanted = read_port(written, section) or state.get(key)
             state[key] = _choose_port(wanted, fallback=free_port())
         state["docs_port"] = _choose_port(state.get("docs_port"), fallback=free_port())

@@ -5,7 +5,7 @@ the rest in a line or two. Every point links to its message."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from core import strings
@@ -43,6 +43,8 @@ class RoomCatchup:
     encrypted: bool = False
     # Messages of the time that the bot could not decrypt (named, not summarised).
     unreadable: int = 0
+    # Senders' names as the room shows them (display names), by user id.
+    names: dict[str, str] = field(default_factory=dict)
 
     @property
     def empty(self) -> bool:
@@ -80,14 +82,17 @@ def build_room_catchup(room_name: str, lines: Sequence[SummaryLine], reader: Rea
     return catchup
 
 
-def _point(line: SummaryLine) -> str:
-    return f"- {line.sender}: {line.text} ([{strings.MESSAGE_LINK}]({line.link}))"
+def _point(line: SummaryLine, names: Mapping[str, str]) -> str:
+    sender = names.get(line.sender) or line.sender
+    return f"- {sender}: {line.text} ([{strings.MESSAGE_LINK}]({line.link}))"
 
 
-def _section(title: str, lines: Sequence[SummaryLine]) -> list[str]:
+def _section(title: str, lines: Sequence[SummaryLine], names: Mapping[str, str]) -> list[str]:
+    """A titled list; the blank line before it ends the list above it (else Markdown
+    reads the title as that list's last item going on)."""
     if not lines:
         return []
-    out = [f"*{title}*"] + [_point(line) for line in lines[:MAX_POINTS]]
+    out = ["", f"*{title}*"] + [_point(line, names) for line in lines[:MAX_POINTS]]
     if len(lines) > MAX_POINTS:
         out.append(strings.CATCHUP_MORE.format(count=len(lines) - MAX_POINTS))
     return out
@@ -107,17 +112,18 @@ def build_catchup_markdown(heading: str, rooms: Sequence[RoomCatchup]) -> str:
             else strings.CATCHUP_COUNT.format(count=room.total)
         )
         out += ["", f"**{room.room_name}** ({count})"]
-        out += _section(strings.CATCHUP_FOR_YOU, room.for_you)
-        out += _section(strings.SUMMARY_DECISIONS, room.decisions)
-        out += _section(strings.SUMMARY_ACTIONS, room.actions)
+        out += _section(strings.CATCHUP_FOR_YOU, room.for_you, room.names)
+        out += _section(strings.SUMMARY_DECISIONS, room.decisions, room.names)
+        out += _section(strings.SUMMARY_ACTIONS, room.actions, room.names)
         if room.tldr:
-            out.append(f"*{strings.CATCHUP_REST}* {room.tldr}")
+            out += ["", f"*{strings.CATCHUP_REST}* {room.tldr}"]
         elif room.rest:
             chosen = sorted(room.rest, key=lambda line: -len(line.text))[:REST_LINES]
-            out.append(f"*{strings.CATCHUP_REST}*")
-            out += [_point(line) for line in sorted(chosen, key=lambda line: line.ts)]
+            out += ["", f"*{strings.CATCHUP_REST}*"]
+            in_order = sorted(chosen, key=lambda line: line.ts)
+            out += [_point(line, room.names) for line in in_order]
             if len(room.rest) > len(chosen):
                 out.append(strings.CATCHUP_MORE.format(count=len(room.rest) - len(chosen)))
         if room.unreadable:
-            out.append(strings.UNREADABLE_MESSAGES.format(count=room.unreadable))
+            out += ["", strings.UNREADABLE_MESSAGES.format(count=room.unreadable)]
     return "\n".join(out)

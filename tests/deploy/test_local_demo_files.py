@@ -8,7 +8,6 @@ import shlex
 import tomllib
 
 import aiohttp
-import pytest
 
 from bot.dev import demo_config, local
 from bot.dev.synapse import free_port
@@ -42,7 +41,7 @@ async def test_sample_documents_are_served_as_text_a_browser_shows():
 
 STATE = {"bot_user": "@bot:localhost", "demo_user": "@demo:localhost",
          "colleague_user": "@colleague:localhost", "admin_room_id": "!admin:localhost",
-         "api_port": 8088, "chat_port": 8090}  # fmt: skip
+         "api_port": 8088, "chat_port": 8090, "ops_port": 8091}  # fmt: skip
 HOMESERVER = "http://127.0.0.1:8008"
 ENV = {"BOT_PASSWORD": "x", "SAMPLES_TOKEN": "y"}
 DEMO_LLM = '\n[llm]\nurl = "http://127.0.0.1:1/v1"\nmodel = "m"\n'
@@ -83,7 +82,7 @@ def test_each_service_keeps_its_own_port_and_a_chat_api_written_by_hand_stays():
     text = demo_config.update_config(earlier, HOMESERVER, STATE, {})
     doc = tomllib.loads(text)
     assert doc["ingest_api"]["port"] == 8088 and doc["chat_api"]["port"] == 8090
-    assert doc["ops"]["port"] == 3, "a port the demo does not choose is left alone"
+    assert doc["ops"]["port"] == 8091, "two demos never share the health port"
     assert doc["chat_api"]["host"] == "0.0.0.0" and doc["chat_api"]["requests_per_minute"] == 5
     assert "tokens_file" not in doc["chat_api"], "the admin's section is theirs"
     assert "# my notes" in text and "# the chat API, added by hand" in text
@@ -94,7 +93,7 @@ def test_each_service_keeps_its_own_port_and_a_chat_api_written_by_hand_stays():
 
 def test_a_demo_of_an_earlier_release_gains_files_and_the_chat_api(tmp_path):
     earlier = (
-        f'[matrix]\nhomeserver = "http://old"\nuser_id = "@bot:localhost"\n'
+        '[matrix]\nhomeserver = "http://old"\nuser_id = "@bot:localhost"\n'
         'password_env = "BOT_PASSWORD"\n[invites]\nallowed_users = ["@demo:localhost"]\n'
         '[ingest_api]\nenabled = true\nport = 1\n[sources.samples]\ntoken_env = "SAMPLES_TOKEN"\n'
         '[collections.handbook]\nsource = "samples"\npublic = true\n'

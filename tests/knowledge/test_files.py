@@ -56,3 +56,15 @@ def test_a_broken_front_matter_or_date_names_the_file(tmp_path):
     problems = [str(item) for item in read(tmp_path)]
     assert "a.md: the front matter is not valid YAML" in problems[0]
     assert "b.md" in problems[1] and len(problems) == 2
+
+
+def test_json_lines_records_without_a_link_link_to_their_file(tmp_path):
+    """The demo's FAQ answers had no clickable citation (issue 48's walk-through)."""
+    (tmp_path / "faq").mkdir()
+    (tmp_path / "faq" / "it.jsonl").write_text(
+        '{"id": "vpn", "title": "VPN", "content": "WG-503: renew the profile."}\n'
+        '{"id": "own", "title": "Own", "content": "x", "url": "https://it/own"}\n'
+    )
+    vpn, own = read(tmp_path, root=tmp_path, base_url="https://docs/")
+    assert vpn.url == "https://docs/faq/it.jsonl" and own.url == "https://it/own"
+    assert [d.url for d in read(tmp_path)] == ["", "https://it/own"], "no base URL: none"

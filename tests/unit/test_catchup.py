@@ -92,3 +92,19 @@ def test_messages_the_bot_could_not_decrypt_are_named_even_alone():
     text = build_catchup_markdown("**What you missed**", [room])
     assert strings.UNREADABLE_MESSAGES.format(count=4) in text
     assert strings.CATCHUP_NOTHING not in text
+
+
+def test_a_catchup_names_people_as_the_room_does_and_renders_as_separate_sections():
+    from markdown_it import MarkdownIt
+
+    said = [
+        SummaryLine(1, "@colleague:localhost", "Decision: we ship on Friday", 1.0, "https://l/1"),
+        SummaryLine(2, "@colleague:localhost", "Lunch is at noon", 2.0, "https://l/2"),
+    ]
+    room = build_room_catchup("Demo", said, Reader("@demo:localhost"))
+    room.names = {"@colleague:localhost": "Colleague"}
+    text = build_catchup_markdown("**What you missed**", [room])
+    assert "- Colleague: Decision: we ship on Friday" in text and "@colleague" not in text
+    html = MarkdownIt().render(text)
+    # The "Also" title is a paragraph of its own, not the tail of the decisions' list.
+    assert f"<p><em>{strings.CATCHUP_REST}</em></p>" in html, html

@@ -72,9 +72,12 @@ async def test_a_service_that_cannot_start_is_reported_once_with_its_reason():
     """A port that stays taken is told once per outage, in its own words, and named with
     them while it fails; another error is told by its kind and reference only."""
     reports: list[tuple[str, str]] = []
+    second = asyncio.Event()
 
     async def report(name: str, reason: str) -> None:
         reports.append((name, reason))
+        if len(reports) == 2:
+            second.set()
 
     supervisor = Supervisor(retry_seconds=(0.001,), on_failure=report)
     runs: list[int] = []
@@ -96,14 +99,9 @@ async def test_a_service_that_cannot_start_is_reported_once_with_its_reason():
         raise ValueError("a secret from a message")
 
     other = asyncio.create_task(supervisor.keep_running("history flusher", broken))
-    await asyncio.wait_for(_until(lambda: len(reports) == 2), timeout=5)
+    await asyncio.wait_for(second.wait(), timeout=5)
     assert reports[1][0] == "history flusher"
     assert "ValueError" in reports[1][1] and "secret" not in reports[1][1]
     for running in (task, other):
         running.cancel()
     await asyncio.gather(task, other, return_exceptions=True)
-
-
-async def _until(condition) -> None:
-    while not condition():
-        await asyncio.sleep(0.001)

@@ -192,6 +192,10 @@ class CatchupDesk:
         catchup = build_room_catchup(name, lines, reader)
         catchup.encrypted = room is None or room.encrypted
         catchup.unreadable = len(unreadable)
+        catchup.names = {
+            sender: self.matrix.member_name(room_id, sender) or sender
+            for sender in {line.sender for line in lines}
+        }
         if self.summarizer.llm is not None and catchup.rest:
             try:
                 result = await self.summarizer.summarize(

@@ -72,7 +72,11 @@ def _title(path: Path, text: str, fmt: str) -> str:
     return words[:1].upper() + words[1:]
 
 
-def _from_jsonl(path: Path, collection: str) -> Iterator[Document | FileProblem]:
+def _from_jsonl(
+    path: Path, collection: str, file_url: str = ""
+) -> Iterator[Document | FileProblem]:
+    """A document per line; one without a `url` of its own links to the file itself
+    (`file_url`, where it is served), so that its citation can still be opened."""
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
@@ -93,7 +97,7 @@ def _from_jsonl(path: Path, collection: str) -> Iterator[Document | FileProblem]
                 title=str(item.get("title") or item["id"]),
                 content=str(item["content"]),
                 format=fmt,
-                url=str(item.get("url", "")),
+                url=str(item.get("url") or file_url),
                 language=str(item.get("language", "")),
                 version=str(item.get("version", "")),
                 date=str(item.get("date", "")),
@@ -130,7 +134,12 @@ def _read_path(
         suffix = path.suffix.lower()
         fmt = SUFFIXES.get(suffix)
         if suffix in JSONL:
-            yield from _from_jsonl(path, collection)
+            try:
+                served = _document_id(path, given, root) if base_url else ""
+            except FileProblem:
+                served = ""  # outside --root: its records keep the urls they have
+            file_url = base_url.rstrip("/") + "/" + quote(served) if served else ""
+            yield from _from_jsonl(path, collection, file_url)
         elif fmt is not None or suffix in BINARY_SUFFIXES:
             yield _read_file(path, given, collection, root, base_url, limits)
         elif given.is_file():  # a file named on purpose, not one met in a folder
