@@ -52,6 +52,9 @@ class Request:
     # The language to answer in (ISO 639-1): the room's, else the asker's as detected;
     # None when neither is known (the model answers in the question's language).
     language: str | None = None
+    # The rooms this one replaced (upgrades), newest first: their memories, history and
+    # ledger are this room's too, as far as `knowledge` lets its readers have them.
+    predecessors: tuple[RoomID, ...] = ()
 
 
 @dataclass(frozen=True)

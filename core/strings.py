@@ -326,6 +326,7 @@ CATCHUP_REST = "Also"
 CATCHUP_MORE = "- … and {count} more"
 CATCHUP_SENT = "I sent your catch-up to our direct chat: {link}"
 OPEN_LINK = "open it"
+ROOM_UPGRADED = "This room was upgraded. I continue in the new room: {link}"
 CATCHUP_NOT_DELIVERED = (
     NOTICE_PREFIX + "I could not send your catch-up: I could not open a private chat with "
     "you ({reason}). Allow invites from me, or start a direct chat with me, then ask again."

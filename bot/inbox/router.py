@@ -3,7 +3,7 @@ and the account; the decision itself is bot/inbox/routing.py's pure `decide_even
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, Protocol
 
 from bot.inbox.commands import decide_summary_request
@@ -47,6 +47,8 @@ class Router:
         self.feedback = feedback
         # Voice messages are transcribed (a transcriber is wired).
         self.transcribes = False
+        # Whether a room was upgraded into another (bot/features/upgrades).
+        self.replaced: Callable[[str], bool] = lambda room_id: False
 
     async def route(
         self, event: PendingEvent, received: Collection[str] = ()
@@ -95,6 +97,7 @@ class Router:
             keeps_files=self.settings.current.room_files_collection() is not None,
             transcribes=self.transcribes,
             replied_to_file=await self._replies_to_file_for_summary(message),
+            room_replaced=self.replaced(message.room_id),
             edited_was_addressed=bool(message.replaces)
             and (message.replaces in received or await state.was_received(message.replaces or "")),
         )

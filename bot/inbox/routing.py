@@ -49,6 +49,8 @@ class RoutingFacts:
     # The message replies to a shared file (looked up only for a reply that asks for a
     # summary: "summarize this" replying to a file needs no mention).
     replied_to_file: bool = False
+    # The room was upgraded into another (bot/features/upgrades): nothing is answered here.
+    room_replaced: bool = False
 
 
 @dataclass(frozen=True)
@@ -155,6 +157,8 @@ def _ignore_reason(message: IncomingMessage, bot: BotIdentity, facts: RoutingFac
         return "not a text message"
     if message.timestamp_ms < facts.not_before_ms:
         return "sent before the bot started or joined"
+    if facts.room_replaced:
+        return "the room was upgraded"
     return None
 
 

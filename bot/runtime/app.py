@@ -21,6 +21,8 @@ from bot.features.files.store import SqlFileStore
 from bot.features.summaries.desk import SummaryDesk
 from bot.features.summaries.lines import LineReader
 from bot.features.summaries.schedules import keep_summary_jobs
+from bot.features.upgrades.follower import UpgradeFollower
+from bot.features.upgrades.store import SqlUpgradeStore
 from bot.inbox.audience import Audiences
 from bot.inbox.dispatcher import Dispatcher
 from bot.inbox.mentions import BotIdentity
@@ -90,6 +92,7 @@ class Parts:
     ledger: SqlLedgerStore
     limits: SqlRateLimits
     files: SqlFileStore
+    upgrades: SqlUpgradeStore
 
 
 class BotApp:
@@ -160,6 +163,7 @@ class BotApp:
             parts = Parts(
                 state, kb, memory, feedback_store, marks, metrics, answerer, receipts, digests,
                 ledger, limits, await SqlFileStore.open(state.db),
+                await SqlUpgradeStore.open(state.db),
             )  # fmt: skip
             await self.languages.load()
             # Compiled now, so that a broken catalog stops the start, not a notice.
@@ -334,9 +338,11 @@ class BotApp:
             else None
         )
         speech = self.settings.current.speech
+        upgrades = UpgradeFollower(matrix, parts.upgrades, self.settings)
+        await upgrades.load()
         features = FeatureParts(
             parts.memory, feedback, summaries, catchup, parts.metrics, parts.limits, files,
-            Transcriber(speech) if speech.url else None, self.languages,
+            Transcriber(speech) if speech.url else None, self.languages, upgrades,
         )  # fmt: skip
         wired = wire_account(
             matrix, parts.state, self.settings, bot, parts.answerer, audiences,

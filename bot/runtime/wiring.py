@@ -15,6 +15,7 @@ from bot.features.feedback.desk import FeedbackDesk
 from bot.features.files.keeper import FileKeeper
 from bot.features.following.follower import MessageFollower
 from bot.features.summaries.desk import SummaryDesk
+from bot.features.upgrades.follower import UpgradeFollower
 from bot.features.voice.desk import Transcribing, VoiceDesk
 from bot.inbox.audience import Audiences
 from bot.inbox.dispatcher import Dispatcher
@@ -50,6 +51,8 @@ class FeatureParts:
     # Detects the asker's language for replies; without it, English unless the room
     # sets its language.
     languages: LanguageFinder | None = None
+    # Follows rooms into their upgrades; without it, an upgraded room is left behind.
+    upgrades: UpgradeFollower | None = None
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,12 @@ def wire_account(
             conversation.leave_out(room_id, int(time.time() * 1000))
 
     sync.on_batch.append(note_members)
+    if parts.upgrades is not None:
+        router.replaced = parts.upgrades.replaced
+        questions.predecessors = parts.upgrades.predecessors
+        if parts.summaries is not None:
+            parts.summaries.predecessors = parts.upgrades.predecessors
+        sync.on_batch.append(parts.upgrades.observe)
     if parts.catchup is not None:
         sync.on_batch.append(parts.catchup.keep_receipts)
     sync.on_message.append(conversation.observe)

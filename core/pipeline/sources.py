@@ -13,6 +13,7 @@ from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 from core.config import Settings
+from core.ids import RoomID
 from core.knowledge.documents import Hit
 from core.knowledge.search.retrieval import Retriever
 from core.knowledge.search.vectors import KnowledgeUnavailable
@@ -39,6 +40,17 @@ async def _unless_unavailable(work: Awaitable[T], empty: T) -> tuple[T, bool]:
     except KnowledgeUnavailable as exc:
         log.warning("a search was skipped: %s", exc)
         return empty, True
+
+
+def decide_own_rooms(request: Request, audience: Audience) -> list[tuple[RoomID, float]]:
+    """The room and the rooms it replaced whose own knowledge (memories, history, the
+    ledger) every reader may have, each from when they may."""
+    found = []
+    for room in (request.room, *request.predecessors):
+        since = audience.knowledge_since(room)
+        if since is not None:
+            found.append((room, since))
+    return found
 
 
 @dataclass(frozen=True)
@@ -87,21 +99,24 @@ class SourcesFinder:
         now = datetime.now(ZoneInfo(timezone))
         started = time.perf_counter()
         between = await asyncio.to_thread(self.times.find_range, question, now)
-        # The room's own knowledge, only what every reader could read said in the room.
-        since = audience.knowledge_since(request.room)
+        # The room's own knowledge, only what every reader could read said in the room;
+        # and that of the rooms it replaced (upgrades), as far as they may have it.
+        own_rooms = decide_own_rooms(request, audience)
         # An outage of Chroma is said in the answer; the room's memories still work.
         (grounding, documents_down), (history, history_down) = await asyncio.gather(
             _unless_unavailable(
                 self._documents(question, audience, settings, between, request.focus, translations),
                 NO_GROUNDING,
             ),
-            _unless_unavailable(self._history(request, question, settings, between, since), []),
+            _unless_unavailable(self._history(request, question, settings, between, own_rooms), []),
         )
         unavailable = documents_down or history_down
         memories: list[Memory] = []
-        if self.memory is not None and settings.memory.memories_in_prompt and since is not None:
-            found = await self.memory.memories_for(request.room, request.sender, since)
-            memories = found[-settings.memory.memories_in_prompt :]
+        if self.memory is not None and settings.memory.memories_in_prompt:
+            found = []
+            for room, room_since in own_rooms:
+                found += await self.memory.memories_for(room, request.sender, room_since)
+            memories = sorted(found, key=lambda m: m.created)[-settings.memory.memories_in_prompt :]
         step = RecallStep(
             time.perf_counter() - started,
             (between.expression, *between.as_timestamps()) if between else None,
@@ -109,10 +124,12 @@ class SourcesFinder:
             tuple(m.id for m in memories),
         )
         windows = [build_history_hit(h, timezone) for h in history]
-        if self.memory is not None and since is not None and settings.room(request.room).history:
-            entries = await self.memory.ledger_for(
-                request.room, question, since, settings.memory.history_top_k
-            )
+        if self.memory is not None and own_rooms and settings.room(request.room).history:
+            entries = []
+            for room, room_since in own_rooms:
+                entries += await self.memory.ledger_for(
+                    room, question, room_since, settings.memory.history_top_k
+                )
             windows += [build_ledger_hit(entry, request.room, timezone) for entry in entries]
         trace = (*grounding.trace, step)
         return Sources(
@@ -147,17 +164,20 @@ class SourcesFinder:
         question: str,
         settings: Settings,
         between: TimeRange | None,
-        since: float | None,
+        own_rooms: list[tuple[RoomID, float]],
     ) -> list[HistoryHit]:
-        if self.memory is None or self.memory.history is None or since is None:
+        if self.memory is None or self.memory.history is None or not own_rooms:
             return []
         if not settings.room(request.room).history:
             return []
-        return await self.memory.history.search(
-            request.room,
-            question,
-            settings.memory.history_top_k,
-            settings.memory.history_max_distance,
-            between.as_timestamps() if between else None,
-            not_before=since,
-        )
+        found: list[HistoryHit] = []
+        for room, since in own_rooms:
+            found += await self.memory.history.search(
+                room,
+                question,
+                settings.memory.history_top_k,
+                settings.memory.history_max_distance,
+                between.as_timestamps() if between else None,
+                not_before=since,
+            )
+        return sorted(found, key=lambda hit: hit.distance)[: settings.memory.history_top_k]

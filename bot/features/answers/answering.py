@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Protocol
 
@@ -79,6 +80,8 @@ class QuestionDesk:
         self.files = files
         # Questions now waiting for a shared file to be read.
         self._waiting_for_files = 0
+        # The rooms a room replaced (bot/features/upgrades), newest first.
+        self.predecessors: Callable[[str], tuple[RoomID, ...]] = lambda room: ()
 
     def _may_wait_for_a_file(self) -> bool:
         return self._waiting_for_files < max(1, self.settings.current.bot.answer_workers // 2)
@@ -187,6 +190,7 @@ class QuestionDesk:
             event=message.event_id,
             in_bot_conversation=in_bot_conversation,
             language=decided_language(),
+            predecessors=self.predecessors(message.room_id),
         )
 
     async def _placeholder_unless_quick(self, work: asyncio.Future, reply: ReplyWriter) -> None:

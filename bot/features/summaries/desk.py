@@ -7,6 +7,7 @@ import asyncio
 import logging
 import math
 import time
+from collections.abc import Callable
 from datetime import datetime
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
@@ -20,6 +21,7 @@ from bot.matrix.account import MatrixAccount
 from bot.settings_holder import SettingsHolder
 from core import strings
 from core.i18n.language import speaking
+from core.ids import RoomID
 from core.knowledge.documents import Document
 from core.knowledge.ingest.indexer import Indexer
 from core.ledger.entries import build_dated_entry, decide_listed
@@ -76,6 +78,8 @@ class SummaryDesk:
         self.times = times
         self.metrics = metrics
         self.audiences = audiences
+        # The rooms a room replaced (bot/features/upgrades), newest first.
+        self.predecessors: Callable[[str], tuple[RoomID, ...]] = lambda room: ()
 
     async def command(self, reply: ReplyWriter, action: RunCommand) -> None:
         """!summarize [time]: this room since the last summary, or this thread."""
@@ -202,9 +206,17 @@ class SummaryDesk:
         kind = "decision" if action.name == "decisions" else "action"
         timezone = settings.room(message.room_id).timezone
         entries: list[LedgerEntry] = []
-        if since is not None:  # else nothing said here may be shown to all its readers
-            found = await self.ledger.entries(message.room_id, kind, since=since)
-            entries = [build_dated_entry(entry, ZoneInfo(timezone)) for entry in found]
+        # The room's, and the rooms' it replaced (upgrades) as far as its readers may.
+        knowledge = dict(reply.audience.knowledge) if reply.audience else {}
+        rooms = [(message.room_id, since)] + [
+            (old, knowledge.get(old)) for old in self.predecessors(message.room_id)
+        ]
+        for room, room_since in rooms:
+            if room_since is None:  # nothing said there may be shown to all readers here
+                continue
+            found = await self.ledger.entries(room, kind, since=room_since)
+            entries += [build_dated_entry(entry, ZoneInfo(timezone)) for entry in found]
+        entries.sort(key=lambda entry: entry.ts)
         names = (message.sender, self.matrix.member_name(message.room_id, message.sender),
                  message.sender.split(":")[0].lstrip("@"))  # fmt: skip
         listed = decide_listed(
