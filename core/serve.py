@@ -13,7 +13,7 @@ import asyncio
 import logging
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from core.chat_api.service import new_token_main, start_chat_service
@@ -49,26 +49,33 @@ async def run_knowledge_services(
 
 async def _serve_ingest(kb: KnowledgeBase, settings: Callable[[], Settings]) -> None:
     api = settings().ingest_api
-    try:
+
+    async def start() -> Callable[[], Awaitable[None]]:
         runner = await start_ingest_api(IngestApi(kb, settings), api.host, api.port)
-    except OSError as exc:
-        raise ServiceUnavailable(
-            build_listen_error("ingestion API", api.host, api.port, "ingest_api.port", exc)
-        ) from None
-    try:
-        await asyncio.Event().wait()
-    finally:
-        await runner.cleanup()
+        return runner.cleanup
+
+    await _serve("ingestion API", api.host, api.port, "ingest_api.port", start)
 
 
 async def _serve_chat(kb: KnowledgeBase, settings: Callable[[], Settings]) -> None:
     api = settings().chat_api
+    await _serve(
+        "chat API", api.host, api.port, "chat_api.port", lambda: start_chat_service(kb, settings)
+    )
+
+
+async def _serve(
+    service: str,
+    host: str,
+    port: int,
+    setting: str,
+    start: Callable[[], Awaitable[Callable[[], Awaitable[None]]]],
+) -> None:
+    """Run a service until cancelled; one that cannot listen says why, for admins."""
     try:
-        stop = await start_chat_service(kb, settings)
+        stop = await start()
     except OSError as exc:
-        raise ServiceUnavailable(
-            build_listen_error("chat API", api.host, api.port, "chat_api.port", exc)
-        ) from None
+        raise ServiceUnavailable(build_listen_error(service, host, port, setting, exc)) from None
     try:
         await asyncio.Event().wait()
     finally:
