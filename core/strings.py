@@ -327,6 +327,10 @@ CATCHUP_MORE = "- … and {count} more"
 CATCHUP_SENT = "I sent your catch-up to our direct chat: {link}"
 OPEN_LINK = "open it"
 ROOM_UPGRADED = "This room was upgraded. I continue in the new room: {link}"
+UNVERIFIED_DEVICE = (
+    NOTICE_PREFIX + "I do not answer messages from a device its owner has not verified "
+    "(cross-signed): verify it from one of your other sessions, then ask again."
+)
 CATCHUP_NOT_DELIVERED = (
     NOTICE_PREFIX + "I could not send your catch-up: I could not open a private chat with "
     "you ({reason}). Allow invites from me, or start a direct chat with me, then ask again."

@@ -9,9 +9,10 @@ from typing import Any, Protocol
 from bot.inbox.commands import decide_summary_request
 from bot.inbox.events import IncomingMessage, parse_message, parse_reaction, parse_redaction
 from bot.inbox.mentions import BotIdentity, strip_reply_fallback
-from bot.inbox.routing import Action, RoutingFacts, decide_event
+from bot.inbox.routing import Action, RefuseDevice, RoutingFacts, decide_event
 from bot.inbox.state import PendingEvent, StateStore
 from bot.matrix.account import MatrixAccount
+from bot.matrix.types import SENDER_DEVICE
 from bot.settings_holder import SettingsHolder
 from core.ids import RoomID
 
@@ -49,6 +50,8 @@ class Router:
         self.transcribes = False
         # Whether a room was upgraded into another (bot/features/upgrades).
         self.replaced: Callable[[str], bool] = lambda room_id: False
+        # (room, device) told already that its messages are not acted on.
+        self._told_devices: set[tuple[str, str]] = set()
 
     async def route(
         self, event: PendingEvent, received: Collection[str] = ()
@@ -58,12 +61,25 @@ class Router:
         room_id = RoomID(event.room_id)
         message = parse_message(event.source, room_id)
         facts = (
-            await self._facts(message, received)
+            await self._facts(message, received, event.source.get(SENDER_DEVICE))
             if message is not None
             else await self._vote_facts(room_id, event.source)
         )
         room = self.settings.current.room(room_id)
-        return message, decide_event(event.source, room_id, self.bot, room, facts)
+        action = decide_event(event.source, room_id, self.bot, room, facts)
+        if isinstance(action, RefuseDevice) and message is not None:
+            self._told_devices.add((room_id, str(event.source.get(SENDER_DEVICE, ""))))
+        return message, action
+
+    async def _unverified_device(self, message: IncomingMessage, device: Any) -> str | None:
+        """The device of an encrypted message (`device`, as the account found it) its
+        owner never cross-signed, when `matrix.verified_devices_only` is on; else None."""
+        if not self.settings.current.matrix.verified_devices_only:
+            return None
+        if not isinstance(device, str):
+            return None  # sent in the clear: no device to trust
+        trusted = bool(device) and await self.matrix.device_trusted(message.sender, device)
+        return None if trusted else str(device)
 
     async def _vote_facts(self, room_id: str, source: Mapping[str, Any]) -> RoutingFacts:
         """What a reaction or a redaction is to the feedback: a vote, or a vote taken back."""
@@ -80,10 +96,11 @@ class Router:
         )
 
     async def _facts(
-        self, message: IncomingMessage, received: Collection[str] = ()
+        self, message: IncomingMessage, received: Collection[str] = (), device: Any = None
     ) -> RoutingFacts:
         bot_settings = self.settings.current.bot
         state, feedback = self.state, self.feedback
+        unverified = await self._unverified_device(message, device)
         joined_ms, invited_as_direct = await state.joined_room(message.room_id)
         return RoutingFacts(
             not_before_ms=max(self.first_start_ms, joined_ms),
@@ -98,6 +115,8 @@ class Router:
             transcribes=self.transcribes,
             replied_to_file=await self._replies_to_file_for_summary(message),
             room_replaced=self.replaced(message.room_id),
+            unverified_device=unverified is not None,
+            device_told=(message.room_id, unverified) in self._told_devices,
             edited_was_addressed=bool(message.replaces)
             and (message.replaces in received or await state.was_received(message.replaces or "")),
         )

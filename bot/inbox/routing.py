@@ -51,6 +51,10 @@ class RoutingFacts:
     replied_to_file: bool = False
     # The room was upgraded into another (bot/features/upgrades): nothing is answered here.
     room_replaced: bool = False
+    # `matrix.verified_devices_only`: the message came from a device its owner never
+    # cross-signed; and whether that device was told so in this room already.
+    unverified_device: bool = False
+    device_told: bool = False
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,14 @@ class ExplainCommand:
 @dataclass(frozen=True)
 class AnswerQuestion:
     text: str
+    thread_root: EventID
+
+
+@dataclass(frozen=True)
+class RefuseDevice:
+    """A message to the bot from a device its owner never cross-signed: not acted on;
+    the room is told once per device why (without quoting it)."""
+
     thread_root: EventID
 
 
@@ -134,7 +146,9 @@ class FollowRedaction:
 
 
 # What the bot answers in the room (a reply), and what it only keeps or follows.
-Actionable = RunCommand | ExplainCommand | AnswerQuestion | KeepFeedback | AnswerVoice
+Actionable = (
+    RunCommand | ExplainCommand | AnswerQuestion | KeepFeedback | AnswerVoice | RefuseDevice
+)
 Bookkeeping = KeepVote | KeepFile | KeepVoice | FollowEdit | FollowRedaction
 Action = Ignore | Actionable | Bookkeeping
 
@@ -199,6 +213,12 @@ def decide_action(
     )
     thread_root = message.thread_root or message.replaces or message.event_id
 
+    if facts.unverified_device:
+        if not addressed and not text.startswith(facts.command_prefix):
+            return Ignore("not addressed to the bot")
+        if facts.device_told:
+            return Ignore("an unverified device, told already")
+        return RefuseDevice(thread_root)
     command = _parse_command(text, facts.command_prefix)
     # After "what was wrong?", what says something about the answer is the comment; a
     # new question to the bot (a mention, or a question mark) is answered instead.
@@ -321,7 +341,7 @@ ACTION_KINDS: dict[str, type[Action]] = {
     kind.__name__: kind
     for kind in (
         Ignore, RunCommand, ExplainCommand, AnswerQuestion, KeepFeedback, KeepVote, KeepFile,
-        AnswerVoice, KeepVoice, FollowEdit, FollowRedaction,
+        AnswerVoice, KeepVoice, FollowEdit, FollowRedaction, RefuseDevice,
     )
 }  # fmt: skip
 

@@ -65,6 +65,10 @@ class MatrixAccount(Protocol):
         """The next batch; raises MatrixError when the homeserver fails."""
         ...
 
+    async def device_trusted(self, user_id: str, device_id: str) -> bool:
+        """Whether the person cross-signed this device of theirs (fails closed)."""
+        ...
+
     async def fetch_event(self, room_id: str, event_id: str) -> EventSource | None:
         """The event as the homeserver has it now (decrypted); None when it cannot say."""
         ...

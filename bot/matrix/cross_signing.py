@@ -129,7 +129,8 @@ def write_keys(path: Path, keys: CrossSigningKeys) -> None:
     os.replace(partial, path)
 
 
-async def _call(client: AsyncClient, path: str, body: dict[str, Any]) -> tuple[int, dict]:
+async def call_client_api(client: AsyncClient, path: str, body: dict[str, Any]) -> tuple[int, dict]:
+    """A POST of the client API (nio has no call for it) and its status and JSON."""
     response = await client.send(
         "POST",
         Api._build_path(path.split("/")),
@@ -146,7 +147,7 @@ async def _call(client: AsyncClient, path: str, body: dict[str, Any]) -> tuple[i
 async def _upload_public_keys(client: AsyncClient, body: dict, password: str | None) -> None:
     """Upload the public keys, with the account's password when the homeserver asks for
     user-interactive auth (Synapse does not for an account's first keys)."""
-    status, reply = await _call(client, "keys/device_signing/upload", body)
+    status, reply = await call_client_api(client, "keys/device_signing/upload", body)
     if status == 401 and "session" in reply:
         if password is None:
             raise CrossSigningError(
@@ -155,7 +156,9 @@ async def _upload_public_keys(client: AsyncClient, body: dict, password: str | N
             )
         auth = {"type": "m.login.password", "session": reply["session"], "password": password,
                 "identifier": {"type": "m.id.user", "user": client.user_id}}  # fmt: skip
-        status, reply = await _call(client, "keys/device_signing/upload", {**body, "auth": auth})
+        status, reply = await call_client_api(
+            client, "keys/device_signing/upload", {**body, "auth": auth}
+        )
     if status != 200:
         raise CrossSigningError(f"publishing the cross-signing keys failed: {reply.get('errcode')}")
 
@@ -165,7 +168,9 @@ async def ensure_cross_signed(client: AsyncClient, data_dir: Path, password: str
     if client.should_upload_keys:
         await client.keys_upload()  # the device's own keys must be there to be signed
     user, device = client.user_id, client.device_id
-    status, published = await _call(client, "keys/query", {"device_keys": {user: [device]}})
+    status, published = await call_client_api(
+        client, "keys/query", {"device_keys": {user: [device]}}
+    )
     if status != 200:
         raise CrossSigningError(f"reading the account's keys failed: {status}")
     master_keys = published.get("master_keys", {}).get(user, {}).get("keys", {})
@@ -201,7 +206,9 @@ async def ensure_cross_signed(client: AsyncClient, data_dir: Path, password: str
     if plan in ("upload", "sign_device"):
         assert keys is not None
         signed = build_signed(device_keys, user, keys.private["self_signing"])
-        status, reply = await _call(client, "keys/signatures/upload", {user: {device: signed}})
+        status, reply = await call_client_api(
+            client, "keys/signatures/upload", {user: {device: signed}}
+        )
         if status != 200 or reply.get("failures"):
             raise CrossSigningError(f"signing the device failed: {reply.get('failures')}")
         log.info("signed device %s with the account's self-signing key", device)

@@ -61,6 +61,8 @@ class FakeAccount:
         self.display = "Knowledge Bot"
         # People whose invite settings block the bot's invites.
         self.blocks_invites: set[str] = set()
+        # Devices their owner never cross-signed, as (user, device).
+        self.untrusted_devices: set[tuple[str, str]] = set()
         self._names: dict[tuple[str, str], str] = {}
         self._next: list[tuple[str, EventSource]] = []
         self._invites: list[Invite] = []
@@ -213,6 +215,9 @@ class FakeAccount:
         self._batch += 1
         joined = [JoinedRoomBatch(RoomID(room), [], timeline) for room, timeline in by_room.items()]
         return SyncBatch(f"s{self._batch}", joined, invites, [], receipts)
+
+    async def device_trusted(self, user_id: str, device_id: str) -> bool:
+        return (user_id, device_id) not in self.untrusted_devices
 
     async def fetch_event(self, room_id: str, event_id: str) -> EventSource | None:
         self._check("fetch_event")

@@ -183,6 +183,12 @@ async def _finish(
 ) -> NioAccount:
     account = NioAccount(client)
     account.lease_left = lease_left
+    account.verified_devices_only = settings.verified_devices_only
+    if not settings.verified_devices_only and client.olm is not None:
+        # Turned off: the devices it kept from room keys get them again.
+        for device in client.device_store:
+            if device.blacklisted:
+                client.unblacklist_device(device)
     # A replaced token taken while running is saved with the session, as a login's is.
     account.on_token = lambda token: _write_session(session_file, client, settings.homeserver)
     if settings.display_name:

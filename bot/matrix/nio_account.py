@@ -42,7 +42,9 @@ from bot.matrix.account import MatrixAccount, may_send, write_deadline
 from bot.matrix.cross_signing import ensure_cross_signed
 from bot.matrix.fence import WriteKind
 from bot.matrix.sync_batch import build_sync_batch
+from bot.matrix.trusted_devices import TrustedDevices
 from bot.matrix.types import (
+    SENDER_DEVICE,
     EventSource,
     InviteRefused,
     MatrixError,
@@ -128,6 +130,10 @@ class NioAccount:
         self.token_refused = False
         # Called with a token once taken (the login saves it with the session).
         self.on_token: Callable[[str], None] = lambda token: None
+        # `matrix.verified_devices_only`: room keys go only to devices their owner
+        # cross-signed, and messages from the others are not acted on.
+        self.verified_devices_only = False
+        self.devices = TrustedDevices(client)
         self._undecryptable_sessions: set[str] = set()
         self._key_requests: set[asyncio.Task[Any]] = set()
         # The rooms as plain data, each made again only after nio changed it: in a sync
@@ -147,6 +153,16 @@ class NioAccount:
     @lease_left.setter
     def lease_left(self, value: Callable[[], float]) -> None:
         self._lease = value
+
+    async def _guard_keys(self, room_id: str) -> None:
+        """With `verified_devices_only`: the room's key goes to trusted devices only."""
+        room = self.client.rooms.get(room_id)
+        if self.verified_devices_only and room is not None and room.encrypted:
+            await self.devices.guard_room(room_id, list(room.users))
+
+    async def device_trusted(self, user_id: str, device_id: str) -> bool:
+        """Whether the person cross-signed this device of theirs (fails closed)."""
+        return (await self.devices.trusted(user_id)).get(device_id, False)
 
     async def use_token(self, token: str) -> str | None:
         """Take a replaced access token when the homeserver says it is this account's
@@ -232,6 +248,14 @@ class NioAccount:
                               self.client.device_id)  # fmt: skip
                 self.token_refused = True
             raise MatrixError(f"sync failed: {response}")
+        self.devices.forget(list(response.device_list.changed))
+        for info in response.rooms.join.values():
+            for event in info.timeline.events:
+                if getattr(event, "decrypted", False):
+                    # The sending device, for `verified_devices_only` (its key, not a
+                    # claim in the event, says which one it is).
+                    device = self.devices.device_of(event.sender, event.sender_key)
+                    event.source[SENDER_DEVICE] = device or ""
         rooms = response.rooms
         self._left.update(rooms.leave)
         self._left.difference_update((*rooms.join, *rooms.invite))
@@ -373,6 +397,7 @@ class NioAccount:
         txn_id: str | None = None,
     ) -> str:
         async with self._writing("message", room_id, f"sending to {room_id}", sealed):
+            await self._guard_keys(room_id)
             try:
                 response = await self.client.room_send(
                     room_id, "m.room.message", content, tx_id=txn_id,

@@ -17,6 +17,10 @@ Membership = Literal["join", "invite"]
 EventSource = dict[str, Any]
 
 
+# Added to a decrypted event's JSON: the device it came from ("" when not known).
+SENDER_DEVICE = "org.knowledgebot.sender_device"
+
+
 class MatrixError(Exception):
     """A request to the homeserver failed; the text is for logs, not for users."""
 

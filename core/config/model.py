@@ -75,6 +75,10 @@ class MatrixSettings(Strict):
     # replaced token is taken without a restart (same device only).
     access_token_file: Path | None = None
     device_name: str = "knowledge-bot"
+    # Act only on messages from devices their owner cross-signed, and share room keys
+    # only with those (as Element does since MSC4153); off, so that command-line clients
+    # and bridges that do not cross-sign keep working.
+    verified_devices_only: bool = False
     display_name: str | None = None
     encryption: bool = True
     # The passphrase that locks the encryption keys in the store (nio's pickle key).

@@ -20,6 +20,7 @@ from bot.inbox.routing import (
     KeepFile,
     KeepVoice,
     KeepVote,
+    RefuseDevice,
     RoutingFacts,
     RunCommand,
     decide_action,
@@ -245,6 +246,30 @@ CASES = {
         replace(BASE, body="summarize this", reply_to="$text"),
         ROOM,
         FACTS,
+        Ignore("not addressed to the bot"),
+    ),
+    "a question from a device its owner never cross-signed is refused": (
+        MENTIONED,
+        ROOM,
+        replace(FACTS, unverified_device=True),
+        RefuseDevice(EventID("$q")),
+    ),
+    "once per device and room": (
+        MENTIONED,
+        ROOM,
+        replace(FACTS, unverified_device=True, device_told=True),
+        Ignore("an unverified device, told already"),
+    ),
+    "a command from it too": (
+        replace(BASE, body="!summarize"),
+        ROOM,
+        replace(FACTS, unverified_device=True),
+        RefuseDevice(EventID("$q")),
+    ),
+    "its chatter is not for the bot either way": (
+        BASE,
+        ROOM,
+        replace(FACTS, unverified_device=True),
         Ignore("not addressed to the bot"),
     ),
     "a plain reply to a file that asks more than a summary is not for the bot": (

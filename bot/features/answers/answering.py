@@ -17,11 +17,12 @@ from bot.inbox.dispatcher import Dispatcher, Spawn
 from bot.inbox.events import IncomingMessage
 from bot.inbox.reply import ReplyWriter
 from bot.inbox.router import Router
-from bot.inbox.routing import AnswerQuestion
+from bot.inbox.routing import AnswerQuestion, RefuseDevice
 from bot.inbox.state import StateStore
 from bot.logs import ANSWER_ID
 from bot.matrix.account import SEND_ERRORS, MatrixAccount, typing_while
 from bot.settings_holder import SettingsHolder
+from core import strings
 from core.answering import Answerer
 from core.i18n.language import decided_language
 from core.ids import AnswerID, EventID, RoomID, UserID
@@ -89,6 +90,12 @@ class QuestionDesk:
     def register(self, dispatcher: Dispatcher) -> None:
         """The kinds of event this feature handles."""
         dispatcher.on_reply(AnswerQuestion, self.answer)
+        dispatcher.on_reply(RefuseDevice, self.refuse_device)
+
+    async def refuse_device(self, reply: ReplyWriter, action: RefuseDevice) -> None:
+        """A message from a device its owner never cross-signed: why it is not acted on,
+        once per device and room (the router decides the once), without quoting it."""
+        await reply.finish(strings.UNVERIFIED_DEVICE)
 
     async def answer(self, reply: ReplyWriter, action: AnswerQuestion) -> None:
         """Answer into `reply`; the dispatcher reports what fails."""
