@@ -131,6 +131,7 @@ def wire_account(
         questions.predecessors = parts.upgrades.predecessors
         if parts.summaries is not None:
             parts.summaries.predecessors = parts.upgrades.predecessors
+            parts.summaries.replaced = parts.upgrades.replaced
         sync.on_batch.append(parts.upgrades.observe)
     if parts.catchup is not None:
         sync.on_batch.append(parts.catchup.keep_receipts)

@@ -29,7 +29,9 @@ async def upgrade(person, room: str, version: str = "11") -> str:
             return str((await done.json())["replacement_room"])
 
 
-async def test_the_bot_follows_an_upgraded_room_with_its_settings_memories_and_ledger(people, bot):
+async def test_the_bot_follows_an_upgraded_room_with_its_settings_memories_summaries_and_ledger(
+    people, bot
+):
     alice = await people("alice")
     room = await alice.create_room([bot.user_id])
     # The bot may still post in the old room once it is closed (its moderators may).
@@ -38,9 +40,12 @@ async def test_the_bot_follows_an_upgraded_room_with_its_settings_memories_and_l
     put = await alice.client.room_put_state(room, "m.room.power_levels", levels)
     assert hasattr(put, "event_id"), put
     # The room's own setting: the bot speaks German there.
+    # Its scheduled summaries are written back as knowledge (and posted there).
     bot.write_config(
         knowledge_config(free_port())
-        + f'[rooms."{room}"]\nlanguage = "de"\n[summaries]\ndefault_hours = 24\n',
+        + '[collections.room-summaries]\nsource = "wiki"\n'
+        + '[summaries]\ndefault_hours = 24\ncollection = "room-summaries"\npost_in_room = true\n'
+        + f'[rooms."{room}"]\nlanguage = "de"\nsummary_schedule = "every 10s"\n',
         allowed_users=[alice.user_id],
     )  # fmt: skip
     await bot.start()
@@ -49,6 +54,8 @@ async def test_the_bot_follows_an_upgraded_room_with_its_settings_memories_and_l
     await alice.say(room, "Decision: the offsite moves to Lisbon")
     await alice.say(room, "I will book the venue by Friday")
     await ask(alice, room, "!summarize", bot)
+    await alice.wait_for(room, lambda e: from_user(bot.user_id)(e) and "m.relates_to" not in
+                         e["content"] and "Lisbon" in e["content"].get("body", ""), 90)  # fmt: skip
 
     new = await upgrade(alice, room)
     # Where the new room does not let it join by itself (invite only), the invite that
@@ -69,6 +76,8 @@ async def test_the_bot_follows_an_upgraded_room_with_its_settings_memories_and_l
     assert "4711" in answer["body"], answer["body"]
     actions = (await ask(alice, new, "!actions", bot))["body"]
     assert "book the venue" in actions, actions
+    offsite = await ask(alice, new, "Knowledge Bot: where does the offsite move to?", bot)
+    assert "Summary of test room" in offsite["body"], "the old room's written-back summary"
 
     # Nothing more in the old room: a question there is left, the new room's answered.
     await alice.say(room, "Knowledge Bot: is anyone here?", mentions=[bot.user_id])

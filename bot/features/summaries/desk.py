@@ -78,8 +78,10 @@ class SummaryDesk:
         self.times = times
         self.metrics = metrics
         self.audiences = audiences
-        # The rooms a room replaced (bot/features/upgrades), newest first.
+        # The rooms a room replaced (bot/features/upgrades), newest first; and whether a
+        # room was replaced by another.
         self.predecessors: Callable[[str], tuple[RoomID, ...]] = lambda room: ()
+        self.replaced: Callable[[str], bool] = lambda room: False
 
     async def command(self, reply: ReplyWriter, action: RunCommand) -> None:
         """!summarize [time]: this room since the last summary, or this thread."""
@@ -345,7 +347,10 @@ class SummaryDesk:
             await self.marks.note_summary(room_id, now)
             # Readable from its first message on: the period before it holds nothing.
             first = max(covered.start, lines[0].ts)
-            if settings.summaries.post_in_room and self._readable_since(room_id, first):
+            # An upgraded room's last messages still become knowledge (its successor's
+            # readers reach them); nothing is posted there any more.
+            posted = settings.summaries.post_in_room and not self.replaced(room_id)
+            if posted and self._readable_since(room_id, first):
                 await self.matrix.send(room_id, build_room_notice(result.markdown))
         except BaseException:
             await self.marks.claim(room_id, now, old)  # give the range back to the next run
