@@ -77,6 +77,9 @@ class Router:
         if not self.settings.current.matrix.verified_devices_only:
             return None
         if not isinstance(device, str):
+            room = self.matrix.room(message.room_id)
+            if room is not None and room.encrypted:
+                return ""  # no device known in an encrypted room: fails closed
             return None  # sent in the clear: no device to trust
         trusted = bool(device) and await self.matrix.device_trusted(message.sender, device)
         return None if trusted else str(device)

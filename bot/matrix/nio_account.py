@@ -312,6 +312,9 @@ class NioAccount:
         events, undecrypted = [], []
         for event in response.chunk:
             if not isinstance(event, MegolmEvent):
+                if getattr(event, "decrypted", False):
+                    device = self.devices.device_of(event.sender, event.sender_key)
+                    event.source[SENDER_DEVICE] = device or ""
                 events.append(dict(event.source))
                 continue
             undecrypted.append(event.server_timestamp)
