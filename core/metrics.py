@@ -58,9 +58,8 @@ class Metrics:
             self.refusals.labels(answer.reason or "unknown").inc()
         # The model failed and the passages found were shown under the notice: a failure
         # of its cause all the same (as when nothing was found to show).
-        fallback, _, cause = answer.reason.partition(FALLBACK_REASON)
-        if not fallback and cause:
-            self.failures.labels(cause).inc()
+        if answer.reason.startswith(FALLBACK_REASON):
+            self.failures.labels(answer.reason.removeprefix(FALLBACK_REASON)).inc()
         for step in answer.trace:
             self.steps.labels(step.name).observe(step.seconds)
             if isinstance(step, PrestepStep):

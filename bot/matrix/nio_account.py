@@ -160,6 +160,13 @@ class NioAccount:
         if self.verified_devices_only and room is not None and room.encrypted:
             await self.devices.guard_room(room_id, list(room.users))
 
+    def _mark_sender_device(self, event: Any) -> None:
+        """With `verified_devices_only`: a decrypted event's JSON names the device it came
+        from (by its key, not by a claim in the event), for the router to judge."""
+        if self.verified_devices_only and getattr(event, "decrypted", False):
+            device = self.devices.device_of(event.sender, event.sender_key)
+            event.source[SENDER_DEVICE] = device or ""
+
     async def device_trusted(self, user_id: str, device_id: str) -> bool:
         """Whether the person cross-signed this device of theirs (fails closed)."""
         return (await self.devices.trusted(user_id)).get(device_id, False)
@@ -251,11 +258,7 @@ class NioAccount:
         self.devices.forget(list(response.device_list.changed))
         for info in response.rooms.join.values():
             for event in info.timeline.events:
-                if getattr(event, "decrypted", False):
-                    # The sending device, for `verified_devices_only` (its key, not a
-                    # claim in the event, says which one it is).
-                    device = self.devices.device_of(event.sender, event.sender_key)
-                    event.source[SENDER_DEVICE] = device or ""
+                self._mark_sender_device(event)
         rooms = response.rooms
         self._left.update(rooms.leave)
         self._left.difference_update((*rooms.join, *rooms.invite))
@@ -312,9 +315,7 @@ class NioAccount:
         events, undecrypted = [], []
         for event in response.chunk:
             if not isinstance(event, MegolmEvent):
-                if getattr(event, "decrypted", False):
-                    device = self.devices.device_of(event.sender, event.sender_key)
-                    event.source[SENDER_DEVICE] = device or ""
+                self._mark_sender_device(event)
                 events.append(dict(event.source))
                 continue
             undecrypted.append(event.server_timestamp)

@@ -44,9 +44,12 @@ async def _unless_unavailable(work: Awaitable[T], empty: T) -> tuple[T, bool]:
 
 def decide_own_rooms(request: Request, audience: Audience) -> list[tuple[RoomID, float]]:
     """The room and the rooms it replaced whose own knowledge (memories, history, the
-    ledger) every reader may have, each from when they may."""
+    ledger) every reader may have, each from when they may; never an encrypted one's
+    when this room is not (the homeserver would read it here)."""
     found = []
     for room in (request.room, *request.predecessors):
+        if room != request.room and room in request.plaintext_only:
+            continue
         since = audience.knowledge_since(room)
         if since is not None:
             found.append((room, since))

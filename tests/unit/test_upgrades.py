@@ -56,3 +56,39 @@ def test_the_holder_keeps_the_links_across_a_config_edit():
     assert holder.current.room("!v2").language == "de"
     holder.current = settings('[rooms."!v1"]\nlanguage = "es"\n')
     assert holder.current.room("!v2").language == "es"
+
+
+def test_the_rooms_replaced_lend_their_knowledge_only_where_it_may_go():
+    from core.ids import RoomID, UserID
+    from core.pipeline.sources import decide_own_rooms
+    from core.requests import Request
+    from core.rights.readers import Audience
+
+    request = Request(
+        "q?", UserID("@ann:hs"), RoomID("!v3"), None,
+        knowledge=((RoomID("!v3"), 0.0), (RoomID("!v2"), 5.0), (RoomID("!v1"), 1.0)),
+        predecessors=(RoomID("!v2"), RoomID("!v1"), RoomID("!v0")),
+        plaintext_only=(RoomID("!v1"),),
+    )  # fmt: skip
+    audience = Audience((UserID("@ann:hs"),), request.knowledge, "room", request.plaintext_only)
+    # !v1 was encrypted and this room is not: its text would reach the homeserver here;
+    # !v0 is one its readers could not all read.
+    assert decide_own_rooms(request, audience) == [("!v3", 0.0), ("!v2", 5.0)]
+
+
+async def test_an_upgrade_is_followed_only_when_its_sender_may_invite_the_bot(
+    open_database, tmp_path
+):
+    from bot.features.upgrades.follower import UpgradeFollower
+    from bot.features.upgrades.store import SqlUpgradeStore
+    from bot.matrix.fake import FakeAccount
+
+    account = FakeAccount("@bot:hs")
+    account.add_room("!old", ["@admin:hs", "@stranger:other"], encrypted=False)
+    holder = SettingsHolder(settings('[invites]\nallowed_users = ["@admin:hs"]\n'))
+    follower = UpgradeFollower(account, await SqlUpgradeStore.open(await open_database()), holder)
+    await follower.follow(Tombstone("!old", "!elsewhere", "@stranger:other"))
+    assert not follower.replaced("!old") and "!elsewhere" not in account.rooms()
+    await follower.follow(Tombstone("!old", "!new", "@admin:hs"))
+    assert follower.replaced("!old") and "!new" in account.rooms()
+    assert follower.predecessors("!new") == ("!old",)

@@ -209,9 +209,14 @@ class SummaryDesk:
         timezone = settings.room(message.room_id).timezone
         entries: list[LedgerEntry] = []
         # The room's, and the rooms' it replaced (upgrades) as far as its readers may.
-        knowledge = dict(reply.audience.knowledge) if reply.audience else {}
+        audience = reply.audience
+        knowledge = dict(audience.knowledge) if audience else {}
+        # Never an encrypted room's where this one is not (the homeserver would read it).
+        closed = set(audience.plaintext_only) if audience else set()
         rooms = [(message.room_id, since)] + [
-            (old, knowledge.get(old)) for old in self.predecessors(message.room_id)
+            (old, knowledge.get(old))
+            for old in self.predecessors(message.room_id)
+            if old not in closed
         ]
         for room, room_since in rooms:
             if room_since is None:  # nothing said there may be shown to all readers here

@@ -8,6 +8,9 @@ made many teams do) tombstones the old room and names its successor. The bot the
   readers (for as far as they could read the old room: core/rights/readers.py);
 - says once, in the old room, where it went, and answers nothing there afterwards.
 
+An upgrade is followed only when its sender is one the bot takes invites from: a
+tombstone is a way into another room, so it passes the same allow-list as an invite.
+
 The bot stays a member of the old room: its knowledge is reached through it.
 """
 
@@ -20,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.features.upgrades.store import SqlUpgradeStore, decide_predecessors
+from bot.inbox.invites import decide_invite
 from bot.inbox.links import build_room_link
 from bot.inbox.render import build_room_notice
 from bot.matrix.account import SEND_ERRORS, MatrixAccount
@@ -27,7 +31,7 @@ from bot.matrix.types import SyncBatch
 from bot.settings_holder import SettingsHolder
 from core import strings
 from core.i18n.language import speaking
-from core.ids import RoomID
+from core.ids import RoomID, UserID
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +96,11 @@ class UpgradeFollower:
 
     async def follow(self, tombstone: Tombstone) -> None:
         old, new = tombstone.old, tombstone.new
+        if not decide_invite(UserID(tombstone.sender), self.settings.current.invites):
+            # Following is joining: only where an invite from its sender would be taken.
+            log.warning("room %s was upgraded by someone the bot takes no invite from: "
+                        "not followed", old)  # fmt: skip
+            return
         await self.store.record_upgrade(old, new, int(time.time() * 1000))
         self._successors[old] = new
         self.settings.link_rooms(self._successors)
