@@ -7,9 +7,10 @@
 #   docker build -t knowledge-bot .        # the same by hand, on the open internet
 #   docker run -v ./config:/config:ro -v bot-data:/data knowledge-bot
 #
-# Behind a TLS-inspecting proxy or with a private package index (README, "Building the
-# image"): the proxy's CA bundle and a pip.conf go in as build secrets, never into a
-# layer; a folder of wheels (the CPU torch wheel, say) as the build context `wheels`:
+# Behind a TLS-inspecting proxy or with a private package index
+# (docs/getting-started/containers.md, "Building behind a proxy"): the proxy's CA
+# bundle and a pip.conf go in as build secrets, never into a layer; a folder of wheels
+# (the CPU torch wheel, say) as the build context `wheels`:
 #
 #   docker build --secret id=ca_bundle,src=/etc/ssl/certs/ca-certificates.crt \
 #     --secret id=pip_conf,src=pip.conf --build-context wheels=/opt/wheels \

@@ -4,7 +4,7 @@
 #
 #   deploy/build-image.sh [TAG]            # default: knowledge-bot:latest
 #
-# Set in the environment when needed (README, "Building the image"):
+# Set in the environment when needed (docs/getting-started/containers.md):
 #   BASE=debian:bookworm-slim      the base image (default python:3.11-slim)
 #   CA_BUNDLE=/path/ca.crt         a TLS-inspecting proxy's CA bundle (a build secret)
 #   PIP_CONF=/path/pip.conf        a pip.conf, say with an index and its credentials (a secret)

@@ -5,7 +5,7 @@
 #   LLM_URL=http://127.0.0.1:8080/v1 LLM_MODEL=any deploy/local.sh
 # --chat_format gemma: the GGUF carries no chat template (llama-2's would be guessed).
 # --n_ctx 1024: the model's window. /v1/models does not say it, so the bot sends no
-#   max_tokens with an answer (README, "The context window"); a small window ends a
+#   max_tokens with an answer (docs/concepts/answers.md, "The context window"); a small window ends a
 #   runaway answer of this base model within seconds on 2 cores.
 # --interrupt_requests False: the bot's answer runs beside its pre-step; by default the
 #   server would cut one off when the other arrives.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Creates or updates .venv with the bot and its test tools. Safe to run again: it only
 # reinstalls when pyproject.toml changed. torch is pinned in the same pip command so that
-# pip takes the CPU build instead of resolving a CUDA one (see README, "Installing").
+# pip takes the CPU build instead of resolving a CUDA one (see docs/getting-started/existing-homeserver.md, "Installing").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=${PYTHON:-python3}

@@ -31,7 +31,7 @@ MAX_RETRIES = 6
 NO_PASSWORD_LOGIN = (
     "{homeserver} does not offer password login (it authenticates through the Matrix "
     "Authentication Service, or local passwords are off): give the bot an access token "
-    'in matrix.access_token_file instead (README, "Homeservers without password login")'
+    "in matrix.access_token_file instead (docs/getting-started/access-tokens.md)"
 )
 log = logging.getLogger(__name__)
 

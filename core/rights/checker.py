@@ -1,9 +1,10 @@
 """Asking source applications which retrieved documents every reader may see.
 
-Protocol (also in the README): one POST per application and batch of readers to its
-`rights_url`, body `{"tokens": [jwt, ...], "documents": [{"collection", "id"}, ...]}`;
-the answer is `{"results": [{"allowed": [{"collection", "id"}, ...]}, ...]}`, one result
-per token, in order. Anything else (a timeout, an error status, an unreadable answer, a
+Protocol (also in docs/integrations/rights-protocol.md): one POST per application and
+batch of readers to its `rights_url`, body
+`{"tokens": [jwt, ...], "documents": [{"collection", "id"}, ...]}`; the answer is
+`{"results": [{"allowed": [{"collection", "id"}, ...]}, ...]}`, one result per token, in
+order. Anything else (a timeout, an error status, an unreadable answer, a
 missing result or id) denies, and the outcome says that some sources were not checked.
 """
 

@@ -8,7 +8,7 @@
 #   4. config/config.toml given the bot's user id on SERVER_NAME.
 # Then: docker compose up -d
 # With an existing homeserver, skip this script: register the bot's account there and
-# set [matrix] in config/config.toml (README, "Compose stack").
+# set [matrix] in config/config.toml (docs/getting-started/compose.md).
 set -euo pipefail
 cd "$(dirname "$0")"
 docker=${DOCKER:-docker}

@@ -6,7 +6,7 @@
 #   tests/deploy/run-container-tests.sh
 #
 # Needs podman (or docker with a running daemon). On a machine that can pull no image,
-# set BASE to a local Debian bookworm image (README, "Building the image"); on these
+# set BASE to a local Debian bookworm image (docs/getting-started/containers.md); on these
 # development machines the script makes one with debootstrap when none is there.
 # Everything deploy/build-image.sh reads (CA_BUNDLE, WHEELS, PIP_CONF, ...) applies.
 set -euo pipefail

@@ -1,6 +1,6 @@
 """The compose files as a Compose implementation reads them: `podman-compose config`
 (PyPI, in .venv-deploy: deploy/setup-deploy-tools.sh) renders `compose.yaml`, and
-`compose.yaml` + `scale.yaml`, and the rendered services are the ones the README
+`compose.yaml` + `scale.yaml`, and the rendered services are the ones docs/getting-started/compose.md
 describes. Rendering needs no container engine; where podman is missing, podman-compose
 is shown a stand-in that only tells its version."""
 

@@ -86,7 +86,7 @@ async def wait_healthy(container: Container) -> None:
 @pytest.fixture
 async def container(homeserver, people, llm, tmp_path: Path) -> AsyncIterator[Container]:
     """The image on the host network, its config folder mounted read-only and its data
-    folder read-write, as the README's `docker run` line says."""
+    folder read-write, as docs/getting-started/containers.md says."""
     user_id = homeserver.register(unique("bot"), PASSWORD)
     config, data = tmp_path / "config", tmp_path / "data"
     config.mkdir()

@@ -159,7 +159,7 @@ BOT = type("Bot", (), {"user_id": f"@knowledge-bot:{SERVER_NAME}"})
 
 @contextlib.asynccontextmanager
 async def alice_in_a_room(stack: Stack, tmp_path: Path) -> AsyncIterator[tuple[Person, str]]:
-    """A person of the stack's Synapse (registered as the README tells an admin to) in a
+    """A person of the stack's Synapse (registered as docs/getting-started/compose.md tells an admin to) in a
     room with the bot, once the travel policy is put through the ingestion API."""
     await asyncio.to_thread(
         stack.compose, "exec", "-T", "synapse", "register_new_matrix_user", "-c",

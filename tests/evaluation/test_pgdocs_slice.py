@@ -1,7 +1,7 @@
 """The retrieval study on a slice of the real corpus (the PostgreSQL documentation): the
 slice's questions over their pages and a spread of other pages. Floors just below the
 measured figures, so that a regression of chunking, search or context fails CI; the
-whole study is `knowledge-eval retrieval` (README, "Retrieval on a real corpus")."""
+whole study is `knowledge-eval retrieval` (docs/development/evaluation-retrieval.md)."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def test_retrieval_on_a_slice_of_the_postgresql_documentation(tmp_path, capsys):
     # Hybrid search gives the model at least what either half gives (the right pages in
     # the top 5, their facts in the context). On these 24 questions its first ranks are
     # a little behind the vector half's (MRR 0.872 against 0.894); on the whole set they
-    # are well ahead (0.750 against 0.705, README "Retrieval on a real corpus").
+    # are well ahead (0.750 against 0.705, docs/development/evaluation-retrieval.md).
     for half in ("vector", "keyword"):
         other = table[(half, "filled", "default")]
         assert hybrid["hit@5"] >= other["hit@5"], f"hybrid finds what {half} finds"

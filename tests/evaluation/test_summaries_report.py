@@ -47,7 +47,7 @@ def rows(output: str) -> dict[str, tuple[int, int, int]]:
 
 
 def test_without_a_model_the_labelled_logs_keep_nine_facts_in_ten_and_no_chatter(tmp_path, capsys):
-    """Floors at the measured figures (README, "Summaries"), so that a regression in
+    """Floors at the measured figures (docs/development/evaluation-summaries.md), so that a regression in
     what an extractive summary keeps fails here."""
     code = main(["--config", str(write_config(tmp_path)), "summaries", "--logs", str(LOGS)])
     output = capsys.readouterr().out

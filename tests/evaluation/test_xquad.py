@@ -1,6 +1,6 @@
 """Cross-lingual retrieval on XQuAD's held-out articles (24-47), a public set nobody here
 wrote and nobody tuned on: questions in five languages about English paragraphs, searched
-as asked, without a model. The figures of the full run are in the README ("Languages");
+as asked, without a model. The figures of the full run are in docs/development/evaluation-xquad.md;
 this holds a spread sample of 60 held-out questions per language (100 in English with
 the English default) so that a regression fails."""
 

@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,7 +26,8 @@ def test_the_import_contracts_hold():
 def test_the_contracts_fail_when_broken(tmp_path):
     """A copy of the code with a raw nio import outside bot.matrix, the inbox reaching
     up into a feature, bot.matrix reaching up into the bot, the summaries reaching up into
-    the pipeline and the search into the ingestion: each contract breaks."""
+    the pipeline, the search into the ingestion, core reaching into the bot and a pure
+    decision importing an HTTP library: every contract of pyproject.toml breaks."""
     for folder in ("bot", "core"):
         shutil.copytree(
             ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__")
@@ -41,6 +43,10 @@ def test_the_contracts_fail_when_broken(tmp_path):
     summarizer.write_text(summarizer.read_text() + "\nimport core.pipeline.context  # noqa\n")
     retrieval = tmp_path / "core" / "knowledge" / "search" / "retrieval.py"
     retrieval.write_text(retrieval.read_text() + "\nimport core.knowledge.ingest.queue  # noqa\n")
+    ids = tmp_path / "core" / "ids.py"
+    ids.write_text(ids.read_text() + "\nimport bot.logs  # noqa\n")
+    votes = tmp_path / "core" / "feedback" / "votes.py"
+    votes.write_text(votes.read_text() + "\nimport aiohttp  # noqa\n")
     lint = Path(sys.executable).parent / "lint-imports"
     result = subprocess.run(
         [str(lint), "--no-cache"], cwd=tmp_path, capture_output=True, text=True, timeout=300,
@@ -52,4 +58,8 @@ def test_the_contracts_fail_when_broken(tmp_path):
     assert "the bot's layers: runtime, features, inbox, account BROKEN" in result.stdout
     assert "core's layers, entry points down to the foundation BROKEN" in result.stdout
     assert "knowledge's trades: ingest, then parse and search BROKEN" in result.stdout
-    assert "core knows nothing of Matrix KEPT" in result.stdout
+    assert "core knows nothing of Matrix BROKEN" in result.stdout
+    assert "decisions are pure: no I/O library, however indirect BROKEN" in result.stdout
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    contracts = [contract["name"] for contract in config["tool"]["importlinter"]["contracts"]]
+    assert all(f"{name} BROKEN" in result.stdout for name in contracts), result.stdout

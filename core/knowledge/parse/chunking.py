@@ -152,7 +152,7 @@ def _pack_section(
 
 
 # A chunk's body when the collection sets no size and the model reads more: longer
-# passages dilute what a vector says (see README, "Chunks").
+# passages dilute what a vector says (see docs/concepts/knowledge.md).
 DEFAULT_BUDGET = 400
 # Tokens a section is always given, however long its title and headings.
 MIN_BUDGET = 32

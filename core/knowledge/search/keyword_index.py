@@ -1,9 +1,10 @@
 """The keyword side of hybrid search, in each collection's language: on SQLite an FTS5
 table of the chunks' Snowball stems (written here: FTS5's tokenizers stem English only)
 ranked by `bm25()`, on PostgreSQL a `tsvector` of the language's text search
-configuration ranked by `ts_rank()` (see the README on how the two differ). A collection
-indexed in another language (or before languages) is indexed again once, when the
-process starts (`align_languages`). The words themselves: core/knowledge/search/keywords.py.
+configuration ranked by `ts_rank()` (docs/operations/storage.md says how the two
+differ). A collection indexed in another language (or before languages) is indexed
+again once, when the process starts (`align_languages`). The words themselves:
+core/knowledge/search/keywords.py.
 """
 
 from __future__ import annotations
