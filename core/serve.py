@@ -1,5 +1,6 @@
 """The knowledge services of a process: the ingestion queue worker, the crawls of
-crawled sources (where this process indexes) and the REST API.
+crawled sources (where this process indexes), the REST API, the chat API and the MCP
+server.
 
 They run inside the bot (`[ingest_api] enabled = true`), or on their own:
 
@@ -22,6 +23,7 @@ from core.knowledge.ingest.realign import realign_models
 from core.knowledge_base.api import IngestApi, start_ingest_api
 from core.knowledge_base.base import KnowledgeBase
 from core.knowledge_base.crawl.schedule import CrawlService
+from core.mcp_server.service import start_mcp_service
 from core.privacy import LibraryContentFilter, keep_private, quiet_libraries
 from core.storage.database import StorageError
 from core.supervise import ServiceUnavailable, Supervisor, build_listen_error
@@ -33,9 +35,9 @@ async def run_knowledge_services(
     kb: KnowledgeBase, settings: Callable[[], Settings], supervisor: Supervisor | None = None
 ) -> None:
     """The queue worker and crawls (unless `knowledge.indexing` is off) and, when
-    enabled, the ingestion API and the chat API, until cancelled. Each runs supervised on
-    its own, so that an API whose port is taken is reported and tried again while the
-    queue goes on (and the other way round)."""
+    enabled, the ingestion API, the chat API and the MCP server, until cancelled. Each
+    runs supervised on its own, so that an API whose port is taken is reported and tried
+    again while the queue goes on (and the other way round)."""
     keeper = supervisor or Supervisor()
     async with asyncio.TaskGroup() as group:
         if settings().ingest_api.enabled:
@@ -44,6 +46,8 @@ async def run_knowledge_services(
             )
         if settings().chat_api.enabled:
             group.create_task(keeper.keep_running("chat API", lambda: _serve_chat(kb, settings)))
+        if settings().mcp.enabled:
+            group.create_task(keeper.keep_running("MCP server", lambda: _serve_mcp(kb, settings)))
         group.create_task(keeper.keep_running("ingestion", lambda: _run_indexing(kb, settings)))
 
 
@@ -62,6 +66,12 @@ async def _serve_chat(kb: KnowledgeBase, settings: Callable[[], Settings]) -> No
     await _serve(
         "chat API", api.host, api.port, "chat_api.port", lambda: start_chat_service(kb, settings)
     )
+
+
+async def _serve_mcp(kb: KnowledgeBase, settings: Callable[[], Settings]) -> None:
+    mcp = settings().mcp
+    await _serve("MCP server", mcp.host, mcp.port, "mcp.port",
+                 lambda: start_mcp_service(kb, settings))  # fmt: skip
 
 
 async def _serve(
@@ -109,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         return new_token_main(argv[1:])
     parser = argparse.ArgumentParser(
         prog="knowledge-api",
-        description="Run the ingestion API and the chat API alone "
+        description="Run the ingestion API, the chat API and the MCP server alone "
         "(`knowledge-api new-token --help`: a token for the chat API).",
     )
     parser.add_argument(
@@ -127,8 +137,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"The config is not valid:\n{exc}", file=sys.stderr)
         return 2
     crawls = any(source.crawl for source in settings.sources.values())
-    if not (settings.ingest_api.enabled or settings.chat_api.enabled or crawls):
-        print("[ingest_api] and [chat_api] are not enabled and no source is crawled; "
+    if not (settings.ingest_api.enabled or settings.chat_api.enabled or settings.mcp.enabled
+            or crawls):  # fmt: skip
+        print("[ingest_api], [chat_api] and [mcp] are not enabled and no source is crawled; "
               "nothing to run.", file=sys.stderr)  # fmt: skip
         return 2
     quiet_libraries()

@@ -20,15 +20,21 @@ class ChatApiSettings(Strict):
     chat clients call it; the ingestion API stays for source applications)."""
 
     enabled: bool = False
+    """The knowledge as an OpenAI-compatible API for chat clients: /v1/chat/completions and
+    /v1/models on a port of its own, served by the bot and by `knowledge-api`. Each
+    [assistants.<name>] below is one of its models."""
     host: str = "127.0.0.1"
+    """The address the chat API listens on (a port of its own: people call it, source applications
+    call the ingestion API)."""
     port: int = Field(default=8089, ge=1, le=65535)
-    # Who may call, as lines `[tokens.<name>] sha256 = "…" reader = "@alice:example.org"`
-    # (`knowledge-api new-token` writes them); read again when the file changes.
+    """The port the chat API listens on."""
     tokens_file: Path | None = None
-    # Per token; over it, 429 in OpenAI's shape (clients wait and retry).
+    """Who may call, as lines `[tokens.<name>] sha256 = "…" reader = "@alice:example.org"`
+    (`knowledge-api new-token` writes them); read again when the file changes."""
     requests_per_minute: int = Field(default=20, ge=1, le=10_000)
-    # The client's conversation sent as context: at most this many earlier messages.
+    """Per token; over it, 429 in OpenAI's shape (clients wait and retry)."""
     history_messages: int = Field(default=8, ge=0, le=100)
+    """The client's conversation sent as context: at most this many earlier messages."""
 
     @field_validator("tokens_file")
     @classmethod
@@ -39,11 +45,12 @@ class ChatApiSettings(Strict):
 class AssistantSettings(Strict):
     """An `[assistants.<name>]` section: one model of the chat API."""
 
-    # The collections it answers from; empty: every collection.
     collections: tuple[str, ...] = ()
+    """The collections it answers from; empty: every collection."""
     description: str = ""
-    # The answer's system prompt for this assistant (as `[prompts.answer] system`).
+    """What the assistant is, listed by GET /v1/models."""
     answer_system: str | None = None
+    """The answer's system prompt for this assistant (as `[prompts.answer] system`)."""
     # Another model or endpoint for its answers; what is unset comes from [llm].
     llm: LlmTaskSettings | None = None
 

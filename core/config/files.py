@@ -8,14 +8,18 @@ from core.config.strict import Strict
 
 
 class FileSettings(Strict):
-    # Files shared in rooms (PDF, Word, Markdown, HTML, text) become the room's knowledge.
     rooms: bool = True
-    # The collection they are kept in; none: `[summaries] collection`. Either must be one
-    # of [collections]; with neither, files in rooms are not kept.
+    """Files shared in rooms (PDF, Word, Markdown, HTML, text) become the room's knowledge."""
     collection: str | None = None
-    # A file over these limits is not read (and whoever asks about it is told why).
+    """The collection they are kept in; none: `[summaries] collection`. Either must be one of
+    [collections]; with neither, files in rooms are not kept."""
     max_bytes: int = Field(default=20_000_000, ge=1_000)
+    """A file over these limits is not read (and whoever asks about it is told why)."""
     max_pages: int = Field(default=500, ge=1)
+    """A file over these limits is not read; whoever asks about it is told why. They apply to PDF
+    and Word files sent to the ingestion API and read by knowledge-ingest too."""
     timeout_seconds: float = Field(default=60.0, gt=0, le=3600)
-    # PDF and Word files read at the same time by one process (each in a process of its own).
+    """PDF and Word files are read in a process of their own (2 GiB of memory at most), stopped
+    after this long."""
     at_once: int = Field(default=1, ge=1, le=16)
+    """PDF and Word files read at the same time by one process (each in a process of its own)."""

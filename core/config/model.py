@@ -35,6 +35,7 @@ from core.config.knowledge import (
     check_embedding_model,
 )
 from core.config.llm import LlmSettings
+from core.config.mcp import McpSettings, check_mcp
 from core.config.memory import MemorySettings
 from core.config.ops import OpsSettings
 from core.config.pipeline import PipelineSettings
@@ -65,25 +66,51 @@ class MatrixSettings(Strict):
     """The homeserver and the bot's account; these cannot change while the bot runs."""
 
     homeserver: str
+    """The homeserver's client URL."""
     user_id: str
+    """The bot's account."""
     password: SecretStr | None = None
+    """Exactly one credential: password, password_env, access_token, access_token_env or
+    access_token_file. The *_env forms name an environment variable that holds the secret, so
+    that the secret stays out of this file. Secrets are never logged."""
     password_env: str | None = None
+    """Exactly one credential: password, password_env, access_token, access_token_env or
+    access_token_file. The *_env forms name an environment variable that holds the secret, so
+    that the secret stays out of this file. Secrets are never logged."""
     access_token: SecretStr | None = None
+    """Exactly one credential: password, password_env, access_token, access_token_env or
+    access_token_file. The *_env forms name an environment variable that holds the secret, so
+    that the secret stays out of this file. Secrets are never logged."""
     access_token_env: str | None = None
-    # A file holding the access token (homeservers without password login: a MAS
-    # compatibility token, a personal access token); read again when it changes, so a
-    # replaced token is taken without a restart (same device only).
+    """Exactly one credential: password, password_env, access_token, access_token_env or
+    access_token_file. The *_env forms name an environment variable that holds the secret, so
+    that the secret stays out of this file. Secrets are never logged."""
     access_token_file: Path | None = None
+    """A file holding the access token (homeservers without password login: a MAS compatibility
+    token, a personal access token); read again when it changes, so a replaced token is taken
+    without a restart (same device only)."""
     device_name: str = "knowledge-bot"
-    # Act only on messages from devices their owner cross-signed, and share room keys
-    # only with those (as Element does since MSC4153); off, so that command-line clients
-    # and bridges that do not cross-sign keep working.
+    """The name of the bot's device, shown to people in their session lists. The device, its
+    encryption keys and the sync position are kept in bot.data_dir, so a restart reuses them."""
     verified_devices_only: bool = False
+    """Act only on messages from devices their owner cross-signed, and share room keys only with
+    those (as Element does since MSC4153); off, so that command-line clients and bridges that do
+    not cross-sign keep working."""
     display_name: str | None = None
+    """The display name to set on the bot's profile (leave out to keep the current one). People may
+    address the bot by writing this name."""
     encryption: bool = True
-    # The passphrase that locks the encryption keys in the store (nio's pickle key).
+    """End-to-end encryption, so that the bot works in encrypted rooms and direct chats."""
     pickle_key: SecretStr | None = None
+    """The passphrase that locks the encryption keys in the store (nio's pickle key)."""
     pickle_key_env: str | None = None
+    """The environment variable that holds the pickle key (at least 16 characters; `openssl rand
+    -base64 32` makes one), or pickle_key inline. Set it in production. Without it, a random key
+    is generated into bot.data_dir/pickle-key on the first start, next to the keys it locks, and
+    the log warns. Keep the key: keys locked with a lost key cannot be opened, and the bot then
+    starts as a new device (with an access token instead of a password it stops instead). Keys
+    locked by earlier versions (matrix-nio's default passphrase) or with the generated key are
+    locked again with this one on the next start, keeping the device."""
 
     _password: SecretStr | None = PrivateAttr(default=None)
     _access_token: SecretStr | None = PrivateAttr(default=None)
@@ -166,25 +193,38 @@ class MatrixSettings(Strict):
 
 class BotSettings(Strict):
     data_dir: Path = Field(default=Path("data"), validate_default=True)
+    """Where the bot keeps its state: login session, encryption keys, messages in flight. Relative
+    paths are relative to this file's folder. The folder and everything in it are made readable
+    by the bot's account only (0700 and 0600) at every start."""
     command_prefix: str = Field(default="!", min_length=1, max_length=3, pattern=r"^\S+$")
+    """The prefix of commands such as !help."""
     ignore_users: tuple[str, ...] = ()
+    """Other bots whose messages are ignored (bots talk to bots in loops otherwise). Notices
+    (m.notice) are always ignored, since bots write notices."""
     placeholder_after_seconds: float = Field(default=3.0, ge=0)
+    """When answering takes longer than this, the bot posts a short placeholder and edits it into
+    the answer when ready. 0 posts the placeholder at once."""
     recent_messages: int = Field(default=20, ge=0, le=200)
+    """How many earlier lines of the room or thread come with a question as context."""
     admin_room: str | None = None
+    """A room id where the bot reports config problems (leave out for the log only)."""
     log_level: str = Field(default="INFO", pattern=r"^(DEBUG|INFO|WARNING|ERROR)$")
-    # "text", or "json" for one JSON object per line (for log collectors).
+    """DEBUG, INFO, WARNING or ERROR. Message bodies are never logged at INFO. Secrets and key
+    material are never logged: the libraries that would print them (matrix-nio, its key store's
+    SQL, the HTTP clients) are kept at WARNING whatever this level is."""
     log_format: str = Field(default="text", pattern=r"^(text|json)$")
-    # On shutdown, answers in flight get this long to finish; the rest get a notice and
-    # are answered after the restart.
+    """"text", or "json" for one JSON object per line (for log collectors)."""
     shutdown_grace_seconds: float = Field(default=10.0, ge=0, le=600)
-    # Messages answered at the same time; more wait in the inbox, in order of arrival.
+    """On shutdown, answers in flight get this long to finish; the rest get a notice and are
+    answered after the restart."""
     answer_workers: int = Field(default=8, ge=1, le=256)
-    # One process per account syncs and answers; a standby takes over within about this
-    # long after it dies (a clean stop hands over at once).
+    """Messages answered at the same time; more wait in the inbox, in order of arrival."""
     lease_seconds: float = Field(default=15.0, ge=2, le=300)
-    # Seconds an answered message's id (no text) stays in the inbox: an edit of it that
-    # newly mentions the bot is no new question within this window.
+    """One process per account syncs and answers; a standby takes over within about this long after
+    it dies (a clean stop hands over at once)."""
     edit_window_seconds: float = Field(default=172_800, ge=1, le=366 * 86400)
+    """Seconds an answered message's id (no text) stays in the inbox: an edit of it that newly
+    mentions the bot is no new question within this window."""
 
     @field_validator("data_dir")
     @classmethod
@@ -202,7 +242,11 @@ class InviteSettings(Strict):
     """Who may invite the bot into a room: exact user ids, or every user of a server."""
 
     allowed_users: tuple[str, ...] = ()
+    """The bot joins rooms it is invited to only if the inviter is listed here by user id, or
+    belongs to a listed server. Others' invites are refused with a short explanation."""
     allowed_servers: tuple[str, ...] = ()
+    """The bot joins rooms it is invited to only if the inviter is listed here by user id, or
+    belongs to a listed server. Others' invites are refused with a short explanation."""
 
     @field_validator("allowed_users")
     @classmethod
@@ -228,20 +272,30 @@ class RoomSettings(Strict):
     """How the bot behaves in one room."""
 
     answer_without_mention: bool = False
+    """Answer every message in the room, not only those that address the bot. Direct chats (rooms
+    the bot was invited to as direct, with one other person) always are."""
     commands_enabled: bool = True
+    """Allow commands other than !help (which always works and lists what the room allows)."""
     public_only: bool = False
+    """Answer from public documents only, whoever is in the room."""
     general_answers: bool = False
+    """When nothing relevant is found, answer from the model's general knowledge (saying so)
+    instead of saying that nothing was found."""
     history: bool = True
+    """Keep the room's discussion as history: windows of its messages are embedded in a vector
+    collection of this room only, and questions asked here search it. The lines are stored in
+    bot.data_dir in plain text, encrypted rooms included: turn it off where that is not wanted."""
     timezone: str = "UTC"
-    # Summaries on a schedule: "" (off), "every 1d", or "cron: 0 18 * * 1-5".
+    """The time zone in which "last week" or "since Monday" is read for this room."""
     summary_schedule: str = ""
-    # Voice messages, when [speech] is set: transcribed and kept as the room's history
-    # ("silent"), also posted as a notice in a thread on the voice message ("reply"), or
-    # not at all ("off"). A voice message addressed to the bot is answered in any case.
+    """Summaries on a schedule: "" (off), "every 1d", or "cron: 0 18 * * 1-5"."""
     transcribe: Literal["off", "reply", "silent"] = "silent"
-    # The language the bot speaks here (ISO 639-1: "de", "fr", "es" have translations)
-    # and answers in; unset: each asker's own language, as detected in their message.
+    """Voice messages, when [speech] is set: transcribed and kept as the room's history ("silent"),
+    also posted as a notice in a thread on the voice message ("reply"), or not at all ("off"). A
+    voice message addressed to the bot is answered in any case."""
     language: str | None = None
+    """The language the bot speaks here (ISO 639-1: "de", "fr", "es" have translations) and answers
+    in; unset: each asker's own language, as detected in their message."""
 
     _timezone = field_validator("timezone")(_check_timezone)
     _language = field_validator("language")(_check_language)
@@ -252,14 +306,34 @@ class RoomOverride(Strict):
     """A `[rooms."<room id>"]` section: only the keys it sets replace the defaults."""
 
     answer_without_mention: bool | None = None
+    """Answer every message in the room, not only those that address the bot. Direct chats (rooms
+    the bot was invited to as direct, with one other person) always are."""
     commands_enabled: bool | None = None
+    """Allow commands other than !help (which always works and lists what the room allows)."""
     public_only: bool | None = None
+    """Answer from public documents only, whoever is in the room."""
     general_answers: bool | None = None
+    """When nothing relevant is found, answer from the model's general knowledge (saying so)
+    instead of saying that nothing was found."""
     history: bool | None = None
+    """Keep the room's discussion as history: windows of its messages are embedded in a vector
+    collection of this room only, and questions asked here search it. The lines are stored in
+    bot.data_dir in plain text, encrypted rooms included: turn it off where that is not wanted."""
     timezone: str | None = None
+    """The time zone in which "last week" or "since Monday" is read for this room."""
     summary_schedule: str | None = None
+    """Summaries on a schedule (needs summaries.collection): "" (off), "every 1d", "every 6h", or a
+    crontab such as "cron: 0 18 * * 1-5". Set it here for every room, or in a room's section for
+    that room."""
     transcribe: Literal["off", "reply", "silent"] | None = None
+    """Voice messages, when [speech] is set: "silent" transcribes them into the room's conversation
+    and history, "reply" also posts the transcript in a thread on each, "off" leaves them alone.
+    A voice message addressed to the bot (in a direct chat, a reply to it, in its thread) is
+    answered whatever this says."""
     language: str | None = None
+    """The language the bot speaks in the room and answers in (ISO 639-1: "de", "fr" and "es" have
+    translations of every sentence; others get English sentences and answers in that language).
+    Unset: each person is answered in the language their message is written in."""
 
     _timezone = field_validator("timezone")(_check_timezone)
     _language = field_validator("language")(_check_language)
@@ -294,6 +368,8 @@ class Settings(Strict):
     collections: dict[str, CollectionSettings] = Field(default_factory=dict, validate_default=True)
     chat_api: ChatApiSettings = Field(default_factory=dict, validate_default=True)
     assistants: dict[str, AssistantSettings] = Field(default_factory=dict)
+    # After collections, which it names.
+    mcp: McpSettings = Field(default_factory=dict, validate_default=True)
 
     @field_validator("collections")
     @classmethod
@@ -308,6 +384,11 @@ class Settings(Strict):
         cls, value: dict[str, AssistantSettings], info: ValidationInfo
     ) -> dict[str, AssistantSettings]:
         return check_assistants(value, set(info.data.get("collections", {})))
+
+    @field_validator("mcp")
+    @classmethod
+    def _mcp_collections_exist(cls, value: McpSettings, info: ValidationInfo) -> McpSettings:
+        return check_mcp(value, set(info.data.get("collections", {})))
 
     @model_validator(mode="after")
     def _summaries_have_a_collection(self) -> Settings:
@@ -370,4 +451,8 @@ RESTART_ONLY_KEYS = (
     ("bot", "lease_seconds"),
     ("summaries", "job_store"),
     ("summaries", "job_store_password_env"),
+    ("mcp", "enabled"),
+    ("mcp", "host"),
+    ("mcp", "port"),
+    ("mcp", "path"),
 )

@@ -15,7 +15,9 @@ class PredeterminedAnswer(Strict):
     searched case-insensitively), the bot answers `answer` word for word."""
 
     patterns: tuple[str, ...] = Field(min_length=1)
+    """Regular expressions, searched case-insensitively in the question; any match answers."""
     answer: str = Field(min_length=1)
+    """The answer, posted word for word (Markdown)."""
 
     @field_validator("patterns")
     @classmethod

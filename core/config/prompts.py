@@ -13,7 +13,11 @@ from core.config.strict import Strict
 class PromptOverride(Strict):
     name: ClassVar[str] = ""
     system: str | None = None
+    """The prompt's system message; unset: the shipped one (core/llm/prompts.toml). A
+    placeholder the prompt does not know is a config error."""
     user: str | None = None
+    """The prompt's user message; unset: the shipped one (core/llm/prompts.toml). A
+    placeholder the prompt does not know is a config error."""
 
     @field_validator("system", "user")
     @classmethod

@@ -11,11 +11,17 @@ from core.config.strict import Strict
 
 class SpeechSettings(Strict):
     url: str | None = Field(default=None, pattern=r"^https?://")
+    """An OpenAI-compatible transcription endpoint (POST /audio/transcriptions under this URL: vLLM
+    serving Whisper, speaches, faster-whisper-server). Unset: voice messages are ignored. See
+    room_defaults.transcribe."""
     model: str = "whisper-1"
+    """The transcription model the endpoint serves, sent with every request."""
     api_key_env: str | None = None
+    """The environment variable with the endpoint's API key, if it needs one."""
     timeout_seconds: float = Field(default=120, gt=0, le=3600)
-    # A voice message over this size is not transcribed (whoever asked is told).
+    """The environment variable with the endpoint's API key, if it needs one."""
     max_bytes: int = Field(default=25_000_000, ge=1_000)
+    """A voice message over this size is not transcribed (whoever asked is told)."""
 
     _api_key: SecretStr | None = PrivateAttr(default=None)
     _check_env = field_validator("api_key_env")(env_var_checker("speech"))

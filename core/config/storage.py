@@ -18,10 +18,17 @@ class StorageSettings(Strict):
     shared by the bot and the API processes; the password comes from `password_env`."""
 
     url: str = ""
+    """Where the bot keeps its state: the inbox and sync position, the catalog of documents and its
+    keyword index, the ingestion queue, memories and room history, feedback and answer traces,
+    summary marks and evaluation runs. Empty: one SQLite file per store in bot.data_dir (one
+    process). A PostgreSQL URL puts every store in that database, shared by the bot and
+    knowledge-api processes; the password comes from the environment variable named by
+    password_env. Either way the tables are created and upgraded in place when a process starts."""
     password_env: str | None = None
-    # PostgreSQL's text search configuration for keyword search (`english`, `german`,
-    # `simple`, …). Changing it applies to documents indexed after the change.
+    """The environment variable that holds the PostgreSQL password (never in url)."""
     text_search_config: str = "english"
+    """PostgreSQL's text search configuration for keyword search (`english`, `german`, `simple`,
+    …). Changing it applies to documents indexed after the change."""
 
     _password: SecretStr | None = PrivateAttr(default=None)
 

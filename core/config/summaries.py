@@ -66,31 +66,32 @@ def check_schedule(value: str | None) -> str | None:
 
 
 class SummarySettings(Strict):
-    # The knowledge collection scheduled summaries are written into; it must be one of
-    # [collections]. Summaries belong to their room: only its members may get them.
     collection: str | None = None
-    # Also post scheduled summaries in their room.
+    """The knowledge collection scheduled summaries are written into; it must be one of
+    [collections]. Summaries belong to their room: only its members may get them."""
     post_in_room: bool = False
-    # Scheduled summaries of encrypted rooms: "collection" writes them into `collection`
-    # like any other (decrypted text then rests in the catalog and Chroma, which may run
-    # on another host); "room_only" posts them in their room (with post_in_room) and
-    # keeps them out of the collection, so no question elsewhere is answered from them.
+    """Also post scheduled summaries in their room."""
     encrypted_rooms: Literal["collection", "room_only"] = "collection"
-    # Hours a !summarize covers when the bot has not summarised the room before.
+    """Scheduled summaries of encrypted rooms: "collection" writes them into `collection` like any
+    other (decrypted text then rests in the catalog and Chroma, which may run on another host);
+    "room_only" posts them in their room (with post_in_room) and keeps them out of the
+    collection, so no question elsewhere is answered from them."""
     default_hours: int = Field(default=24, ge=1, le=24 * 90)
-    # Messages one summary reads at most (a longer range gives its newest).
+    """Hours a !summarize covers when the bot has not summarised the room before."""
     max_messages: int = Field(default=20_000, ge=10)
-    # Tokens (estimated) of messages per model call; longer ranges are summarised in
-    # parts that are then merged.
+    """Messages one summary reads at most (a longer range gives its newest)."""
     part_tokens: int = Field(default=6000, ge=500, le=200_000)
-    # Check each point of a model's summary against the messages it cites (one more
-    # model call, the `support` task's model): unsupported points are left out.
+    """Tokens (estimated) of messages per model call; longer ranges are summarised in parts that
+    are then merged."""
     check_support: bool = True
-    # [restart] Where the scheduler keeps its jobs and runs (a SQLAlchemy URL). Empty:
-    # the [storage] PostgreSQL database when there is one, else a SQLite file in
-    # bot.data_dir. The password, if any, comes from `job_store_password_env`.
+    """Check each point of a model's summary against the messages it cites (one more model call,
+    the `support` task's model): unsupported points are left out."""
     job_store: str = ""
+    """Where the scheduler keeps its jobs and runs (a SQLAlchemy URL). Empty: the [storage]
+    PostgreSQL database when there is one, else a SQLite file in bot.data_dir. The password, if
+    any, comes from `job_store_password_env`."""
     job_store_password_env: str | None = None
+    """The environment variable with job_store's password, if it needs one."""
 
     _job_store_password: SecretStr | None = PrivateAttr(default=None)
 
