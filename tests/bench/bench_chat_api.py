@@ -1,19 +1,24 @@
-"""The chat API's time to first token beside the bot's, for the same questions, with a
-model that answers each call after 300 ms.
+"""The chat API's time to first token beside the bot's, and the MCP server's `search`
+tool beside both, for the same questions, with a model that answers each call after
+300 ms and every document of `tickets` checked with its application (answering after
+5 ms, no decision cached) for the caller's reader.
 
     .venv/bin/python -m tests.bench.bench_chat_api [--size 10000] [--questions 30]
 
 "bot" is the answerer the bot runs (guardrails, fixed answers, the pipeline) called as
 the bot calls it, up to its first progress callback (the Matrix edit that shows it
 comes after). "chat API" is the same pipeline behind `/v1/chat/completions`, asked with
-the `openai` client over real HTTP, streamed, up to the first chunk with text. Both on
-the synthetic corpus of bench_knowledge, the model being the scripted server.
+the `openai` client over real HTTP, streamed, up to the first chunk with text. "MCP
+search" is the `search` tool called with the MCP SDK's client over real HTTP, up to the
+whole result. All on the synthetic corpus of bench_knowledge, the model being the
+scripted server.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import statistics
 import tempfile
 import time
@@ -24,6 +29,7 @@ import numpy as np
 from aiohttp.test_utils import TestServer
 from openai import AsyncOpenAI
 
+from bot.dev.synapse import free_port
 from core.answering import PredeterminedFirst
 from core.chat_api.assistants import Assistants
 from core.chat_api.server import ChatApi
@@ -32,12 +38,16 @@ from core.chat_api.tokens import TokenBook, build_token_entry
 from core.config import parse_config
 from core.guardrails.guard import Guarded
 from core.guardrails.rate_store import LocalRateLimits
+from core.knowledge_base.api import IngestApi
 from core.knowledge_base.base import KnowledgeBase
 from core.llm.client import LlmClient
+from core.mcp_server.service import start_mcp_service
 from core.pipeline.answer import AnswerPipeline
 from core.requests import Request
-from tests.bench.bench_knowledge import CONFIG, MODEL, Prose, build_corpus, percentile
+from tests.bench.bench_knowledge import CONFIG, Prose, build_corpus, percentile
+from tests.mcp_server.conftest import connect_to
 from tests.pipeline.conftest import verdict
+from tests.rights.conftest import SourceApp, keys_toml, serve, write_key
 from tests.support.fake_llm import FakeLlm
 
 LATENCY = 0.3
@@ -55,7 +65,20 @@ enabled = true
 tokens_file = "tokens.toml"
 requests_per_minute = 10000
 [assistants.all]
+[rights]
+issuer = "knowledge-bot"
+cache_seconds = 0
+{keys}
 """
+READER = "@bench:example.org"
+MODEL = "all-MiniLM-L6-v2"
+
+
+class Everything(set[tuple[str, str]]):
+    """The reader's access list at the application: every document."""
+
+    def __contains__(self, item: object) -> bool:
+        return True
 
 
 def scripted(body: dict[str, Any]) -> str | dict:
@@ -74,6 +97,8 @@ def report(name: str, first: list[float], total: list[float]) -> None:
 
 
 async def main() -> None:
+    # Before the MCP SDK would set up its own (rich) logging for the whole process.
+    logging.basicConfig(level=logging.WARNING)
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", type=int, default=10_000)
     parser.add_argument("--questions", type=int, default=30)
@@ -81,20 +106,34 @@ async def main() -> None:
     folder = Path(tempfile.mkdtemp())
     llm = await FakeLlm(delay=LATENCY).start()
     llm.respond = scripted
-    token, lines = build_token_entry("bench", "")
+    token, lines = build_token_entry("bench", READER)
     (folder / "tokens.toml").write_text(lines)
-    text = CONFIG.format(data_dir=folder).replace(
-        "[collections.tickets]", "[collections.tickets]\npublic = true"
+    tracker = SourceApp("tracker", "", acl={READER: Everything()}, delay=0.005)
+    tracker_server = await serve(tracker)
+    # tickets' documents are checked at the tracker for the caller's reader.
+    rights_url = tracker_server.make_url("/rights")
+    text = CONFIG.format(data_dir=folder, model=MODEL, extra="").replace(
+        '[sources.tracker]\ntoken = "t"\n',
+        f'[sources.tracker]\ntoken = "t"\nrights_url = "{rights_url}"\n'
+        '[sources.tracker.readers]\nrule = "matrix_id"\n',
     )
-    settings = parse_config(text + CHAT.format(url=llm.url), origin="bench", env={},
-                            base_dir=folder)  # fmt: skip
+    keys = keys_toml(("bot-1", "EdDSA", write_key(folder / "bot.pem")))
+    mcp_port = free_port()
+    settings = parse_config(
+        text + CHAT.format(url=llm.url, keys=keys) + f"[mcp]\nenabled = true\nport = {mcp_port}\n"
+        "requests_per_minute = 10000\n",
+        origin="bench", env={}, base_dir=folder,
+    )  # fmt: skip
     current = lambda: settings  # noqa: E731
     kb = await KnowledgeBase.open(current)
+    jwks = TestServer(IngestApi(kb, current).build_app())
+    await jwks.start_server()
+    tracker.jwks_url = str(jwks.make_url("/api/v1/jwks.json"))
     prose = Prose(seed=2)
     base = np.array(
         kb.embedders.get(MODEL).encode([Prose(seed=5).paragraph() for _ in range(2_000)])
     )
-    await build_corpus(kb, args.size, prose, base)
+    await build_corpus(kb, args.size, prose, base, MODEL)
     prompts = CurrentPrompts(current)
     limits = LocalRateLimits()
     client = LlmClient(settings.llm)
@@ -121,7 +160,8 @@ async def main() -> None:
             shown.append(time.perf_counter())
 
         started = time.perf_counter()
-        await bot.answer(Request(question, "@a:x.org", "!r", None, open_room=True), progress)
+        await bot.answer(Request(question, READER, "!r", None, is_direct=True, readers=(READER,)),
+                         progress)  # fmt: skip
         total.append((time.perf_counter() - started) * 1000)
         first.append((shown[0] - started) * 1000)
     report("bot", first, total)
@@ -141,6 +181,25 @@ async def main() -> None:
     report("chat API", first, total)
     print("  (the chat API's whole answer includes the support check, which the bot runs "
           "after showing the answer)")  # fmt: skip
+
+    stop_mcp = await start_mcp_service(kb, current)
+    searched: list[float] = []
+    checks = len(tracker.requests)
+    async with connect_to(f"http://127.0.0.1:{mcp_port}/mcp", token) as mcp:
+        await mcp.call_tool("list_collections", {})  # the connection, as a client keeps it
+        for question in questions:
+            started = time.perf_counter()
+            result = await mcp.call_tool("search", {"query": question, "limit": 8})
+            searched.append((time.perf_counter() - started) * 1000)
+            assert not result.is_error and result.structured_content["passages"]
+    print(
+        f"  {'MCP search':9} whole result p50 {statistics.median(searched):6.0f} ms  "
+        f"p95 {percentile(searched, 0.95):6.0f} ms   "
+        f"({(len(tracker.requests) - checks) / len(questions):.1f} rights checks a search)"
+    )
+    await stop_mcp()
+    await jwks.close()
+    await tracker_server.close()
     await openai.close()
     await server.close()
     await assistants.close()
