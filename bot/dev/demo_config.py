@@ -66,7 +66,8 @@ def update_config(
 ) -> str:
     """The config brought up to this start: the homeserver's address and the ports
     chosen, the model from the environment, and the sections a demo of an earlier
-    release lacks (files, the chat API, feedback admins). Sections the admin wrote stay."""
+    release lacks (files, the chat API, the MCP server, feedback admins). Sections the
+    admin wrote stay."""
     doc = tomlkit.parse(text)
     _table(doc, "matrix")["homeserver"] = homeserver
     if "feedback" not in doc:
@@ -79,6 +80,7 @@ def update_config(
     # Its own port too: two demos (in two folders) must not share the default 9100.
     _table(doc, "ops")["port"] = state["ops_port"]
     _add_chat_api(doc, state)
+    _add_mcp(doc, state)
     _add_room_files(doc)
     _apply_llm(doc, env)
     return tomlkit.dumps(doc)
@@ -106,6 +108,17 @@ def _add_chat_api(doc: tomlkit.TOMLDocument, state: Mapping[str, Any]) -> None:
         assistants[ASSISTANT] = _new_table(
             {"collections": [ASSISTANT], "description": "The sample staff handbook"}
         )
+
+
+def _add_mcp(doc: tomlkit.TOMLDocument, state: Mapping[str, Any]) -> None:
+    if "mcp" in doc:
+        _table(doc, "mcp")["port"] = state["mcp_port"]
+        return
+    doc["mcp"] = _new_table(
+        {"enabled": True, "port": state["mcp_port"]},
+        "The knowledge as MCP tools for assistants (Cursor, Claude Desktop); the chat API's "
+        "tokens.",
+    )
 
 
 def _add_room_files(doc: tomlkit.TOMLDocument) -> None:

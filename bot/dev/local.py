@@ -199,6 +199,12 @@ def build_banner(
             "token); try it:",
             f"    {build_curl_line(settings.chat_api.port, state['chat_token'])}",
         ]
+    if settings.mcp.enabled:
+        lines += [
+            "MCP server for assistants (Cursor, Claude Desktop; the same token): "
+            f"http://127.0.0.1:{settings.mcp.port}{settings.mcp.path}",
+            "    (how to connect them: docs/integrations/mcp.md)",
+        ]
     if settings.ops.enabled:
         lines.append(f"Health and metrics: http://127.0.0.1:{settings.ops.port}/health")
     lines += [f"Sample documents (what citations link to): {docs_url}", "Press Ctrl-C to stop."]
@@ -227,6 +233,7 @@ async def run(lock: IO[str]) -> None:
         for key, section in (
             ("api_port", "ingest_api"),
             ("chat_port", "chat_api"),
+            ("mcp_port", "mcp"),
             ("ops_port", "ops"),
         ):
             wanted = read_port(written, section) or state.get(key)

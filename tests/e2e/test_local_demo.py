@@ -20,6 +20,7 @@ from tests.e2e.conftest import ROOT
 from tests.e2e.people import Person, membership_of
 from tests.e2e.scripted import ask, reading_model
 from tests.e2e.test_files import PDF, ask_about
+from tests.mcp_server.conftest import connect_to
 from tests.support.files import make_pdf
 
 pytestmark = pytest.mark.e2e
@@ -91,6 +92,15 @@ async def test_the_demo_runs_once_answers_with_the_model_and_has_an_alias(tmp_pa
         assert called.returncode == 0, called.stderr
         reply = json.loads(called.stdout)
         assert "WG-503" in reply["choices"][0]["message"]["content"], reply
+
+        # The MCP server is on, with the same token: its search finds the handbook's page.
+        mcp_url = next(
+            word for line in shown.splitlines() if line.startswith("MCP server")
+            for word in line.split() if word.startswith("http://")
+        )  # fmt: skip
+        async with connect_to(mcp_url, state["chat_token"]) as mcp:
+            found = await mcp.call_tool("search", {"query": "what does error WG-503 mean?"})
+        assert "WG-503" in json.dumps(found.structured_content), found
 
         # Files shared in the demo room are kept: a question replying to a PDF is answered
         # from it.
