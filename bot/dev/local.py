@@ -183,7 +183,7 @@ def build_banner(
     if files:
         lines += [
             f"Files shared in the demo room are kept as its knowledge (collection {files}):",
-            'reply to one with a question, or with "summarize this".',
+            'reply to one mentioning the bot with a question, or with "summarize this".',
         ]
     lines += [
         f'Config errors show in the room "Knowledge bot admin" (#{ADMIN_ALIAS}:{name}),',
