@@ -459,6 +459,8 @@ VOICE_FAILED = (
     "I could not transcribe this voice message (the transcription service failed). "
     "Please try again, or type your question."
 )
+# The reason of the bot's redaction of a transcript whose voice message was redacted.
+TRANSCRIPT_TAKEN_BACK = "Its voice message was deleted"
 FILE_SUMMARY_HEADING = "Summary of “{name}”"
 FILE_NOT_FOR_ALL = (
     "“{name}” was shared before some of the people reading this joined, and this room "

@@ -85,6 +85,16 @@ UPDATE inbox SET source = NULL, decision = NULL WHERE done = 1;
 ALTER TABLE inbox ADD COLUMN redacted INTEGER NOT NULL DEFAULT 0;
 """
 
+# The transcripts the bot posted of voice messages: a redaction of the voice message
+# takes its transcript down too.
+V5 = """
+CREATE TABLE IF NOT EXISTS transcripts (
+    voice_event_id TEXT PRIMARY KEY,
+    room_id TEXT NOT NULL,
+    transcript_event_id TEXT NOT NULL
+);
+"""
+
 UPGRADES = UpgradeTable(
     "state",
     [
@@ -96,6 +106,7 @@ UPGRADES = UpgradeTable(
         ),
         Upgrade("decisions kept with messages, order of arrival, the syncing lease", V3, V3),
         Upgrade("no text kept of answered messages", V4, V4),
+        Upgrade("the transcripts posted of voice messages", V5, V5),
     ],
 )
 
@@ -156,6 +167,10 @@ class StateStore(LeaseStore, Protocol):
     async def purge_done(self, before_ms: int) -> int: ...
     async def record_bot_message(self, event_id: str, room_id: str, thread_root: str) -> None: ...
     async def is_bot_message(self, event_id: str) -> bool: ...
+    async def record_transcript(
+        self, room_id: str, voice_event_id: str, transcript_event_id: str
+    ) -> None: ...
+    async def take_transcript(self, room_id: str, voice_event_id: str) -> str | None: ...
     async def thread_of(self, event_id: str) -> str | None: ...
     async def bot_in_thread(self, room_id: str, thread_root: str) -> bool: ...
     async def record_join(self, room_id: str, joined_ms: int, invited_as_direct: bool) -> None: ...
@@ -321,6 +336,30 @@ class SqlStateStore(SqlStore):
     async def is_bot_message(self, event_id: str) -> bool:
         query = "SELECT 1 FROM bot_messages WHERE event_id = ?"
         return await self.db.fetchrow(query, event_id) is not None
+
+    async def record_transcript(
+        self, room_id: str, voice_event_id: str, transcript_event_id: str
+    ) -> None:
+        """The bot posted the transcript of this room's voice message (its id, no text)."""
+        await self.db.execute(
+            "INSERT INTO transcripts (voice_event_id, room_id, transcript_event_id)"
+            " VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+            voice_event_id, room_id, transcript_event_id,
+        )  # fmt: skip
+
+    async def take_transcript(self, room_id: str, voice_event_id: str) -> str | None:
+        """The transcript posted of this room's voice message, forgotten as it is taken
+        (its voice message was redacted); None if none was posted."""
+        found = await self.db.fetchval(
+            "SELECT transcript_event_id FROM transcripts WHERE voice_event_id = ? AND room_id = ?",
+            voice_event_id, room_id,
+        )  # fmt: skip
+        if found is not None:
+            await self.db.execute(
+                "DELETE FROM transcripts WHERE voice_event_id = ? AND room_id = ?",
+                voice_event_id, room_id,
+            )  # fmt: skip
+        return found
 
     async def thread_of(self, event_id: str) -> str | None:
         """The thread one of the bot's messages is in."""

@@ -114,6 +114,7 @@ def wire_account(
             dispatcher.languages,
         )  # fmt: skip
         voice.register(dispatcher)
+        follower.forgetters.append(voice.forget)
 
     workers = AnswerWorkers(state, dispatcher.run, settings.current.bot.answer_workers)
     sync = SyncLoop(matrix, state, router, settings, workers, lease)

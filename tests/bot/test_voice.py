@@ -121,3 +121,24 @@ async def test_a_spoken_question_is_answered_in_the_language_it_was_spoken_in(tm
             ("Wie viele Urlaubstage habe ich?", "de"),
             ("¿Y cuántos días me quedan?", "es"),
         ]
+
+
+async def test_a_voice_message_redacted_after_its_transcript_was_posted_takes_it_down(tmp_path):
+    from core import strings
+
+    transcripts = Transcripts()
+    config = SPEECH + '[room_defaults]\ntranscribe = "reply"\n'
+    async with running_bot(tmp_path, config, transcriber=transcripts) as bot:
+        bot.account.add_room("!r", [ANN, BEN])
+        voice = speak(bot, "!r", ANN, "the door code is 4711", 1)
+        posted = await bot.account.wait_for(
+            lambda: next((w for w in bot.account.messages() if "4711" in w.content["body"]), None)
+        )  # fmt: skip
+        bot.account.add_event("!r", ANN, "m.room.redaction", {}, redacts=voice["event_id"])
+        taken = await bot.account.wait_for(
+            lambda: next((w for w in bot.account.written if w.kind == "redaction"), None)
+        )  # fmt: skip
+        assert (taken.room_id, taken.event_id) == ("!r", posted.event_id)
+        assert taken.content["reason"] == strings.TRANSCRIPT_TAKEN_BACK
+        await bot.reply_to(bot.ask("!r", BEN, "what is the door code?"))
+        assert all("4711" not in line.text for line in bot.answerer.requests[0].recent)

@@ -4,7 +4,8 @@ A voice message addressed to the bot (AnswerVoice: in a direct chat, a reply to 
 its thread) is transcribed and answered as the question it asks; one that fails gets a
 short notice. Other voice messages (KeepVoice) are transcribed into the room's history,
 and with the room's `transcribe = "reply"` the transcript is posted in a thread on them
-(as baibot does). The transcript is the sender's words: data, like any message.
+(as baibot does). The transcript is the sender's words: data, like any message; when
+the voice message is redacted, the bot redacts the transcript it posted of it too.
 """
 
 from __future__ import annotations
@@ -65,6 +66,13 @@ class VoiceDesk:
         dispatcher.on_reply(AnswerVoice, self.answer)
         dispatcher.on_work(KeepVoice, self.keep, background=True)
 
+    async def forget(self, room_id: str, event_id: str) -> None:
+        """A redacted voice message takes the transcript posted of it down with it (the
+        room's history and conversation forget its words with any message's)."""
+        transcript = await self.state.take_transcript(room_id, event_id)
+        if transcript is not None:
+            await self.matrix.redact(room_id, transcript, strings.TRANSCRIPT_TAKEN_BACK)
+
     async def answer(self, reply: ReplyWriter, action: AnswerVoice) -> None:
         """The inbox's AnswerVoice: the transcript, answered as a question."""
         message = reply.message
@@ -119,4 +127,10 @@ class VoiceDesk:
         content = build_notice(strings.VOICE_TRANSCRIPT.format(text=text),
                                thread_root=thread_root, reply_to=message.event_id)  # fmt: skip
         # The same transaction each time: a retry after a crash posts it once.
-        await self.matrix.send(message.room_id, content, txn_id=f"transcript-{message.event_id}")
+        posted = await self.matrix.send(
+            message.room_id, content, txn_id=f"transcript-{message.event_id}"
+        )
+        await self.state.record_transcript(message.room_id, message.event_id, posted)
+        if await self.state.was_redacted(message.event_id):
+            # Taken back as it was posted: the redaction may have looked for it first.
+            await self.forget(message.room_id, message.event_id)
