@@ -11,7 +11,9 @@ Then reads the room back twice: from the homeserver alone (pagination over the c
 API, as summaries did before) and as summaries do now (bot/features/summaries/lines.py:
 the store for what its span covers, the homeserver before that). The model is the
 project's scripted OpenAI-compatible server on real HTTP, answering at once, so the wall
-time is the time spent outside the model: reading, prompts, HTTP, JSON, rendering.
+time is the time spent outside the model: reading, prompts, HTTP, JSON, rendering. Each
+read comes once the room is quiet (the bot's sync has seen past the last message by its
+margin), as a scheduled summary usually finds it.
 """
 
 from __future__ import annotations
@@ -110,10 +112,13 @@ async def post(client: AsyncClient, room: str, start: int, count: int) -> None:
         await asyncio.gather(*(one(n) for n in range(batch, min(batch + 50, start + count))))
 
 
-async def sync_into(matrix: NioAccount, conversation: Conversation, stop: asyncio.Event) -> None:
+async def sync_into(
+    matrix: NioAccount, conversation: Conversation, stop: asyncio.Event, quiet_after: list[float]
+) -> None:
     """The bot's sync as it feeds the conversation (bot/inbox/sync.py): every message of
     each batch, with what a limited timeline left out read back; until `stop`, once a
-    sync brings nothing new."""
+    sync brings nothing new and the room is quiet: the sync has seen past the margin
+    after the last message (`quiet_after`), as a room is when nobody is typing."""
     token: str | None = None
     while True:
         asked_at = time.time()
@@ -129,7 +134,9 @@ async def sync_into(matrix: NioAccount, conversation: Conversation, stop: asynci
                     await conversation.observe(message, False)
         token = batch.next_batch
         conversation.note_synced(asked_at)  # as the sync loop says it (bot/runtime/wiring.py)
-        if stop.is_set() and not any(room.timeline for room in batch.joined):
+        seen = conversation.seen_before()
+        quiet = seen is not None and bool(quiet_after) and seen > quiet_after[0]
+        if stop.is_set() and quiet and not any(room.timeline for room in batch.joined):
             return
 
 
@@ -137,12 +144,15 @@ async def keeping(conversation: Conversation, matrix: NioAccount, post) -> float
     """Post while the bot syncs and keeps the lines; the seconds it took."""
     stop = asyncio.Event()
     started = time.perf_counter()
-    syncing = asyncio.create_task(sync_into(matrix, conversation, stop))
+    quiet_after: list[float] = []
+    syncing = asyncio.create_task(sync_into(matrix, conversation, stop, quiet_after))
     await post()
+    seconds = time.perf_counter() - started
+    quiet_after.append(time.time())
     stop.set()
     await syncing
     await conversation.settled()
-    return time.perf_counter() - started
+    return seconds
 
 
 async def summarize(summarizer: Summarizer, read, since: float) -> dict:

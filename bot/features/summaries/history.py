@@ -12,6 +12,10 @@ from core.ids import RoomID
 from core.summaries.draft import SummaryLine
 
 PAGE = 1000  # Synapse caps a page at 1000 events; fewer, larger pages read faster
+# The first page when only the newest messages are wanted (the few seconds the bot's own
+# store may not hold yet): a quiet room answers it with messages older than the range,
+# and one small page is all that is read. Each further page is ten times larger.
+PEEK = 20
 TEXT = ("m.text", "m.emote")
 
 
@@ -40,6 +44,7 @@ async def fetch_lines(
     from_token: str | None = None,
     bot: BotIdentity | None = None,
     unreadable: list[float] | None = None,
+    first_page: int = PAGE,
 ) -> list[SummaryLine]:
     """People's messages between `start` and `end` (timestamps), oldest first, edited
     ones as they read now: not the bot's (its answers and earlier summaries), not
@@ -47,7 +52,8 @@ async def fetch_lines(
     default its id: `decide_said_to_bot`); the newest `max_messages` of them. Read back
     from `from_token` (MatrixAccount.messages_token_before), else from the last sync.
     The times of the range's encrypted messages the bot has no keys for (sent before it
-    joined, say) are added to `unreadable`, so that a summary can say they are missing."""
+    joined, say) are added to `unreadable`, so that a summary can say they are missing.
+    `first_page`: how many events the first page asks for (PEEK for the newest seconds)."""
     bot = bot or BotIdentity(matrix.user_id)
     token = from_token
     found: list[tuple[IncomingMessage, str]] = []
@@ -55,8 +61,10 @@ async def fetch_lines(
     bot_events: set[str] = set()
     bot_threads: set[str] = set()
     reached_start = False
+    size = first_page
     while not reached_start and len(found) < max_messages:
-        page = await matrix.fetch_messages(room_id, token, None, PAGE)
+        page = await matrix.fetch_messages(room_id, token, None, size)
+        size = min(PAGE, size * 10)
         if unreadable is not None:
             unreadable += [ms / 1000 for ms in page.undecrypted_ms if start <= ms / 1000 <= end]
         for source in page.events:

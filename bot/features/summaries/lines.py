@@ -20,7 +20,7 @@ from collections.abc import Awaitable
 from dataclasses import replace
 from typing import Protocol
 
-from bot.features.summaries.history import fetch_lines
+from bot.features.summaries.history import PEEK, fetch_lines
 from bot.inbox.mentions import BotIdentity
 from bot.matrix.account import MatrixAccount
 from bot.settings_holder import SettingsHolder
@@ -141,6 +141,7 @@ class LineReader:
             fetched = await fetch_lines(
                 self.matrix, room_id, held_end + HALF_MS, end, thread_root=thread_root,
                 command_prefix=prefix, max_messages=cap, bot=self.bot, unreadable=unreadable,
+                first_page=PEEK,
             )  # fmt: skip
             stored = stored[max(0, len(stored) + len(fetched) - cap) :]
         elif sources.store is None:
