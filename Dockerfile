@@ -63,9 +63,12 @@ assert len(Embedders().get(m).encode(['warm-up'])[0]) == 384" \
  && python -c "from profanity_check import predict_prob; predict_prob(['warm-up'])"
 
 FROM ${BASE}
-COPY deploy/image/ensure-python.sh /usr/local/lib/bot-build/
+COPY deploy/image/ensure-python.sh deploy/image/install-ocr.sh /usr/local/lib/bot-build/
+# OCR of scanned PDF pages and images: Debian's tesseract and its language packs.
+ARG OCR_LANGUAGES="eng deu fra spa"
 RUN --mount=type=secret,id=ca_bundle \
     /usr/local/lib/bot-build/ensure-python.sh \
+ && /usr/local/lib/bot-build/install-ocr.sh $OCR_LANGUAGES \
  && rm -rf /usr/local/lib/bot-build \
  && useradd --create-home --uid 10001 --user-group bot \
  && mkdir -p /config /data \

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from core import strings
 from core.knowledge.documents import Hit
-from core.knowledge.parse.blocks import decide_page
+from core.knowledge.parse.blocks import decide_page, decide_scanned
 from core.requests import Answer, Source
 
 
@@ -26,9 +26,16 @@ def build_page_label(pages: Iterable[int]) -> str:
 
 def build_source(hit: Hit, cited: Iterable[Hit] = ()) -> Source:
     """The source of `hit`'s document, with the pages of `cited` (its passages that
-    were cited) when the document has pages."""
-    pages = [page for h in (hit, *cited) if (page := decide_page(h.heading)) is not None]
+    were cited) when the document has pages; those read by OCR say so ("p. 3, read from a
+    scan", or "pp. 2–4 (p. 3 read from a scan)" among pages with a text layer)."""
+    heads = [h.heading for h in (hit, *cited)]
+    pages = [page for heading in heads if (page := decide_page(heading)) is not None]
+    scans = {decide_page(heading) for heading in heads if decide_scanned(heading)}
     label = build_page_label(pages)
+    if scans and scans == set(pages):
+        label = f"{label}, {strings.PAGE_READ_FROM_SCAN}"
+    elif scans:
+        label = f"{label} ({build_page_label(p for p in scans if p)} {strings.PAGE_READ_FROM_SCAN})"
     title = f"{hit.title}, {label}" if label else hit.title
     return Source(title, hit.url or None, hit.collection, hit.document_id, hit.score)
 

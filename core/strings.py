@@ -435,7 +435,9 @@ FILE_ENCRYPTED_ROOM_ONLY = (
     "knowledge (summaries.encrypted_rooms)"
 )
 FILE_FAILED = "reading it failed (the admins can find why in the log)"
-FILE_KIND_UNREAD = "the bot reads PDF, Word (.docx), Markdown, HTML and text files only"
+FILE_KIND_UNREAD = (
+    "the bot reads PDF, Word (.docx), Markdown, HTML and text files, and PNG and JPEG images, only"
+)
 # Why a file has no text (core/knowledge/parse/extraction.py's Unreadable names one of these).
 FILE_NOT_UTF8 = "it is not UTF-8 text"
 FILE_EMPTY = "it is empty"
@@ -452,6 +454,23 @@ FILE_DOWNLOAD_TOO_LARGE = "it is over the limit of {limit} bytes, so its downloa
 FILE_TOO_SLOW = "reading it took longer than the {seconds} s the bot gives a file"
 FILE_CRASHED = "it could not be read"
 FILE_TOO_MUCH_MEMORY = "it needs more memory to read than the bot gives a file"
+# Scans and images, read by OCR (core/knowledge/parse/ocr.py).
+FILE_TOO_MANY_SCANS = (
+    "it has {count} pages without a text layer (scans), more than the {max_pages} the bot "
+    "reads by OCR"
+)
+FILE_SCAN_NO_TEXT = "it has no text layer, and no text could be read on its scanned pages"
+FILE_NO_OCR = "it is a scan or an image, and this bot has no OCR installed to read it"
+IMAGE_NO_TEXT = (
+    "I found no text in it (I read the text in images, such as screenshots and photos of "
+    "a whiteboard, not what they show)"
+)
+IMAGE_DAMAGED = "it is damaged or not a PNG or JPEG image"
+IMAGE_TOO_MANY_PIXELS = "it has {pixels} pixels, more than the {limit} the bot reads"
+# After a cited page ("p. 3, read from a scan"): the page's text was read by OCR.
+PAGE_READ_FROM_SCAN = "read from a scan"
+# The question an image sent to the bot without a caption asks.
+IMAGE_QUESTION = "What does this say, and what does it mean?"
 
 # Voice messages (bot/features/voice).
 VOICE_TRANSCRIPT = "🎤 *Transcript:* {text}"

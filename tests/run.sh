@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 deploy/setup-venv.sh
 deploy/setup-postgres.sh
+deploy/setup-ocr.sh
 deploy/setup-speech.sh
 deploy/setup-corpus.sh
 deploy/setup-llama.sh

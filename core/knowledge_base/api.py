@@ -62,11 +62,12 @@ class DocumentBody(BaseModel):
     content: str | None = Field(
         default=None, description="the text: required for markdown, text and html"
     )
-    format: Literal["markdown", "text", "html", "pdf", "docx"] = "markdown"
+    format: Literal["markdown", "text", "html", "pdf", "docx", "image"] = "markdown"
     content_base64: str | None = Field(
         default=None,
-        description="the file itself, base64-encoded (pdf and docx, instead of content); "
-        "its text is read by the server, a PDF's with its pages",
+        description="the file itself, base64-encoded (pdf, docx and image: PNG or JPEG, "
+        "instead of content); its text is read by the server, a PDF's with its pages, "
+        "scanned pages and images by OCR",
     )
     url: str = Field(default="", max_length=4000)
     language: str = Field(default="", max_length=35)
@@ -107,7 +108,7 @@ class DocumentBody(BaseModel):
                 )
         elif self.content_base64 is not None:
             raise PydanticCustomError(
-                "content", "content_base64 is for pdf and docx files; send text as content"
+                "content", "content_base64 is for pdf, docx and image files; send text as content"
             )
         elif self.content is None:
             raise PydanticCustomError("content", "content: Field required")
@@ -278,7 +279,7 @@ class IngestApi:
             return self._too_large()
         fields = body.model_dump(exclude={"content_base64"})
         if body.content_base64 is not None:
-            read = await self._read_file(body)
+            read = await self._read_file(body, owned)
             if isinstance(read, web.Response):
                 return read
             fields.update(content=read.content, format=read.format)
@@ -291,9 +292,10 @@ class IngestApi:
         job_id = await self.kb.queue.submit_put(document)
         return await self._accepted(request, job_id, owned, doc_id)
 
-    async def _read_file(self, body: DocumentBody) -> web.Response | Extracted:
-        """The text of a PDF or Word file sent base64-encoded, or the refusal saying why
-        there is none."""
+    async def _read_file(self, body: DocumentBody, collection: str) -> web.Response | Extracted:
+        """The text of a PDF or Word file or an image sent base64-encoded, or the refusal
+        saying why there is none. OCR reads in the document's language and the
+        collection's."""
         assert body.content_base64 is not None and body.format in BINARY_KINDS
         try:
             # Line breaks and spaces allowed: `base64` and `openssl base64` wrap lines.
@@ -304,7 +306,10 @@ class IngestApi:
         if len(data) > limit:
             return error(413, "too_large", f"the file is over the limit of {limit} bytes")
         try:
-            read = await self.kb.extractor.extract(data, body.format)
+            languages = (body.language, self.settings().language_of(collection))
+            read = await self.kb.extractor.extract(
+                data, body.format, tuple(code for code in languages if code)
+            )
         except Unreadable as exc:
             return error(
                 400, "unreadable_document", f"the {body.format} file cannot be read: {exc}"

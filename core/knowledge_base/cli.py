@@ -202,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     documents, problems = [], 0
     found = read_documents(
         args.paths, args.collection, root=args.root, base_url=args.base_url,
-        limits=settings.files,
+        limits=settings.files, languages=(settings.language_of(args.collection),),
     )  # fmt: skip
     for item in found:
         if isinstance(item, FileProblem):

@@ -98,3 +98,61 @@ def make_wav(seconds: float = 1.0, pitch: int = 440) -> bytes:
         )
         recording.writeframes(b"".join(struct.pack("<h", frame) for frame in frames))
     return out.getvalue()
+
+
+def render_text_image(text: str, *, width_mm: float = 210, height_mm: float = 297,
+                      dpi: int = 200) -> bytes:  # fmt: skip
+    """A PNG of `text` typeset on a page (or a screenshot-sized box): real pixels, no text
+    layer, as a scanner or a screenshot makes them. fpdf2 typesets, pdfium renders."""
+    import pypdfium2
+
+    pdf = FPDF(unit="mm", format=(width_mm, height_mm))
+    pdf.set_auto_page_break(False)
+    pdf.set_margins(10, 10, 10)
+    pdf.set_font("Helvetica", size=12)
+    pdf.add_page()
+    pdf.multi_cell(0, 7, text)
+    page = pypdfium2.PdfDocument(bytes(pdf.output()))[0]
+    out = io.BytesIO()
+    page.render(scale=dpi / 72, grayscale=True).to_pil().save(out, "PNG")
+    return out.getvalue()
+
+
+def make_scanned_text_pdf(pages: tuple[str, ...] = TRAVEL_PAGES, *, repeat: int = 1) -> bytes:
+    """An image-only PDF of these pages (`repeat` times over), as a scanner without OCR
+    makes it: each page one picture of its text."""
+    pdf = FPDF()
+    for _ in range(repeat):
+        for text in pages:
+            pdf.add_page()
+            # fpdf2 stores an image used again once: a 300-page scan stays small.
+            pdf.image(io.BytesIO(_scan_of(text)), x=0, y=0, w=210, h=297)
+    return bytes(pdf.output())
+
+
+_SCANS: dict[str, bytes] = {}
+
+
+def _scan_of(text: str) -> bytes:
+    if text not in _SCANS:
+        _SCANS[text] = render_text_image(text)
+    return _SCANS[text]
+
+
+def make_picture() -> bytes:
+    """A PNG drawing of a cat's face: shapes and colours, no text."""
+    from PIL import Image, ImageDraw
+
+    picture = Image.new("RGB", (800, 600), (200, 180, 150))
+    draw = ImageDraw.Draw(picture)
+    fur = (120, 90, 60)
+    draw.ellipse((200, 150, 600, 500), fill=fur)
+    draw.polygon([(250, 200), (300, 60), (350, 180)], fill=fur)
+    draw.polygon([(450, 180), (500, 60), (550, 200)], fill=fur)
+    for left in (300, 460):
+        draw.ellipse((left, 250, left + 40, 290), fill=(20, 160, 40))
+    for n in range(12):
+        draw.line((400, 350, 250 + n * 25, 330 + (n % 3) * 20), fill=(240, 240, 240), width=2)
+    out = io.BytesIO()
+    picture.save(out, "PNG")
+    return out.getvalue()

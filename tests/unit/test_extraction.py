@@ -16,7 +16,9 @@ KINDS = {
     "Markdown": ("notes.md", "", "markdown"),
     "a PDF by its media type only": ("upload", "application/pdf", "pdf"),
     "text with a charset": ("upload", "text/plain; charset=utf-8", "text"),
-    "an image is not read": ("photo.jpg", "image/jpeg", None),
+    "a JPEG image": ("photo.jpg", "", "image"),
+    "a PNG by its media type only": ("Screenshot", "image/png", "image"),
+    "a GIF is not read": ("cat.gif", "image/gif", None),
     "an old Word file is not read": ("old.doc", "application/msword", None),
 }
 

@@ -36,16 +36,23 @@ def text_blocks(text: str) -> list[Block]:
     return [Block("text", (p.strip(),)) for p in re.split(r"\n\s*\n", text) if p.strip()]
 
 
-PAGE_HEADING = re.compile(r"^p\. (\d+)$")
+PAGE_HEADING = re.compile(r"^p\. (\d+)( \(scan\))?$")
+# Starts a page of paged text that OCR read (core/knowledge/parse/extraction.py): a
+# control character no text layer keeps (the reader takes it out of theirs).
+SCANNED_MARK = "\x1a"
 
 
 def paged_blocks(text: str) -> list[Block]:
-    """Pages separated by form feeds: each page a section headed "p. N", so that every
-    chunk stays within its page and says which it is (see `decide_page`)."""
+    """Pages separated by form feeds: each page a section headed "p. N" ("p. N (scan)"
+    when OCR read it), so that every chunk stays within its page and says which it is
+    (see `decide_page`, `decide_scanned`)."""
     blocks: list[Block] = []
     for number, page in enumerate(text.split("\f"), start=1):
+        scanned = page.startswith(SCANNED_MARK)
+        page = page.replace(SCANNED_MARK, "")
         if page.strip():
-            blocks += [Block("heading", (f"p. {number}",), 1), *text_blocks(page)]
+            heading = f"p. {number} (scan)" if scanned else f"p. {number}"
+            blocks += [Block("heading", (heading,), 1), *text_blocks(page)]
     return blocks
 
 
@@ -53,3 +60,9 @@ def decide_page(heading: str) -> int | None:
     """The page of a chunk of a paged document, from its section's heading."""
     match = PAGE_HEADING.match(heading)
     return int(match.group(1)) if match else None
+
+
+def decide_scanned(heading: str) -> bool:
+    """Whether a chunk of a paged document was read by OCR from a scanned page."""
+    match = PAGE_HEADING.match(heading)
+    return bool(match and match.group(2))

@@ -1,8 +1,10 @@
 """The text of files people share and admins have: PDF (pypdf) and Word (python-docx)
-documents, and the text formats the chunkers read.
+documents, PNG and JPEG images (by OCR), and the text formats the chunkers read.
 
 A PDF becomes `paged` text, its pages separated by form feeds, so that every chunk
-keeps its page and a citation can say "p. 4". A Word document becomes Markdown: its
+keeps its page and a citation can say "p. 4". A page without a text layer (a scan) is
+rendered and read by OCR (core/knowledge/parse/ocr.py) and starts with SCANNED_MARK, so
+that its citation says "p. 4, read from a scan". A Word document becomes Markdown: its
 headings become sections, its lists lists and its tables Markdown tables, kept whole by
 the chunker. What cannot be read raises `Unreadable`, whose text is one sentence fit to
 tell the person who asks about the file.
@@ -18,6 +20,7 @@ import io
 import json
 import re
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
@@ -28,14 +31,17 @@ from core import strings
 from core.i18n.catalogs import spoken_language
 from core.i18n.language import ENGLISH, speaking
 from core.knowledge.documents import DocumentFormat
+from core.knowledge.parse.blocks import SCANNED_MARK
+from core.knowledge.parse.ocr import OcrMissing, OcrOptions
 
-FileKind = Literal["pdf", "docx", "markdown", "text", "html"]
-BINARY_KINDS: tuple[FileKind, ...] = ("pdf", "docx")
+FileKind = Literal["pdf", "docx", "image", "markdown", "text", "html"]
+BINARY_KINDS: tuple[FileKind, ...] = ("pdf", "docx", "image")
 PAGE_BREAK = "\f"
 
 SUFFIX_KINDS: dict[str, FileKind] = {
     ".pdf": "pdf", ".docx": "docx", ".md": "markdown", ".markdown": "markdown",
     ".txt": "text", ".text": "text", ".html": "html", ".htm": "html",
+    ".png": "image", ".jpg": "image", ".jpeg": "image",
 }  # fmt: skip
 MEDIA_KINDS: dict[str, FileKind] = {
     "application/pdf": "pdf",
@@ -44,6 +50,8 @@ MEDIA_KINDS: dict[str, FileKind] = {
     "text/x-markdown": "markdown",
     "text/plain": "text",
     "text/html": "html",
+    "image/png": "image",
+    "image/jpeg": "image",
 }
 TEXT_FORMATS: dict[FileKind, DocumentFormat] = {
     "markdown": "markdown", "text": "text", "html": "html",
@@ -91,6 +99,8 @@ class Extracted:
     # The title the file gives itself (a PDF's metadata, a Word document's title), if any.
     title: str = ""
     pages: int = 0
+    # Pages (of a PDF) or images read by OCR.
+    scanned: int = 0
 
 
 def decide_file_kind(name: str, media_type: str = "") -> FileKind | None:
@@ -126,13 +136,20 @@ class TextBudget:
 
 
 def extract_text(
-    data: bytes, kind: FileKind, max_pages: int, max_text_bytes: int | None = None
+    data: bytes,
+    kind: FileKind,
+    max_pages: int,
+    max_text_bytes: int | None = None,
+    ocr: OcrOptions | None = None,
 ) -> Extracted:
     """The file's text in a format the chunkers read; Unreadable says why not (among
-    others: more than `max_text_bytes` of text, found while reading, not after)."""
+    others: more than `max_text_bytes` of text, found while reading, not after). Scanned
+    pages and images are read by OCR with `ocr`; None: they are not read."""
     budget = TextBudget(max_text_bytes)
     if kind == "pdf":
-        return _pdf(data, max_pages, budget)
+        return _pdf(data, max_pages, budget, ocr)
+    if kind == "image":
+        return _image(data, budget, ocr)
     if kind == "docx":
         return _docx(data, budget)
     try:
@@ -144,7 +161,7 @@ def extract_text(
     return Extracted(text, TEXT_FORMATS[kind])
 
 
-def _pdf(data: bytes, max_pages: int, budget: TextBudget) -> Extracted:
+def _pdf(data: bytes, max_pages: int, budget: TextBudget, ocr: OcrOptions | None) -> Extracted:
     import pypdf  # only the extraction process loads the PDF library
 
     try:
@@ -161,15 +178,80 @@ def _pdf(data: bytes, max_pages: int, budget: TextBudget) -> Extracted:
         raise
     except Exception as exc:  # pypdf raises many kinds for a damaged file
         raise Unreadable("FILE_NOT_A_PDF") from exc
+    blank = [number for number, text in enumerate(pages) if not text]
+    scanned = 0
+    if blank and ocr is not None:
+        if len(blank) > ocr.max_pages:
+            # Refused before any is read: the time limit would stop it halfway anyway.
+            raise Unreadable("FILE_TOO_MANY_SCANS", count=len(blank), max_pages=ocr.max_pages)
+        for number, text in _ocr_pages(data, blank, ocr):
+            if text:
+                pages[number] = SCANNED_MARK + budget.spend(text)
+                scanned += 1
+        if not any(pages):
+            raise Unreadable("FILE_SCAN_NO_TEXT")
     if not any(pages):
         raise Unreadable("FILE_SCANNED")
-    return Extracted(PAGE_BREAK.join(pages), "paged", _one_line(title), count)
+    return Extracted(PAGE_BREAK.join(pages), "paged", _one_line(title), count, scanned)
+
+
+def _ocr_pages(data: bytes, numbers: list[int], ocr: OcrOptions) -> Iterator[tuple[int, str]]:
+    """The text OCR reads on these pages (counted from 0), page by page."""
+    import pypdfium2  # only the extraction process loads pdfium
+
+    from core.knowledge.parse.ocr import choose_packs, installed_packs, read_pixels, render_page
+
+    try:
+        packs = choose_packs(ocr.languages, installed_packs())
+    except OcrMissing:
+        raise Unreadable("FILE_NO_OCR") from None
+    try:
+        document = pypdfium2.PdfDocument(data)
+    except Exception as exc:  # pdfium cannot open what pypdf could
+        raise Unreadable("FILE_NOT_A_PDF") from exc
+    try:
+        for number in numbers:
+            page = document[number]
+            image = render_page(page, ocr.max_pixels)
+            page.close()
+            text = read_pixels(image, packs).replace(PAGE_BREAK, "\n").replace(SCANNED_MARK, "")
+            yield number, text.strip()
+    finally:
+        document.close()
+
+
+def _image(data: bytes, budget: TextBudget, ocr: OcrOptions | None) -> Extracted:
+    """A PNG or JPEG image's text, read by OCR."""
+    if ocr is None:
+        raise Unreadable("FILE_KIND_UNREAD")
+    from PIL import Image, UnidentifiedImageError
+
+    from core.knowledge.parse.ocr import choose_packs, installed_packs, read_pixels
+
+    try:
+        packs = choose_packs(ocr.languages, installed_packs())
+    except OcrMissing:
+        raise Unreadable("FILE_NO_OCR") from None
+    try:
+        image = Image.open(io.BytesIO(data), formats=("PNG", "JPEG"))
+        width, height = image.size  # from its header, before its pixels are decoded
+        if width * height > ocr.max_pixels:
+            raise Unreadable("IMAGE_TOO_MANY_PIXELS", pixels=width * height, limit=ocr.max_pixels)
+        image.load()
+    except Unreadable:
+        raise
+    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as exc:
+        raise Unreadable("IMAGE_DAMAGED") from exc
+    text = read_pixels(image, packs).strip()
+    if not text:
+        raise Unreadable("IMAGE_NO_TEXT")
+    return Extracted(budget.spend(text) + "\n", "text", pages=1, scanned=1)
 
 
 def _page_text(page: object) -> str:
     text = page.extract_text() or ""  # type: ignore[attr-defined]
-    # A form feed inside a page would read as a page break.
-    return text.replace(PAGE_BREAK, "\n").strip()
+    # A form feed inside a page would read as a page break, the mark as a scanned page.
+    return text.replace(PAGE_BREAK, "\n").replace(SCANNED_MARK, "").strip()
 
 
 def _docx(data: bytes, budget: TextBudget) -> Extracted:

@@ -1,5 +1,6 @@
-"""Extraction off the event loop: each PDF or Word file is read in a process of its own
-(core/knowledge/parse/extraction_process.py), a few at a time, within a time limit."""
+"""Extraction off the event loop: each PDF or Word file, and each image, is read in a
+process of its own (core/knowledge/parse/extraction_process.py), a few at a time, within a
+time limit; OCR (tesseract, a child of that process) is stopped with it."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
+import signal
 import sys
 from collections.abc import Callable
 
@@ -18,6 +21,7 @@ from core.knowledge.parse.extraction import (
     Unreadable,
     extract_text,
 )
+from core.knowledge.parse.ocr import OcrOptions
 
 log = logging.getLogger(__name__)
 
@@ -40,8 +44,11 @@ class Extractor:
         self._slots: asyncio.Semaphore | None = None
         self._slots_for = 0
 
-    async def extract(self, data: bytes, kind: FileKind) -> Extracted:
-        """The file's text; Unreadable (one sentence for people) says why there is none."""
+    async def extract(
+        self, data: bytes, kind: FileKind, languages: tuple[str, ...] = ()
+    ) -> Extracted:
+        """The file's text; Unreadable (one sentence for people) says why there is none.
+        Scans and images are read by OCR in `languages` (ISO 639-1; none: English)."""
         settings = self.settings()
         if len(data) > settings.max_bytes:
             raise Unreadable("FILE_TOO_LARGE", size=len(data), limit=settings.max_bytes)
@@ -49,7 +56,7 @@ class Extractor:
         if kind not in BINARY_KINDS:
             return extract_text(data, kind, settings.max_pages, most)
         async with self._slots_now(settings.at_once):
-            return await self._in_process(data, kind, settings, most)
+            return await self._in_process(data, kind, settings, most, languages)
 
     def _slots_now(self, at_once: int) -> asyncio.Semaphore:
         # Made again when the config changes it; files under way keep their old slots.
@@ -58,21 +65,28 @@ class Extractor:
         return self._slots
 
     async def _in_process(
-        self, data: bytes, kind: FileKind, settings: FileSettings, most: int | None
-    ) -> Extracted:
+        self, data: bytes, kind: FileKind, settings: FileSettings, most: int | None,
+        languages: tuple[str, ...],
+    ) -> Extracted:  # fmt: skip
+        ocr = (
+            OcrOptions(languages or ("en",), settings.ocr_max_pages, settings.ocr_max_pixels)
+            if settings.ocr
+            else None
+        )
         process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "core.knowledge.parse.extraction_process", kind,
-            str(settings.max_pages), str(most or 0),
+            str(settings.max_pages), str(most or 0), ocr.encode() if ocr else "",
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
+            # A group of its own: stopped, its OCR (a child) stops with it.
+            start_new_session=True,
         )  # fmt: skip
         bound = None if most is None else most * JSON_PER_TEXT_BYTE + JSON_OVERHEAD
         try:
             async with asyncio.timeout(settings.timeout_seconds):
                 out, err = await _talk(process, data, bound)
         except (TimeoutError, asyncio.CancelledError) as stopped:
-            with contextlib.suppress(ProcessLookupError):  # it may have ended meanwhile
-                process.kill()
+            _kill(process)
             await asyncio.shield(process.wait())
             if isinstance(stopped, asyncio.CancelledError):
                 raise
@@ -127,7 +141,14 @@ async def _talk(
         errors = group.create_task(tail(process.stderr))
         out = await read_all(process.stdout, bound)
         if out is None:
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
+            _kill(process)
     await process.wait()
     return out, errors.result()
+
+
+def _kill(process: asyncio.subprocess.Process) -> None:
+    """Stop the reading process and whatever it started (tesseract)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # it may have ended
+        os.killpg(process.pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):
+        process.kill()

@@ -1,5 +1,6 @@
 """Reading documents from files and folders: Markdown, plain text, HTML, JSON lines, and
-PDF and Word files (their text, see core/knowledge/parse/extraction.py)."""
+PDF and Word files and PNG and JPEG images (their text, scans and images read by OCR, see
+core/knowledge/parse/extraction.py)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from core.knowledge.documents import (
 )
 from core.knowledge.parse.extraction import SUFFIX_KINDS, Unreadable, extract_text
 from core.knowledge.parse.markdown_text import markdown_to_blocks
+from core.knowledge.parse.ocr import OcrOptions
 
 SUFFIXES: dict[str, DocumentFormat] = {
     ".md": "markdown",
@@ -30,7 +32,7 @@ SUFFIXES: dict[str, DocumentFormat] = {
     ".htm": "html",
 }
 JSONL = {".jsonl", ".ndjson"}
-BINARY_SUFFIXES = {".pdf", ".docx"}
+BINARY_SUFFIXES = {".pdf", ".docx", ".png", ".jpg", ".jpeg"}
 
 
 class FileProblem(Exception):
@@ -114,22 +116,27 @@ def read_documents(
     root: Path | None = None,
     base_url: str = "",
     limits: FileSettings | None = None,
+    languages: tuple[str, ...] = ("en",),
 ) -> Iterator[Document | FileProblem]:
     """Documents from files and folders (walked recursively, in name order).
 
     A file's id is its path relative to `root` when given (the same whichever of its
     folders is named), else relative to the folder given (or its name, for a file given
     directly), so that ingesting again updates the same documents. Its link is the
-    front matter's `url`, else `base_url` followed by its id. PDF and Word files within
-    `limits` (size and pages) are read for their text.
+    front matter's `url`, else `base_url` followed by its id. PDF and Word files and
+    images within `limits` (size and pages) are read for their text, scans and images by
+    OCR in `languages` (the collection's).
     """
+    limits = limits or FileSettings()
+    ocr = OcrOptions(languages, limits.ocr_max_pages, limits.ocr_max_pixels) if limits.ocr else None
     for given in paths:
-        yield from _read_path(given, collection, root, base_url, limits or FileSettings())
+        yield from _read_path(given, collection, root, base_url, limits, ocr)
 
 
 def _read_path(
-    given: Path, collection: str, root: Path | None, base_url: str, limits: FileSettings
-) -> Iterator[Document | FileProblem]:
+    given: Path, collection: str, root: Path | None, base_url: str, limits: FileSettings,
+    ocr: OcrOptions | None,
+) -> Iterator[Document | FileProblem]:  # fmt: skip
     for path in sorted(p for p in given.rglob("*") if p.is_file()) if given.is_dir() else [given]:
         suffix = path.suffix.lower()
         fmt = SUFFIXES.get(suffix)
@@ -141,9 +148,11 @@ def _read_path(
             file_url = base_url.rstrip("/") + "/" + quote(served) if served else ""
             yield from _from_jsonl(path, collection, file_url)
         elif fmt is not None or suffix in BINARY_SUFFIXES:
-            yield _read_file(path, given, collection, root, base_url, limits)
+            yield _read_file(path, given, collection, root, base_url, limits, ocr)
         elif given.is_file():  # a file named on purpose, not one met in a folder
-            yield FileProblem(f"{path}: not Markdown, text, HTML, JSON lines, PDF or Word")
+            yield FileProblem(
+                f"{path}: not Markdown, text, HTML, JSON lines, PDF, Word, PNG or JPEG"
+            )
 
 
 def _document_id(path: Path, given: Path, root: Path | None) -> str:
@@ -157,11 +166,11 @@ def _document_id(path: Path, given: Path, root: Path | None) -> str:
 
 def _read_file(
     path: Path, given: Path, collection: str, root: Path | None, base_url: str,
-    limits: FileSettings,
+    limits: FileSettings, ocr: OcrOptions | None,
 ) -> Document | FileProblem:  # fmt: skip
     try:
         doc_id = _document_id(path, given, root)
-        body, fmt, meta = _contents(path, limits)
+        body, fmt, meta = _contents(path, limits, ocr)
         parse_document_dates(meta.get("date", ""), meta.get("date_end", ""))
     except (OSError, UnicodeDecodeError) as exc:
         return FileProblem(f"{path}: cannot be read: {exc}")
@@ -180,7 +189,9 @@ def _read_file(
     )  # fmt: skip
 
 
-def _contents(path: Path, limits: FileSettings) -> tuple[str, DocumentFormat, dict[str, str]]:
+def _contents(
+    path: Path, limits: FileSettings, ocr: OcrOptions | None = None
+) -> tuple[str, DocumentFormat, dict[str, str]]:
     """The file's text, its format, and what its front matter says (of a PDF or Word
     file: its own title). PDF and Word files are read here, within `limits`: the admin's
     own files, in a run of its own (the bot reads the files people share in a process
@@ -190,7 +201,7 @@ def _contents(path: Path, limits: FileSettings) -> tuple[str, DocumentFormat, di
         size = path.stat().st_size
         if size > limits.max_bytes:
             raise Unreadable("FILE_TOO_LARGE", size=size, limit=limits.max_bytes)
-        read = extract_text(path.read_bytes(), SUFFIX_KINDS[suffix], limits.max_pages)
+        read = extract_text(path.read_bytes(), SUFFIX_KINDS[suffix], limits.max_pages, None, ocr)
         return read.content, read.format, {"title": read.title} if read.title else {}
     fmt = SUFFIXES[suffix]
     text = path.read_text(encoding="utf-8")
