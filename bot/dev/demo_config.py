@@ -9,6 +9,7 @@ hand got that port too and never started.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shlex
 from collections.abc import Mapping
@@ -28,6 +29,9 @@ CHAT_TOKEN_NAME = "demo"
 CHAT_TOKENS_FILE = "chat-tokens.toml"
 FILES_COLLECTION = "room-files"
 EXAMPLE_QUESTION = "What does error WG-503 mean?"
+# Voice messages transcribed by the bot itself, with the model the voice extra bundles
+# (Whisper tiny.en): no transcription endpoint to run.
+SPEECH = {"local": True}
 
 
 def build_config(homeserver: str, state: Mapping[str, Any], env: Mapping[str, str]) -> str:
@@ -82,6 +86,7 @@ def update_config(
     _add_chat_api(doc, state)
     _add_mcp(doc, state)
     _add_room_files(doc)
+    _add_speech(doc)
     _apply_llm(doc, env)
     return tomlkit.dumps(doc)
 
@@ -135,6 +140,18 @@ def _add_room_files(doc: tomlkit.TOMLDocument) -> None:
             "Files shared in rooms: each room's own knowledge, for its members only.",
         )
     doc["files"] = _new_table({"collection": FILES_COLLECTION})
+
+
+def _add_speech(doc: tomlkit.TOMLDocument) -> None:
+    """Voice transcribed locally, when the voice extra is installed (deploy/local.sh
+    installs it) and the admin wrote no [speech] of their own."""
+    if "speech" in doc or importlib.util.find_spec("faster_whisper") is None:
+        return
+    doc["speech"] = _new_table(
+        SPEECH,
+        "Voice messages transcribed by the bot (Whisper tiny.en, bundled, English only); "
+        "an endpoint instead: url.",
+    )
 
 
 def _apply_llm(doc: tomlkit.TOMLDocument, env: Mapping[str, str]) -> None:

@@ -185,6 +185,16 @@ def build_banner(
             f"Files shared in the demo room are kept as its knowledge (collection {files}):",
             'reply to one mentioning the bot with a question, or with "summarize this".',
         ]
+    if settings.speech.enabled:
+        how = (
+            "by the bot itself (Whisper tiny.en, English)"
+            if settings.speech.local
+            else (f"by {settings.speech.url}")
+        )
+        lines += [
+            f"Voice messages are transcribed {how}: send one in a direct chat with the bot",
+            "(or as a reply to it) and it is answered as a question.",
+        ]
     lines += [
         f'Config errors show in the room "Knowledge bot admin" (#{ADMIN_ALIAS}:{name}),',
         "where the demo user may send !feedback.",

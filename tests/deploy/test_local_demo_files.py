@@ -103,6 +103,13 @@ def test_a_demo_of_an_earlier_release_gains_files_and_the_chat_api(tmp_path):
     assert settings.chat_api.enabled and settings.chat_api.port == 8090
     assert settings.assistants["handbook"].collections == ("handbook",)
     assert settings.ingest_api.port == 8088
+    assert settings.speech.local and not settings.speech.url, "voice without an endpoint"
+
+
+def test_a_speech_section_of_the_admins_own_stays():
+    earlier = '[matrix]\nhomeserver = "http://old"\n[speech]\nurl = "http://whisper:8000/v1"\n'
+    doc = tomllib.loads(demo_config.update_config(earlier, HOMESERVER, STATE, {}))
+    assert doc["speech"] == {"url": "http://whisper:8000/v1"}
 
 
 def test_the_demo_token_is_added_to_the_tokens_file_beside_others():
