@@ -15,7 +15,15 @@ from yarl import URL
 from core.knowledge_base.api import IngestApi
 from core.knowledge_base.base import KnowledgeBase
 from tests.knowledge.conftest import knowledge_settings
-from tests.support.files import make_docx, make_locked_pdf, make_pdf, make_scanned_pdf
+from tests.support.files import (
+    TRAVEL_PAGES,
+    make_docx,
+    make_locked_pdf,
+    make_pdf,
+    make_scanned_pdf,
+    make_scanned_text_pdf,
+    render_text_image,
+)
 
 WIKI = {"Authorization": "Bearer wiki-token"}
 TRACKER = {"Authorization": "Bearer tracker-token"}
@@ -363,6 +371,39 @@ async def test_pdf_and_word_files_are_indexed_from_their_text(api):
     assert hit.document_id == "onboarding.docx" and "| IT desk | Room 204 |" in hit.text
 
 
+async def test_a_scanned_pdf_and_an_image_are_indexed_from_their_text_read_by_ocr(api):
+    status, body = await call(
+        api, "PUT", "/collections/handbook/documents/scan.pdf?wait=true",
+        json=file_body(make_scanned_text_pdf(), "pdf", "Travel policy (scan)"), headers=WIKI,
+    )  # fmt: skip
+    assert (status, body["state"]) == (200, "indexed")
+    [hit] = await api.kb.retriever.search("how much may a hotel night cost?", k=1)
+    assert (hit.document_id, hit.heading) == ("scan.pdf", "p. 2 (scan)")
+    assert "140 euros" in hit.text
+
+    screenshot = render_text_image("ERROR E4711: quota exceeded", width_mm=120, height_mm=25)
+    status, body = await call(
+        api, "PUT", "/collections/handbook/documents/error.png?wait=true",
+        json=file_body(screenshot, "image", "Error screenshot"), headers=WIKI,
+    )  # fmt: skip
+    assert (status, body["state"]) == (200, "indexed")
+    [hit] = await api.kb.retriever.search("quota exceeded error", k=1)
+    assert hit.document_id == "error.png" and "E4711" in hit.text
+
+
+async def test_a_300_page_scan_is_refused_with_the_reason_before_it_is_read(api):
+    scan = make_scanned_text_pdf(TRAVEL_PAGES, repeat=100)
+    got, answer = await call(
+        api, "PUT", "/collections/handbook/documents/archive.pdf?wait=true",
+        json=file_body(scan, "pdf", "Archive"), headers=WIKI,
+    )  # fmt: skip
+    assert (got, answer["error"]["code"]) == (400, "unreadable_document")
+    assert answer["error"]["message"] == (
+        "the pdf file cannot be read: it has 300 pages without a text layer (scans), more "
+        "than the 30 the bot reads by OCR"
+    )
+
+
 FILE_REFUSALS = {
     "a scan without text": (file_body(make_scanned_pdf(), "pdf", "Scan"), 400,
                             "unreadable_document", "the pdf file cannot be read: it has no text layer"),
@@ -374,7 +415,7 @@ FILE_REFUSALS = {
                            "invalid_document", "sent as content_base64, not content"),
     "Markdown without content": ({"title": "T"}, 400, "invalid_document", "content: Field required"),
     "base64 for Markdown": ({"title": "T", "content_base64": "aGVsbG8="}, 400,
-                            "invalid_document", "content_base64 is for pdf and docx files"),
+                            "invalid_document", "content_base64 is for pdf, docx and image files"),
 }  # fmt: skip
 
 
