@@ -9,7 +9,7 @@ from typing import Any
 from bot.matrix.types import Media
 from core.ids import EventID, RoomID, UserID
 
-FILE_MSGTYPES = frozenset({"m.file", "m.audio"})
+FILE_MSGTYPES = frozenset({"m.file", "m.audio", "m.image"})
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class Mentions:
 
 @dataclass(frozen=True)
 class SharedFile:
-    """The file of an `m.file` (or `m.audio`) message."""
+    """The file of an `m.file` (or `m.audio`, `m.image`) message."""
 
     name: str
     media_type: str

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from bot.inbox.commands import COMMANDS, decide_summary_request
@@ -83,6 +83,9 @@ class ExplainCommand:
 class AnswerQuestion:
     text: str
     thread_root: EventID
+    # An image the question is about (its caption, or an image sent to the bot): read by
+    # OCR and answered from. Empty text: the image came without a question.
+    about: str = ""
 
 
 @dataclass(frozen=True)
@@ -276,6 +279,8 @@ def decide_event(
         return decide_file(message, bot, facts)
     if message.msgtype == "m.audio":
         return decide_voice(message, bot, room, facts)
+    if message.msgtype == "m.image":
+        return decide_image(message, bot, room, facts)
     action = decide_action(message, bot, room, facts)
     if isinstance(action, Ignore) and _followed_edit(message, bot):
         return FollowEdit()
@@ -294,9 +299,36 @@ def decide_file(message: IncomingMessage, bot: BotIdentity, facts: RoutingFacts)
         return Ignore("sent before the bot started or joined")
     if not facts.keeps_files:
         return Ignore("files are not kept")
-    if decide_file_kind(shared.name, shared.media_type) is None:
+    kind = decide_file_kind(shared.name, shared.media_type)
+    if kind is None:
         return Ignore("not a kind of file the bot reads")
+    if kind == "image":  # as an m.image: read when asked about (decide_image)
+        return Ignore("an image is read when asked about")
     return KeepFile(shared.name)
+
+
+def decide_image(
+    message: IncomingMessage, bot: BotIdentity, room: RoomSettings, facts: RoutingFacts
+) -> Action:
+    """An image is read (by OCR) only when asked about: its caption addresses the bot, or
+    it is sent to the bot without one (in a direct chat, the bot's thread, a reply to
+    it); then it is answered from. Other images wait for a question replying to them
+    (bot/features/files): photos shared among people are not read unasked."""
+    if message.file is None:
+        return Ignore("no image to read")
+    body = message.body.strip()
+    caption = body if body and body != message.file.name else ""
+    if not caption and not (facts.is_direct or facts.thread_has_bot or facts.replied_to_bot):
+        return Ignore("an image is read when asked about")
+    # The caption decides as a text message would ("?" stands for none: the bot was
+    # addressed by where the image was sent).
+    as_text = replace(message, msgtype="m.text", body=caption or "?",
+                      formatted_body=message.formatted_body if caption else None)  # fmt: skip
+    action = decide_action(as_text, bot, room, facts)
+    if isinstance(action, AnswerQuestion):
+        return AnswerQuestion(action.text if caption else "", action.thread_root, message.event_id)
+    # A command in a caption is not run: the image is what it shares.
+    return action if isinstance(action, Ignore | RefuseDevice) else Ignore("a caption's command")
 
 
 def decide_voice(

@@ -38,7 +38,7 @@ class HeldReader:
 
     go: asyncio.Event = field(default_factory=asyncio.Event)
 
-    async def extract(self, data: bytes, kind: str) -> Extracted:
+    async def extract(self, data: bytes, kind: str, languages: tuple[str, ...] = ()) -> Extracted:
         await self.go.wait()
         return Extracted(data.decode(), "text")
 
@@ -221,7 +221,7 @@ async def test_a_question_about_a_file_still_being_read_is_answered_from_it_once
 class SecondUnreadable(HeldReader):
     """Reads the first file; the second turns out unreadable."""
 
-    async def extract(self, data: bytes, kind: str) -> Extracted:
+    async def extract(self, data: bytes, kind: str, languages: tuple[str, ...] = ()) -> Extracted:
         extracted = await super().extract(data, kind)
         if b"number 2" in data:
             raise Unreadable("FILE_FAILED")

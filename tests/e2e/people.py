@@ -161,18 +161,20 @@ class Person:
         reply_to: str | None = None,
         voice: bool = False,
         claimed_size: int | None = None,
+        msgtype: str = "m.file",
     ) -> str:
         """Upload a file as a client does (encrypted in an encrypted room, its key in the
         event) and share it as an `m.file` message, or with `voice` as a voice message
         (`m.audio` with MSC3245's flag, as Element sends them); `claimed_size` is the
-        size the event says, as a buggy or hostile client may lie."""
+        size the event says, as a buggy or hostile client may lie; `msgtype` "m.image"
+        shares a picture as clients do."""
         encrypted = self.client.rooms[room_id].encrypted
         response, keys = await self.client.upload(
             io.BytesIO(data), content_type=mimetype, filename=name, encrypt=encrypted,
             filesize=len(data),
         )  # fmt: skip
         assert isinstance(response, UploadResponse), response
-        content: dict[str, Any] = {"msgtype": "m.file", "body": name, "filename": name,
+        content: dict[str, Any] = {"msgtype": msgtype, "body": name, "filename": name,
                                    "info": {"mimetype": mimetype,
                                             "size": claimed_size or len(data)}}  # fmt: skip
         if voice:

@@ -12,7 +12,15 @@ from tests.e2e.scripted import ask, finished_reply, llm_config, reading_model
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import knowledge_config, put
 from tests.e2e.test_summaries import chat_model
-from tests.support.files import make_docx, make_pdf, make_scanned_pdf, make_wav
+from tests.support.files import (
+    make_docx,
+    make_pdf,
+    make_picture,
+    make_scanned_pdf,
+    make_scanned_text_pdf,
+    make_wav,
+    render_text_image,
+)
 
 pytestmark = pytest.mark.e2e
 FILES = (
@@ -55,8 +63,8 @@ async def test_a_pdf_shared_in_an_encrypted_room_is_answered_from_with_its_page(
 
     answer = await ask_about(alice, room, "what does it say?", bot, scan)
     assert answer["body"] == (
-        "I could not read “signed-contract.pdf”: it has no text layer (a scan, perhaps), "
-        "and the bot reads no images."
+        "I could not read “signed-contract.pdf”: it has no text layer, and no text could be "
+        "read on its scanned pages."
     )
 
     answer = await ask_about(alice, room, "what is in it?", bot, large)
@@ -185,3 +193,39 @@ async def test_a_file_the_bot_never_read_says_why_and_summarize_this_needs_no_me
     await alice.wait_for(room, replies_to(sentinel), timeout=60)
     replies = alice.seen(room, lambda e: from_user(bot.user_id)(e) and "Summary" in str(e))
     assert len(replies) == 1, "only the file's summary"
+
+
+async def test_scans_and_images_are_read_by_ocr_in_an_encrypted_room(people, bot, llm):
+    """Issue 53: a scanned PDF is answered from with its page marked as read from a scan;
+    a screenshot of an error, replied to with a question, is answered from the document
+    that explains the error; a picture without text gets a sentence saying so."""
+    alice = await people("alice")
+    llm.respond = reading_model
+    port = free_port()
+    bot.write_config(knowledge_config(port) + llm_config(llm) + FILES.replace("60000", "2000000"),
+                     allowed_users=[alice.user_id])  # fmt: skip
+    await bot.start()
+    await put(port, "handbook", "errors", {"title": "Error codes", "content": (
+        "What does error E4711 mean? ERROR E4711: quota exceeded for bucket reports-2027 means "
+        "the storage quota is used up: the IT desk raises it at extension 4242."
+    )})  # fmt: skip
+    room = await room_with_bot(alice, bot, encrypted=True, visibility="joined")
+    scan = await alice.share_file(room, make_scanned_text_pdf(), "scanned-policy.pdf", PDF)
+    answer = await ask_about(alice, room, "how much may a hotel night cost in Paris?", bot, scan)
+    assert "140 euros" in answer["body"], answer["body"]
+    assert "scanned-policy.pdf (shared by alice" in answer["body"]
+    assert ", p. 2, read from a scan]" in answer["body"], answer["body"]
+
+    error = render_text_image("ERROR E4711: quota exceeded for bucket reports-2027",
+                              width_mm=170, height_mm=25)  # fmt: skip
+    screenshot = await alice.share_file(room, error, "screenshot.png", "image/png",
+                                        msgtype="m.image")  # fmt: skip
+    answer = await ask(alice, room, "what does this error mean?", bot, reply_to=screenshot)
+    assert "4242" in answer["body"] and "Error codes" in answer["body"], answer["body"]
+
+    cat = await alice.share_file(room, make_picture(), "cat.png", "image/png", msgtype="m.image")
+    answer = await ask(alice, room, "what does it say?", bot, reply_to=cat)
+    assert answer["body"] == (
+        "I could not read “cat.png”: I found no text in it (I read the text in images, such as "
+        "screenshots and photos of a whiteboard, not what they show)."
+    )

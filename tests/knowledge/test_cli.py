@@ -40,7 +40,7 @@ def test_ingest_a_folder_with_progress_dry_run_and_idempotence(tmp_path):
 
     (tmp_path / "extra").mkdir()
     (tmp_path / "extra" / "leave.txt").write_text("Full-time staff have 30 days of annual leave.")
-    (tmp_path / "extra" / "photo.png").write_bytes(b"\x89PNG")  # not a document: not read
+    (tmp_path / "extra" / "clip.gif").write_bytes(b"GIF89a")  # not a document: not read
     again = ingest(config, "--collection", "handbook", str(SAMPLES), str(tmp_path / "extra"))
     assert "0 added, 1 updated, 5 unchanged, 0 unreadable" in again.stdout, again.stdout
 

@@ -121,3 +121,19 @@ async def test_ocr_that_takes_too_long_is_stopped_with_its_process():
     many = make_scanned_text_pdf(TRAVEL_PAGES, repeat=8)
     with pytest.raises(Unreadable, match=r"took longer than the 1\.5 s"):
         await extractor.extract(many, "pdf")
+
+
+def test_knowledge_ingest_reads_scans_and_images_in_the_collections_language(tmp_path):
+    from core.knowledge.documents import Document
+    from core.knowledge.parse.files import read_documents
+
+    (tmp_path / "scan.pdf").write_bytes(make_scanned_text_pdf())
+    (tmp_path / "error.png").write_bytes(render_text_image(ERROR, width_mm=160, height_mm=30))
+    (tmp_path / "cat.png").write_bytes(make_picture())
+    found = {
+        getattr(item, "id", "problem"): item for item in read_documents([tmp_path], "handbook")
+    }
+    scan, error = found["scan.pdf"], found["error.png"]
+    assert isinstance(scan, Document) and "\x1a" in scan.content and "Travelink" in scan.content
+    assert isinstance(error, Document) and ERROR in error.content
+    assert "cat.png: I found no text in it" in str(found["problem"])

@@ -22,10 +22,15 @@ CASES = {
         True,
         strings.FILE_UNREADABLE.format(name="data.xlsx", reason=strings.FILE_KIND_UNREAD),
     ),
-    "an image": (
+    "an image the bot could not fetch when asked": (
         {"msgtype": "m.image", "body": "whiteboard.png", "info": {"mimetype": "image/png"}},
         True,
-        strings.FILE_UNREADABLE.format(name="whiteboard.png", reason=strings.FILE_KIND_UNREAD),
+        strings.FILE_SHARED_EARLIER.format(name="whiteboard.png"),
+    ),
+    "an animation is no image the bot reads": (
+        {"msgtype": "m.image", "body": "cat.gif", "info": {"mimetype": "image/gif"}},
+        True,
+        strings.FILE_UNREADABLE.format(name="cat.gif", reason=strings.FILE_KIND_UNREAD),
     ),
     "the file's own name over its caption": (
         {"msgtype": "m.file", "body": "see page 2", "filename": "plan.pdf"},

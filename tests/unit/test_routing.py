@@ -320,6 +320,15 @@ def shared(name: str = "contract.pdf", sender: str = ALICE, ts: int = 2_000, **c
                         "info": {"mimetype": "application/pdf", "size": 1234}, **content}}  # fmt: skip
 
 
+def image(caption: str = "", sender: str = ALICE, *, mentions: bool = False) -> dict:
+    content = {"msgtype": "m.image", "body": caption or "error.png", "filename": "error.png",
+               "url": "mxc://hs/png", "info": {"mimetype": "image/png"}}  # fmt: skip
+    if mentions:
+        content["m.mentions"] = {"user_ids": [BOT.user_id]}
+    return {"type": "m.room.message", "sender": sender, "event_id": "$i",
+            "origin_server_ts": 2_000, "content": content}  # fmt: skip
+
+
 def voice(sender: str = ALICE, ts: int = 2_000) -> dict:
     return {"type": "m.room.message", "sender": sender, "event_id": "$v", "origin_server_ts": ts,
             "content": {"msgtype": "m.audio", "body": "Voice message", "url": "mxc://hs/ogg",
@@ -366,7 +375,32 @@ EVENTS = {
     "an image shared as a file": (
         shared("photo.jpg", info={"mimetype": "image/jpeg"}),
         KEEPS,
-        Ignore("not a kind of file the bot reads"),
+        Ignore("an image is read when asked about"),
+    ),
+    "an image shared among people is not read unasked": (
+        image(),
+        KEEPS,
+        Ignore("an image is read when asked about"),
+    ),
+    "an image sent to the bot in a direct chat is asked about": (
+        image(),
+        replace(KEEPS, is_direct=True),
+        AnswerQuestion("", EventID("$i"), "$i"),
+    ),
+    "an image whose caption asks the bot": (
+        image("Knowledge Bot: what does this error mean?", mentions=True),
+        KEEPS,
+        AnswerQuestion("what does this error mean?", EventID("$i"), "$i"),
+    ),
+    "an image whose caption is for people": (
+        image("look at this"),
+        KEEPS,
+        Ignore("not addressed to the bot"),
+    ),
+    "the bot's own image": (
+        image(sender=BOT.user_id),
+        replace(KEEPS, is_direct=True),
+        Ignore("own message"),
     ),
     "a file shared before the bot came": (
         shared(ts=500),

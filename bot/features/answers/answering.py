@@ -51,6 +51,10 @@ class FileReasons(Protocol):
         """The (collection, id) it was kept as."""
         ...
 
+    async def image_text(self, room_id: str, event_id: str) -> str | None:
+        """The text read in it, when it is an image (None otherwise)."""
+        ...
+
 
 class QuestionDesk:
     def __init__(
@@ -101,14 +105,16 @@ class QuestionDesk:
         """Answer into `reply`; the dispatcher reports what fails."""
         message = reply.message
         focus = None
-        if self.files is not None and message.reply_to and self._may_wait_for_a_file():
+        # The file (or image) the question is about: the one it replies to, or the image
+        # that carried it (its caption, or an image sent to the bot).
+        about = action.about or message.reply_to
+        text = action.text or strings.IMAGE_QUESTION
+        if self.files is not None and about and self._may_wait_for_a_file():
             # A file just shared may still be read in the background: the question waits
             # for it (with the placeholder when that takes a while). Half the answer
             # workers at most wait so; a question beyond is told the file is being read.
             self._waiting_for_files += 1
-            reading = asyncio.ensure_future(
-                self.files.until_read(message.room_id, message.reply_to)
-            )
+            reading = asyncio.ensure_future(self.files.until_read(message.room_id, about))
             try:
                 await self._placeholder_unless_quick(reading, reply)
                 await reading
@@ -117,14 +123,19 @@ class QuestionDesk:
                 raise
             finally:
                 self._waiting_for_files -= 1
-        if self.files is not None and message.reply_to:
+        if self.files is not None and about:
             # A question about a shared file the bot could not read: why, in one sentence.
-            reason = await self.files.reason_for(message.room_id, message.reply_to)
+            reason = await self.files.reason_for(message.room_id, about)
             if reason is not None:
                 await reply.finish(reason)
                 return
-            focus = await self.files.document_of(message.room_id, message.reply_to)
-        request = replace(await self._request(message, action.text, reply), focus=focus)
+            focus = await self.files.document_of(message.room_id, about)
+            # An image's text goes with the question: "what does this error mean?" is
+            # searched for the error it shows.
+            seen = await self.files.image_text(message.room_id, about)
+            if seen:
+                text = f"{text}\n\n" + "\n".join(f"> {line}" for line in seen.splitlines())
+        request = replace(await self._request(message, text, reply), focus=focus)
         if self.feedback is not None:
             store, answer_id = self.feedback.store, ANSWER_ID.get()
             reply.on_sent = lambda event_id: store.note_answer_event(event_id, answer_id)

@@ -8,6 +8,10 @@ encryption rule). It is cited as its name, who shared it and when, linked to its
 message. A redaction removes it (`forget`), as does the room's retention
 (`purge_before`). A file that cannot be read is recorded with why, in one sentence,
 for whoever asks about it (`reason_for`).
+
+Images (PNG, JPEG: screenshots, photos of a whiteboard) are read by OCR only when a
+question is about them (`until_read` reads one then), and kept the same way; a question
+about one carries its text (`image_text`), so that it is searched for what explains it.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from bot.features.files.missing import decide_missing_file_reason
 from bot.features.files.store import FileStore, RoomFile
 from bot.features.following.follower import MessageFollower
 from bot.inbox.dispatcher import Dispatcher
-from bot.inbox.events import IncomingMessage
+from bot.inbox.events import IncomingMessage, parse_message
 from bot.inbox.links import build_permalink
 from bot.inbox.reply import ReplyWriter
 from bot.inbox.routing import KeepFile
@@ -33,6 +37,7 @@ from bot.matrix.types import MatrixError, MediaTooLarge
 from bot.settings_holder import SettingsHolder
 from core import strings
 from core.i18n.dates import format_when
+from core.ids import RoomID
 from core.knowledge.documents import Document
 from core.knowledge.ingest.indexer import Indexer
 from core.knowledge.parse.extraction import Extracted, Unreadable, decide_file_kind, describe_reason
@@ -48,11 +53,14 @@ log = logging.getLogger(__name__)
 # How often a question about a file being read looks again whether it is read (it may
 # be read by another process, so there is no event to wait on).
 READ_POLL_SECONDS = 0.1
+# At most this much of an image's text goes with a question about it.
+IMAGE_TEXT_IN_QUESTION = 2000
+IMAGE_PREFIX = "room-image/"
 
 
-def build_file_document_id(room_id: str, event_id: str) -> str:
+def build_file_document_id(room_id: str, event_id: str, *, image: bool = False) -> str:
     room_key = hashlib.sha256(room_id.encode()).hexdigest()[:16]
-    return f"room-file/{room_key}/{event_id}"
+    return f"{IMAGE_PREFIX if image else 'room-file/'}{room_key}/{event_id}"
 
 
 class FileKeeper:
@@ -77,6 +85,8 @@ class FileKeeper:
         # are held in memory whole while read.
         self._slots: asyncio.Semaphore | None = None
         self._slots_for = 0
+        # Images being read because a question is about them, by event.
+        self._images: dict[str, asyncio.Future[None]] = {}
 
     def register(self, dispatcher: Dispatcher, follower: MessageFollower) -> None:
         """The kinds of event this feature handles: files shared, read in the background;
@@ -93,6 +103,10 @@ class FileKeeper:
             return
         if await self.state.was_redacted(message.event_id):
             return
+        await self._keep_now(message, collection)
+
+    async def _keep_now(self, message: IncomingMessage, collection: str) -> None:
+        assert message.file is not None
         # Recorded before it waits for a slot: whoever asks about it meanwhile is told it
         # is being read.
         record = RoomFile(message.event_id, message.room_id, message.file.name,
@@ -163,7 +177,12 @@ class FileKeeper:
             log.warning("a file shared in %s could not be downloaded: %s", message.room_id,
                         type(exc).__name__ if isinstance(exc, TimeoutError) else exc)  # fmt: skip
             raise Unreadable("FILE_NOT_DOWNLOADED") from None
-        extracted = await self.extractor.extract(data, kind)
+        settings = self.settings.current
+        languages = (
+            settings.room(message.room_id).language,
+            settings.language_of(settings.room_files_collection() or ""),
+        )
+        extracted = await self.extractor.extract(data, kind, tuple(filter(None, languages)))
         most = self.settings.current.knowledge.max_document_bytes
         if len(extracted.content.encode()) > most:
             raise Unreadable("FILE_TEXT_TOO_LARGE", limit=most)
@@ -176,9 +195,10 @@ class FileKeeper:
         room = self.matrix.room(message.room_id)
         shared_at = datetime.fromtimestamp(message.timestamp_ms / 1000, UTC)
         sender = self.matrix.member_name(message.room_id, message.sender) or message.sender
+        image = decide_file_kind(message.file.name, message.file.media_type) == "image"
         return Document(
             collection=collection,
-            id=build_file_document_id(message.room_id, message.event_id),
+            id=build_file_document_id(message.room_id, message.event_id, image=image),
             title=strings.FILE_TITLE.format(
                 name=message.file.name, sender=sender, when=format_when(shared_at, "day")
             ),
@@ -287,6 +307,7 @@ class FileKeeper:
         the background, so a question replying to one just shared would otherwise find
         nothing yet. Waits at most twice `[files] timeout_seconds` (its download and its
         reading); a file not read by then is "still being read" (`reason_for`)."""
+        await self._read_image_asked_about(room_id, event_id)
         loop = asyncio.get_running_loop()
         until = loop.time() + 2 * self.settings.current.files.timeout_seconds
         while await self.state.pending_kind(room_id, event_id) == KeepFile.__name__:
@@ -294,10 +315,53 @@ class FileKeeper:
                 return
             await asyncio.sleep(READ_POLL_SECONDS)
 
+    async def _read_image_asked_about(self, room_id: str, event_id: str) -> None:
+        """An image of this room that a question is about, read now if it never was: kept
+        as a shared file is, or recorded unreadable with why (no text in it, say)."""
+        collection = self.settings.current.room_files_collection()
+        if collection is None or await self.store.room_file(event_id) is not None:
+            return  # files are off, or it is known (of this room or, refused, another)
+        reading = self._images.get(event_id)
+        if reading is None:
+            if await self.state.was_redacted(event_id):
+                return
+            source = await self.matrix.fetch_event(room_id, event_id)
+            if source is None or source.get("room_id", room_id) != room_id:
+                return
+            message = parse_message(source, RoomID(room_id))
+            if (
+                message is None
+                or message.file is None
+                or message.msgtype not in ("m.image", "m.file")
+                or decide_file_kind(message.file.name, message.file.media_type) != "image"
+            ):
+                return
+            reading = asyncio.ensure_future(self._keep_now(message, collection))
+            self._images[event_id] = reading
+            reading.add_done_callback(lambda _: self._images.pop(event_id, None))
+        await asyncio.shield(reading)
+
+    async def image_text(self, room_id: str, event_id: str) -> str | None:
+        """The text read in an image of this room (kept), for the question about it; None
+        for anything else (a PDF's question is answered from it through its passages)."""
+        record = await self._record_in(room_id, event_id)
+        if record is None or record.state != "kept" or not record.doc_id.startswith(IMAGE_PREFIX):
+            return None
+        catalog = self.indexer.catalog
+        document = await catalog.document(record.collection, record.doc_id)
+        count = document.chunk_count if document else 0
+        rows = await catalog.chunks_at(record.collection, record.doc_id, range(count))
+        hits = sorted((build_hit(row, False) for row in rows), key=lambda h: h.position)
+        return "\n".join(hit.text for hit in hits)[:IMAGE_TEXT_IN_QUESTION] or None
+
     async def reason_for(self, room_id: str, event_id: str) -> str | None:
         """What to tell someone who asks about a file of this room the bot could not read
         (or is still reading); None when it was kept, or is no file the bot knows."""
         record = await self._record_in(room_id, event_id)
+        if record is None:
+            # An image asked about is read now (when the question could not wait for it).
+            await self._read_image_asked_about(room_id, event_id)
+            record = await self._record_in(room_id, event_id)
         if record is None:
             return await self._reason_unknown(room_id, event_id)
         if record.state == "kept":

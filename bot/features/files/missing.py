@@ -25,6 +25,9 @@ def decide_missing_file_reason(content: Mapping[str, Any], files_kept: bool) -> 
         return strings.FILE_NOT_KEPT_HERE.format(name=name)
     info = content.get("info")
     media_type = str(info.get("mimetype", "")) if isinstance(info, Mapping) else ""
-    if content.get("msgtype") != "m.file" or decide_file_kind(name, media_type) is None:
+    if (
+        content.get("msgtype") not in ("m.file", "m.image")
+        or decide_file_kind(name, media_type) is None
+    ):
         return strings.FILE_UNREADABLE.format(name=name, reason=strings.FILE_KIND_UNREAD)
     return strings.FILE_SHARED_EARLIER.format(name=name)
