@@ -17,11 +17,12 @@ import pytest
 
 from core import strings
 from tests.e2e.conftest import ROOT
-from tests.e2e.people import Person, membership_of
-from tests.e2e.scripted import ask, reading_model
+from tests.e2e.people import Person, membership_of, replies_to
+from tests.e2e.scripted import ask, finished_reply, reading_model
 from tests.e2e.test_files import PDF, ask_about
 from tests.mcp_server.conftest import connect_to
 from tests.support.files import make_pdf
+from tests.support.voices import speak
 
 pytestmark = pytest.mark.e2e
 
@@ -203,6 +204,19 @@ async def test_the_demo_goes_back_to_search_only_has_a_colleague_and_keeps_the_a
         assert not report["body"].startswith(strings.NOTICE_PREFIX), report["body"]
         in_admin = [e["content"].get("body", "") for e in person.seen(admin_room, lambda e: True)]
         assert not any("demo review moves" in body for body in in_admin)
+
+        # Voice messages are heard with no transcription endpoint: a spoken question in
+        # an encrypted direct chat with the bot (after the catch-up, which would
+        # go to this chat) is answered from the leave policy.
+        assert "Voice messages are transcribed by the bot itself" in shown
+        direct = await person.create_room([bot.user_id], encrypted=True, direct=True)
+        await person.wait_for(direct, membership_of(bot.user_id, "join"), timeout=60)
+        voice = await person.share_file(
+            direct, speak("How many days of annual leave do full time staff get?"),
+            "Voice message.ogg", "audio/ogg", voice=True,
+        )  # fmt: skip
+        answer = await finished_reply(person, direct, replies_to(voice), timeout=120)
+        assert "27 days of annual leave" in answer["body"], answer["body"]
     finally:
         for someone in people:
             await someone.close()
