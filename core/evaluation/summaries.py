@@ -44,12 +44,19 @@ class LabelledLog:
     lines: tuple[SummaryLine, ...]
     facts: tuple[KeyFact, ...]
     noise: frozenset[str]
+    kind: str = ""  # of room: incident, planning, support, hiring…
 
 
 @dataclass
 class LogScore:
     name: str
     facts: int
+    language: str = ""
+    kind: str = ""
+    # Of the log's messages, how many the summary quotes: coverage bought by quoting
+    # most of the room is no summary, so the report says both.
+    messages: int = 0
+    quoted: int = 0
     covered: list[str] = field(default_factory=list)
     missed: list[str] = field(default_factory=list)
     noise: list[str] = field(default_factory=list)
@@ -92,7 +99,10 @@ def read_log(path: Path) -> LabelledLog:
             raise LogError(f"{path}: the fact {fact.fact!r} names no or unknown messages")
     if not noise <= known or not roots <= known:
         raise LogError(f"{path}: noise or a thread names an unknown message")
-    return LabelledLog(path.stem, raw.get("language", "en"), raw["timezone"], lines, facts, noise)
+    return LabelledLog(
+        path.stem, raw.get("language", "en"), raw["timezone"], lines, facts, noise,
+        str(raw.get("kind", "")),
+    )  # fmt: skip
 
 
 def read_logs(paths: Sequence[Path]) -> list[LabelledLog]:
@@ -117,36 +127,58 @@ def parse_points(markdown: str) -> list[frozenset[str]]:
 def score_summary(log: LabelledLog, markdown: str) -> LogScore:
     """Which key facts a summary states whole, and which chatter it lets in."""
     points = parse_points(markdown)
-    score = LogScore(log.name, len(log.facts))
+    score = LogScore(log.name, len(log.facts), log.language, log.kind, len(log.lines))
     for fact in log.facts:
         whole = any(alternative <= point for alternative in fact.alternatives for point in points)
         (score.covered if whole else score.missed).append(fact.fact)
     linked = frozenset().union(*points) if points else frozenset()
     score.noise = sorted(linked & log.noise)
+    score.quoted = len(linked)
     return score
 
 
 def build_summaries_table(scores: dict[str, list[LogScore]]) -> str:
-    """Coverage and noise per log and in total, one column pair per path."""
+    """Coverage, noise and the share of the messages quoted, per log and in total, one
+    group of columns per path; then per language and per kind of room, when the logs
+    have several."""
     paths = list(scores)
     names = [score.name for score in scores[paths[0]]]
-    width = max(len(name) for name in [*names, "total"]) + 2
-    header = "log".ljust(width) + "".join(f"{path:>24}" for path in paths)
-    out = [header, "".ljust(width) + "".join(f"{'facts':>16}{'noise':>8}" for _ in paths)]
-    for index, name in enumerate(names):
-        row = name.ljust(width)
-        for path in paths:
-            s = scores[path][index]
-            row += f"{len(s.covered):>5}/{s.facts:<3}({s.coverage:4.0%}){len(s.noise):>8}"
-        out.append(row)
-    total = "total".ljust(width)
-    for path in paths:
-        covered = sum(len(s.covered) for s in scores[path])
-        facts = sum(s.facts for s in scores[path])
-        noise = sum(len(s.noise) for s in scores[path])
-        total += f"{covered:>5}/{facts:<3}({covered / facts:4.0%}){noise:>8}"
-    out.append(total)
+    kinds = [score.kind for score in scores[paths[0]]]
+    width = max(len(name) for name in [*names, *kinds, "total"]) + 2
+    header = "log".ljust(width) + "".join(f"{path:>32}" for path in paths)
+    out = [
+        header,
+        "".ljust(width) + "".join(f"{'facts':>16}{'noise':>8}{'quoted':>8}" for _ in paths),
+    ]
+    for name in names:
+        out.append(_row(name, width, {path: [s for s in logs if s.name == name]
+                                      for path, logs in scores.items()}))  # fmt: skip
+    out.append(_row("total", width, {path: logs for path, logs in scores.items()}))
+    for label, key in (("language", "language"), ("kind of room", "kind")):
+        groups = sorted({getattr(score, key) for score in scores[paths[0]]} - {""})
+        if len(groups) > 1:
+            out += ["", f"by {label}"]
+            for group in groups:
+                chosen = {
+                    path: [score for score in logs if getattr(score, key) == group]
+                    for path, logs in scores.items()
+                }
+                out.append(_row(group, width, chosen))
     return "\n".join(out)
+
+
+def _row(label: str, width: int, scores: dict[str, list[LogScore]]) -> str:
+    """One line of the table: the scores of each path added up."""
+    row = label.ljust(width)
+    for logs in scores.values():
+        covered = sum(len(s.covered) for s in logs)
+        facts = sum(s.facts for s in logs)
+        noise = sum(len(s.noise) for s in logs)
+        share = covered / facts if facts else 1.0
+        messages = sum(s.messages for s in logs)
+        quoted = sum(s.quoted for s in logs) / messages if messages else 0.0
+        row += f"{covered:>5}/{facts:<3}({share:4.0%}){noise:>8}{quoted:>8.0%}"
+    return row
 
 
 def build_misses(scores: dict[str, list[LogScore]]) -> str:

@@ -43,7 +43,16 @@ def test_a_log_that_names_an_unknown_message_is_refused_with_its_file(tmp_path):
 
 
 def rows(output: str) -> dict[str, tuple[int, int, int]]:
-    return {name: (int(c), int(f), int(n)) for name, c, f, n in ROW.findall(output)}
+    """The table's rows per log and the total (the groups by language and kind of room
+    follow after a blank line)."""
+    table = output.split("\n\n")[0]
+    return {name: (int(c), int(f), int(n)) for name, c, f, n in ROW.findall(table)}
+
+
+def groups(output: str) -> dict[str, tuple[int, int, int]]:
+    """The rows per language and per kind of room."""
+    rest = output.split("\n\n", 1)[1] if "\n\n" in output else ""
+    return {name: (int(c), int(f), int(n)) for name, c, f, n in ROW.findall(rest)}
 
 
 def test_without_a_model_the_labelled_logs_keep_nine_facts_in_ten_and_no_chatter(tmp_path, capsys):
@@ -56,6 +65,44 @@ def test_without_a_model_the_labelled_logs_keep_nine_facts_in_ten_and_no_chatter
     assert len(found) == 7, output  # six logs and the total
     covered, facts, noise = found["total"]
     assert covered / facts >= 0.9 and noise == 0, output
+    quoted = TOTAL.search(output)
+    assert quoted is not None and int(quoted.group(1)) <= MOST_QUOTED * 100, output
+
+
+# Floors at the figures measured on 2026-11-28 without a model (docs/development/
+# evaluation-summaries.md), so that a regression fails here: (least coverage, most
+# chatter). dev2 and heldout2 were written by a helper who had not read the summariser;
+# heldout2 is held out (run for the report, never tuned on); heldout and fresh are the
+# earlier sets nobody tuned on. Issue 49 stays open: these are far from its goals.
+NEW_SETS = {
+    "dev2": (0.35, 10),
+    "heldout2": (0.40, 10),
+    "heldout": (0.65, 0),
+    "fresh": (0.60, 3),
+}
+# A summary quotes at most this share of the room's messages: coverage bought by
+# quoting (nearly) everything is no summary (an experiment reached 91 % of dev2's facts
+# by quoting 81 % of its messages).
+MOST_QUOTED = 0.7
+TOTAL = re.compile(r"^total\s+\d+/\d+\s*\(\s*\d+%\)\s+\d+\s+(\d+)%", re.M)
+
+
+@pytest.mark.parametrize("folder", sorted(NEW_SETS))
+def test_logs_nobody_tuned_on_are_reported_per_language_and_hold_their_floor(
+    tmp_path, capsys, folder
+):
+    least, most_noise = NEW_SETS[folder]
+    code = main(["--config", str(write_config(tmp_path)), "summaries", "--logs",
+                 str(LOGS / folder)])  # fmt: skip
+    output = capsys.readouterr().out
+    assert code == 0, output
+    covered, facts, noise = rows(output)["total"]
+    assert covered / facts >= least and noise <= most_noise, output
+    quoted = TOTAL.search(output)
+    assert quoted is not None and int(quoted.group(1)) <= MOST_QUOTED * 100, output
+    languages = {json.loads(p.read_text())["language"] for p in (LOGS / folder).glob("*.json")}
+    if len(languages) > 1:  # the report says how each language fared
+        assert languages <= set(groups(output)), output
 
 
 def summary_model(body: dict) -> dict:
@@ -88,5 +135,5 @@ async def test_with_a_model_the_report_scores_the_checked_summary(tmp_path, llm,
         if call["response_format"]["json_schema"]["name"] == "summary_support"
     ]  # fmt: skip
     assert len(checks) == 1 and "Point 2: an invented decision" in checks[0], "one check"
-    total = re.search(r"^total\s+\S+\s*\(\s*\d+%\)\s+\d+\s+(\d+)/(\d+)", output, re.M)
+    total = re.search(r"^total\s+\S+\s*\(\s*\d+%\)\s+\d+\s+\d+%\s+(\d+)/(\d+)", output, re.M)
     assert total is not None and int(total.group(2)) == 10, output
