@@ -12,6 +12,7 @@ from typing import TypeVar
 import numpy as np
 
 from core.config.llm import LlmTask
+from core.i18n.language import decided_language, language_name
 from core.knowledge.search.embedding import Embedders
 from core.llm.client import LlmClient, LlmError
 from core.llm.fencing import fence
@@ -40,6 +41,7 @@ from core.summaries.support import (
 )
 
 log = logging.getLogger(__name__)
+MESSAGES_LANGUAGE = "the language most of the messages are written in"
 MIN_WORDS = 4
 # Points (decisions, action items, open questions, …) an extractive summary keeps at most.
 MAX_SALIENT = 16
@@ -85,6 +87,13 @@ def decide_representatives(vectors: np.ndarray, k: int, diversity: float = 0.3) 
         score[picked] = -np.inf
         picked.append(int(score.argmax()))
     return sorted(picked)
+
+
+def _language() -> str:
+    """The language a summary is written in, for its prompt: the room's or the asker's
+    (set by whoever asks for the summary), else that of most of the messages."""
+    decided = decided_language()
+    return language_name(decided) if decided else MESSAGES_LANGUAGE
 
 
 def _draft_tokens(draft: object) -> int:
@@ -172,14 +181,16 @@ class Summarizer:
     async def _draft(self, lines: Sequence[SummaryLine], timezone: str) -> tuple[SummaryDraft, int]:
         assert self.llm is not None
         block = fence(build_messages_block(lines, timezone))
-        messages = self.prompts().messages("summary", messages=block)
+        messages = self.prompts().messages("summary", messages=block, language=_language())
         draft, completion = await self.llm.complete_json(messages, SummaryDraft, self.task)
         return draft, completion.prompt_tokens
 
     async def _merge(self, drafts: Sequence[SummaryDraft]) -> tuple[SummaryDraft, int]:
         assert self.llm is not None
         summaries = fence("\n".join(draft.model_dump_json() for draft in drafts))
-        messages = self.prompts().messages("summary_merge", summaries=summaries)
+        messages = self.prompts().messages(
+            "summary_merge", summaries=summaries, language=_language()
+        )
         draft, completion = await self.llm.complete_json(messages, SummaryDraft, self.task)
         return draft, completion.prompt_tokens
 

@@ -9,6 +9,7 @@ import re
 from core import strings
 from core.config.knowledge import DEFAULT_EMBEDDING_MODEL
 from core.config.llm import LlmSettings
+from core.i18n.language import speaking
 from core.llm.client import LlmClient
 from core.llm.prompts import load_prompts
 from core.llm.tokens import estimate_tokens
@@ -125,3 +126,27 @@ async def test_without_a_model_every_decision_action_item_and_open_question_is_k
     )
     quoted = result.markdown.count("([message](")
     assert quoted <= 12, "what matters, with its context, in far fewer lines than the chat"
+
+
+async def test_the_summary_is_asked_in_the_rooms_language_and_bounded(llm):
+    """A German room's summary is asked for in German (the room's language, or the
+    asker's: whoever asks sets it); with nobody deciding, in the messages' own. Every
+    structured call carries its max_tokens, so a small model that never closes its
+    object stops there (issue 49)."""
+    llm.respond = part_model
+    client = LlmClient(LlmSettings(url=llm.url, model="test-model", max_retries=0))
+    summarizer = Summarizer(client, load_prompts, None, lambda: DEFAULT_EMBEDDING_MODEL,
+                            check_support=lambda: False)  # fmt: skip
+    with speaking("de"):
+        await summarizer.summarize(lines(300), "**Zusammenfassung**", timezone="UTC",
+                                   part_tokens=1000)  # fmt: skip
+    systems = [call["messages"][0]["content"] for call in llm.history]
+    assert len(systems) > 2 and all("in German" in system for system in systems), systems[-1]
+    assert all(call["max_tokens"] == 1500 for call in llm.history)
+
+    llm.history.clear()
+    await summarizer.summarize(lines(5), "**Summary**", timezone="UTC", part_tokens=1000)
+    assert (
+        "the language most of the messages are written in"
+        in llm.history[0]["messages"][0]["content"]
+    )
