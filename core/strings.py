@@ -475,7 +475,7 @@ IMAGE_QUESTION = "What does this say, and what does it mean?"
 # Voice messages (bot/features/voice).
 VOICE_TRANSCRIPT = "🎤 *Transcript:* {text}"
 VOICE_FAILED = (
-    "I could not transcribe this voice message (the transcription service failed). "
+    "I could not transcribe this voice message (the speech model failed). "
     "Please try again, or type your question."
 )
 # The reason of the bot's redaction of a transcript whose voice message was redacted.
