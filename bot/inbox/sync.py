@@ -18,7 +18,7 @@ from bot.inbox.routing import Actionable, FollowRedaction, Ignore, encode_action
 from bot.inbox.state import Lease, PendingEvent, StateStore, now_ms
 from bot.inbox.workers import AnswerWorkers
 from bot.matrix.account import SEND_ERRORS, MatrixAccount
-from bot.matrix.client import retry_wait
+from bot.matrix.backoff import retry_wait
 from bot.matrix.types import EventSource, SyncBatch
 from bot.settings_holder import SettingsHolder
 from core import strings

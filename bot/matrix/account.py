@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import math
 from collections.abc import AsyncIterator, Callable, Mapping
+from pathlib import Path
 from typing import Any, Protocol
 
 from bot.matrix.fence import WriteKind, decide_write
@@ -67,6 +68,11 @@ class MatrixAccount(Protocol):
 
     async def device_trusted(self, user_id: str, device_id: str) -> bool:
         """Whether the person cross-signed this device of theirs (fails closed)."""
+        ...
+
+    async def cross_sign(self, data_dir: Path, password: str | None) -> None:
+        """Sign the bot's own device with the account's cross-signing keys, made on the
+        first start; raises CrossSigningError when the homeserver refuses."""
         ...
 
     async def fetch_event(self, room_id: str, event_id: str) -> EventSource | None:

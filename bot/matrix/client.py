@@ -9,22 +9,12 @@ wait, for /health.
 
 from __future__ import annotations
 
-import random
 import time
 from typing import Literal
 
 from nio import AsyncClient
 
-RETRY_FIRST_SECONDS = 0.5
-RETRY_CAP_SECONDS = 4.0
-
-
-def decide_retry_wait(failures: int, draw: float) -> float:
-    """Seconds to wait after the `failures`-th failure in a row (1, 2, ...): doubling from
-    RETRY_FIRST_SECONDS up to RETRY_CAP_SECONDS, times `draw` in [0.5, 1] (the jitter)."""
-    doubled = RETRY_FIRST_SECONDS * 2 ** (min(max(failures, 1), 16) - 1)
-    return min(doubled, RETRY_CAP_SECONDS) * draw
-
+from bot.matrix.backoff import retry_wait
 
 SessionCheck = Literal["valid", "gone", "retry", "refused"]
 
@@ -41,10 +31,6 @@ def decide_session_check(http_status: int | None, errcode: str | None) -> Sessio
     if errcode and errcode != "M_LIMIT_EXCEEDED" and http_status and 400 <= http_status < 500:
         return "refused"
     return "retry"
-
-
-def retry_wait(failures: int) -> float:
-    return decide_retry_wait(failures, random.uniform(0.5, 1.0))
 
 
 class BotClient(AsyncClient):

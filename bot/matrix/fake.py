@@ -13,6 +13,7 @@ import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot.matrix.account import MatrixAccount, check_write
@@ -63,6 +64,7 @@ class FakeAccount:
         self.blocks_invites: set[str] = set()
         # Devices their owner never cross-signed, as (user, device).
         self.untrusted_devices: set[tuple[str, str]] = set()
+        self.cross_signed = False
         self._names: dict[tuple[str, str], str] = {}
         self._next: list[tuple[str, EventSource]] = []
         self._invites: list[Invite] = []
@@ -218,6 +220,10 @@ class FakeAccount:
 
     async def device_trusted(self, user_id: str, device_id: str) -> bool:
         return (user_id, device_id) not in self.untrusted_devices
+
+    async def cross_sign(self, data_dir: Path, password: str | None) -> None:
+        self._check("cross_sign")
+        self.cross_signed = True
 
     async def fetch_event(self, room_id: str, event_id: str) -> EventSource | None:
         self._check("fetch_event")

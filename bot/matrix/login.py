@@ -20,7 +20,8 @@ from nio import (
     WhoamiResponse,
 )
 
-from bot.matrix.client import BotClient, decide_session_check, retry_wait
+from bot.matrix.backoff import retry_wait
+from bot.matrix.client import BotClient, decide_session_check
 from bot.matrix.nio_account import NioAccount
 from bot.matrix.store_key import NIO_DEFAULT_KEY, StoreKeys, store_keys, unlock_store
 from bot.matrix.types import MatrixError

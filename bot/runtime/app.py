@@ -390,7 +390,7 @@ class BotApp:
             self._loaded_prompts = (overrides, load_prompts(overrides))
         return self._loaded_prompts[1]
 
-    async def _cross_sign(self, matrix: NioAccount, data_dir: Path) -> None:
+    async def _cross_sign(self, matrix: MatrixAccount, data_dir: Path) -> None:
         """Once per start; a refusal is logged and left (the bot answers, unverified), a
         network failure is tried again by the supervisor."""
         password = self.settings.current.matrix.login_password()

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.matrix.client import RETRY_CAP_SECONDS, decide_retry_wait, decide_session_check
+from bot.matrix.backoff import RETRY_CAP_SECONDS, decide_retry_wait
+from bot.matrix.client import decide_session_check
 
 CASES = {
     "the first failure waits half a second at most": (1, 1.0, 0.5),
