@@ -36,9 +36,12 @@ class Metrics:
         self.summaries = counter("summaries_written_total", "Summaries made, by trigger", "trigger")
         self.feedback = counter("feedback_total", "Votes on answers", "vote")
         self.steps = Histogram(
-            "bot_step_seconds", "Latency of each pipeline step", ["step"],
-            buckets=STEP_BUCKETS, registry=self.registry,
-        )  # fmt: skip
+            "bot_step_seconds",
+            "Latency of each pipeline step",
+            ["step"],
+            buckets=STEP_BUCKETS,
+            registry=self.registry,
+        )
         self.queue = Gauge(
             "bot_ingestion_queue_depth", "Documents waiting to be indexed", registry=self.registry
         )

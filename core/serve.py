@@ -70,8 +70,9 @@ async def _serve_chat(kb: KnowledgeBase, settings: Callable[[], Settings]) -> No
 
 async def _serve_mcp(kb: KnowledgeBase, settings: Callable[[], Settings]) -> None:
     mcp = settings().mcp
-    await _serve("MCP server", mcp.host, mcp.port, "mcp.port",
-                 lambda: start_mcp_service(kb, settings))  # fmt: skip
+    await _serve(
+        "MCP server", mcp.host, mcp.port, "mcp.port", lambda: start_mcp_service(kb, settings)
+    )
 
 
 async def _serve(
@@ -137,10 +138,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"The config is not valid:\n{exc}", file=sys.stderr)
         return 2
     crawls = any(source.crawl for source in settings.sources.values())
-    if not (settings.ingest_api.enabled or settings.chat_api.enabled or settings.mcp.enabled
-            or crawls):  # fmt: skip
-        print("[ingest_api], [chat_api] and [mcp] are not enabled and no source is crawled; "
-              "nothing to run.", file=sys.stderr)  # fmt: skip
+    if not (
+        settings.ingest_api.enabled or settings.chat_api.enabled or settings.mcp.enabled or crawls
+    ):
+        print(
+            "[ingest_api], [chat_api] and [mcp] are not enabled and no source is crawled; "
+            "nothing to run.",
+            file=sys.stderr,
+        )
         return 2
     quiet_libraries()
     keep_private(settings.bot.data_dir)

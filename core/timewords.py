@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 LANGUAGES = ("de", "fr", "es")
 _WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
-_MONTHS = ("january february march april may june july august september october november "
-           "december").split()  # fmt: skip
+_MONTHS = (
+    "january february march april may june july august september october november december"
+).split()
 
 
 def _words(kind: str, native: str, english: list[str] | str) -> dict[str, tuple[str, str]]:
@@ -24,105 +25,170 @@ def _words(kind: str, native: str, english: list[str] | str) -> dict[str, tuple[
 
 
 def _pairs(kind: str, pairs: str) -> dict[str, tuple[str, str]]:
-    return {native: (kind, english) for native, english in
-            (pair.split("=") for pair in pairs.split())}  # fmt: skip
+    return {
+        native: (kind, english) for native, english in (pair.split("=") for pair in pairs.split())
+    }
 
 
 def _numbers(native: str) -> dict[str, tuple[str, str]]:
-    return {name: ("number", str(n)) for n, names in enumerate(native.split(), 1)
-            for name in names.split("/")}  # fmt: skip
+    return {
+        name: ("number", str(n))
+        for n, names in enumerate(native.split(), 1)
+        for name in names.split("/")
+    }
 
 
 # phrase -> (kind, English). Articles add no English ("la semaine dernière" is "last week")
 # but tell the finder a day from a name ("el domingo", not "Domingo"); the kinds are what
 # `_plausible` asks of a question's words. "ago" makes "3 Tage" "3 days ago".
 _GERMAN = {
-    "seit": ("connective", "since"), "ab": ("connective", "from"),
-    "vom": ("connective", "from"), "nach": ("connective", "after"),
-    "vor": ("connective", "before"), "bis": ("connective", "until"),
-    "bis zum": ("connective", "until"), "bis zur": ("connective", "until"),
-    "am": ("connective", "on"), "im": ("connective", "in"),
+    "seit": ("connective", "since"),
+    "ab": ("connective", "from"),
+    "vom": ("connective", "from"),
+    "nach": ("connective", "after"),
+    "vor": ("connective", "before"),
+    "bis": ("connective", "until"),
+    "bis zum": ("connective", "until"),
+    "bis zur": ("connective", "until"),
+    "am": ("connective", "on"),
+    "im": ("connective", "in"),
     "während": ("connective", "during"),
     **_words("article", "der die das dem den des", ""),
-    "heute": ("named", "today"), "heute morgen": ("named", "this morning"),
-    "gestern": ("named", "yesterday"), "vorgestern": ("named", "2 days ago"),
-    **_words("modifier", "letzte letzten letzter letztes letztem vergangene vergangenen "
-             "vergangener vergangenes vergangenem vorige vorigen voriger voriges", "last"),
+    "heute": ("named", "today"),
+    "heute morgen": ("named", "this morning"),
+    "gestern": ("named", "yesterday"),
+    "vorgestern": ("named", "2 days ago"),
+    **_words(
+        "modifier",
+        "letzte letzten letzter letztes letztem vergangene vergangenen "
+        "vergangener vergangenes vergangenem vorige vorigen voriger voriges",
+        "last",
+    ),
     **_words("modifier", "diese diesen dieser dieses diesem", "this"),
-    **_pairs("unit", "stunde=hour stunden=hours tag=day tage=days tagen=days woche=week "
-             "wochen=weeks monat=month monate=months monaten=months jahr=year jahre=years "
-             "jahren=years"),
-    **_numbers("ein/eine/einen/einem/einer/eins zwei drei vier fünf sechs sieben acht neun "
-               "zehn"),
-    "paar": ("number", "few"), "ein paar": ("number", "few"), "einige": ("number", "few"),
-    **_words("weekday", "montag dienstag mittwoch donnerstag freitag samstag sonntag",
-             _WEEKDAYS),
+    **_pairs(
+        "unit",
+        "stunde=hour stunden=hours tag=day tage=days tagen=days woche=week "
+        "wochen=weeks monat=month monate=months monaten=months jahr=year jahre=years "
+        "jahren=years",
+    ),
+    **_numbers("ein/eine/einen/einem/einer/eins zwei drei vier fünf sechs sieben acht neun zehn"),
+    "paar": ("number", "few"),
+    "ein paar": ("number", "few"),
+    "einige": ("number", "few"),
+    **_words("weekday", "montag dienstag mittwoch donnerstag freitag samstag sonntag", _WEEKDAYS),
     "sonnabend": ("weekday", "saturday"),
-    **_words("month", "januar februar märz april mai juni juli august september oktober "
-             "november dezember", _MONTHS),
+    **_words(
+        "month",
+        "januar februar märz april mai juni juli august september oktober november dezember",
+        _MONTHS,
+    ),
     "jänner": ("month", "january"),
-}  # fmt: skip
+}
 # "hier" is "yesterday" here and "here" in German: "ambiguous" (see `_plausible`).
 _FRENCH = {
-    "depuis": ("connective", "since"), "après": ("connective", "after"),
-    "avant": ("connective", "before"), "jusqu'à": ("connective", "until"),
-    "jusqu'au": ("connective", "until"), "à partir de": ("connective", "from"),
-    "à partir du": ("connective", "from"), "à partir d'": ("connective", "from"),
-    "dès": ("connective", "from"), "en": ("connective", "in"),
-    "pendant": ("connective", "during"), "durant": ("connective", "during"),
-    "au cours de": ("connective", "during"), "au cours du": ("connective", "during"),
-    "au cours des": ("connective", "during"), "il y a": ("connective", "ago"),
+    "depuis": ("connective", "since"),
+    "après": ("connective", "after"),
+    "avant": ("connective", "before"),
+    "jusqu'à": ("connective", "until"),
+    "jusqu'au": ("connective", "until"),
+    "à partir de": ("connective", "from"),
+    "à partir du": ("connective", "from"),
+    "à partir d'": ("connective", "from"),
+    "dès": ("connective", "from"),
+    "en": ("connective", "in"),
+    "pendant": ("connective", "during"),
+    "durant": ("connective", "during"),
+    "au cours de": ("connective", "during"),
+    "au cours du": ("connective", "during"),
+    "au cours des": ("connective", "during"),
+    "il y a": ("connective", "ago"),
     **_words("article", "le la les l' de du des d' ces ci", ""),
-    "aujourd'hui": ("named", "today"), "ce matin": ("named", "this morning"),
-    "hier": ("ambiguous", "yesterday"), "avant-hier": ("named", "2 days ago"),
-    **_words("modifier", "dernier dernière derniers dernières passé passée passés passées "
-             "précédent précédente précédents précédentes", "last"),
+    "aujourd'hui": ("named", "today"),
+    "ce matin": ("named", "this morning"),
+    "hier": ("ambiguous", "yesterday"),
+    "avant-hier": ("named", "2 days ago"),
+    **_words(
+        "modifier",
+        "dernier dernière derniers dernières passé passée passés passées "
+        "précédent précédente précédents précédentes",
+        "last",
+    ),
     **_words("modifier", "ce cet cette", "this"),
-    **_pairs("unit", "heure=hour heures=hours jour=day jours=days journée=day "
-             "journées=days semaine=week semaines=weeks mois=month an=year ans=years "
-             "année=year années=years"),
+    **_pairs(
+        "unit",
+        "heure=hour heures=hours jour=day jours=days journée=day "
+        "journées=days semaine=week semaines=weeks mois=month an=year ans=years "
+        "année=year années=years",
+    ),
     **_numbers("un/une deux trois quatre cinq six sept huit neuf dix"),
     "quelques": ("number", "few"),
     **_words("weekday", "lundi mardi mercredi jeudi vendredi samedi dimanche", _WEEKDAYS),
-    **_words("month", "janvier février mars avril mai juin juillet août septembre octobre "
-             "novembre décembre", _MONTHS),
-}  # fmt: skip
+    **_words(
+        "month",
+        "janvier février mars avril mai juin juillet août septembre octobre novembre décembre",
+        _MONTHS,
+    ),
+}
 _SPANISH = {
-    "desde": ("connective", "since"), "desde hace": ("connective", "since"),
-    "después de": ("connective", "after"), "después del": ("connective", "after"),
-    "antes de": ("connective", "before"), "antes del": ("connective", "before"),
-    "hasta": ("connective", "until"), "a partir de": ("connective", "from"),
-    "a partir del": ("connective", "from"), "en": ("connective", "in"),
-    "durante": ("connective", "during"), "hace": ("connective", "ago"),
+    "desde": ("connective", "since"),
+    "desde hace": ("connective", "since"),
+    "después de": ("connective", "after"),
+    "después del": ("connective", "after"),
+    "antes de": ("connective", "before"),
+    "antes del": ("connective", "before"),
+    "hasta": ("connective", "until"),
+    "a partir de": ("connective", "from"),
+    "a partir del": ("connective", "from"),
+    "en": ("connective", "in"),
+    "durante": ("connective", "during"),
+    "hace": ("connective", "ago"),
     **_words("article", "el la los las de del", ""),
-    "hoy": ("named", "today"), "esta mañana": ("named", "this morning"),
-    "ayer": ("named", "yesterday"), "anteayer": ("named", "2 days ago"),
+    "hoy": ("named", "today"),
+    "esta mañana": ("named", "this morning"),
+    "ayer": ("named", "yesterday"),
+    "anteayer": ("named", "2 days ago"),
     # Spoken Spanish says "antes de ayer" for "anteayer", not for "before yesterday".
-    "antes de ayer": ("named", "2 days ago"), "antier": ("named", "2 days ago"),
-    **_words("modifier", "último última últimos últimas pasado pasada pasados pasadas "
-             "anterior anteriores", "last"),
+    "antes de ayer": ("named", "2 days ago"),
+    "antier": ("named", "2 days ago"),
+    **_words(
+        "modifier",
+        "último última últimos últimas pasado pasada pasados pasadas anterior anteriores",
+        "last",
+    ),
     **_words("modifier", "este esta", "this"),
     **_words("article", "estos estas", ""),
-    **_pairs("unit", "hora=hour horas=hours día=day días=days semana=week semanas=weeks "
-             "mes=month meses=months año=year años=years"),
+    **_pairs(
+        "unit",
+        "hora=hour horas=hours día=day días=days semana=week semanas=weeks "
+        "mes=month meses=months año=year años=years",
+    ),
     **_numbers("un/uno/una dos tres cuatro cinco seis siete ocho nueve diez"),
     **_words("number", "unos unas algunos algunas", "few"),
     **_words("weekday", "lunes martes miércoles jueves viernes sábado domingo", _WEEKDAYS),
-    **_words("month", "enero febrero marzo abril mayo junio julio agosto septiembre octubre "
-             "noviembre diciembre", _MONTHS),
+    **_words(
+        "month",
+        "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre",
+        _MONTHS,
+    ),
     "setiembre": ("month", "september"),
-}  # fmt: skip
+}
 # Words that say which language a question is in, for the ambiguous ones ("hier").
 _HINTS = {
-    "de": set("ist was wir ich und der die das hat haben wurde wurden sind nicht mit wer wie "
-              "wo los ihr es gibt".split()),
-    "fr": set("est qu que qui nous on a ont avons s c quoi ce les des pour avec dans il elle "
-              "je vous quel quelle fait dit decide passe".split()),
+    "de": set(
+        "ist was wir ich und der die das hat haben wurde wurden sind nicht mit wer wie "
+        "wo los ihr es gibt".split()
+    ),
+    "fr": set(
+        "est qu que qui nous on a ont avons s c quoi ce les des pour avec dans il elle "
+        "je vous quel quelle fait dit decide passe".split()
+    ),
     "es": set("que se ha han hemos el los las por con para fue paso dijo".split()),
     # English too: a lone "Hoy" or "HEUTE" in an English question is a name, not a day.
-    "en": set("the what does do did is are was were we you how which of to for with and "
-              "it this that".split()),
-}  # fmt: skip
+    "en": set(
+        "the what does do did is are was were we you how which of to for with and "
+        "it this that".split()
+    ),
+}
 _TOKEN = re.compile(r"\d+(?:er|re|e|o|a|º|ª)?\.?(?!\d)|\w+")
 _NUMBER = re.compile(r"\d+")
 _BACK = {"since", "before", "ago"}
@@ -230,8 +296,9 @@ def readings(expression: str) -> list[Reading]:
 def language_of(text: str) -> str | None:
     """The language most of the little words of `text` belong to; None if no one leads."""
     words = [token.group() for token in _TOKEN.finditer(fold(text))]
-    counts = sorted(((sum(w in _HINTS[lang] for w in words), lang) for lang in _HINTS),
-                    reverse=True)  # fmt: skip
+    counts = sorted(
+        ((sum(w in _HINTS[lang] for w in words), lang) for lang in _HINTS), reverse=True
+    )
     return counts[0][1] if counts[0][0] > counts[1][0] else None
 
 

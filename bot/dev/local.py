@@ -257,9 +257,11 @@ async def run(lock: IO[str]) -> None:
         state["port"] = port
         await _ensure_rooms(state, server, state["bot_user"])
         await ensure_member_as(
-            server.url, (state["demo_user"], state["demo_password"]),
-            (state["colleague_user"], state["colleague_password"]), state["room_id"],
-        )  # fmt: skip
+            server.url,
+            (state["demo_user"], state["demo_password"]),
+            (state["colleague_user"], state["colleague_password"]),
+            state["room_id"],
+        )
         state_file.write_text(json.dumps(state, indent=2))
 
         config.parent.mkdir(exist_ok=True)
@@ -297,8 +299,11 @@ def main() -> None:
         with demo_lock(LOCAL) as lock:
             asyncio.run(run(lock))
     except AlreadyRunning as exc:
-        print(f"The local demo is already running from {LOCAL}: {exc}. "
-              "Stop it with Ctrl-C in its terminal first.", file=sys.stderr)  # fmt: skip
+        print(
+            f"The local demo is already running from {LOCAL}: {exc}. "
+            "Stop it with Ctrl-C in its terminal first.",
+            file=sys.stderr,
+        )
         sys.exit(1)
 
 

@@ -107,9 +107,14 @@ class Audiences:
             (invited if membership == "invite" else joined)[user_id] = since
         lifetime = self.retention.get(room_id)
         return RoomMembers(
-            RoomID(room_id), joined, invited, room.history_visibility, room.join_rule,
-            kept_since=now - lifetime if lifetime else -math.inf, encrypted=room.encrypted,
-        )  # fmt: skip
+            RoomID(room_id),
+            joined,
+            invited,
+            room.history_visibility,
+            room.join_rule,
+            kept_since=now - lifetime if lifetime else -math.inf,
+            encrypted=room.encrypted,
+        )
 
     def of_room(self, room_id: str) -> RoomAudience:
         """Who reads the room now, and which rooms' knowledge they may all get."""

@@ -40,7 +40,8 @@ async def fetch_gap(matrix: MatrixAccount, room_id: str, prev_batch: str, since:
         if page.end is None:
             return Gap(events[::-1], max(undecrypted, default=None))
         start = page.end
-    log.warning("%s: more than %d events while away; older ones were not read", room_id,
-                MAX_GAP_EVENTS)  # fmt: skip
+    log.warning(
+        "%s: more than %d events while away; older ones were not read", room_id, MAX_GAP_EVENTS
+    )
     oldest = int(events[-1].get("origin_server_ts") or 0)
     return Gap(events[::-1], max([oldest, *undecrypted]))

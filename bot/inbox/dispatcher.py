@@ -210,8 +210,9 @@ class Dispatcher:
             await self._tell_failure(reply, strings.INTERRUPTED)
             raise
         except LlmError as exc:
-            log.warning("the language model failed for %s: %s (see %s)", message.event_id, exc,
-                        exc.setting)  # fmt: skip
+            log.warning(
+                "the language model failed for %s: %s (see %s)", message.event_id, exc, exc.setting
+            )
             self._count_failure(failure_cause(exc))
             # What an incomplete answer wrote so far was computed for the readers as they
             # were: it is shown (quoted, no answer id) only while they are all who read.
@@ -246,18 +247,29 @@ class Dispatcher:
         """The reply to `message`, computed for the room's readers as they are now."""
         edit_seconds = self.settings.current.pipeline.stream_edit_seconds
         return ReplyWriter(
-            self.matrix, self.state, message, thread_root, edit_seconds,
-            self.audiences.of_room(message.room_id), self.audiences.holds,
-            in_inbox=True, resume_from=resume_from, bookkeeping=self._bookkeeping,
-        )  # fmt: skip
+            self.matrix,
+            self.state,
+            message,
+            thread_root,
+            edit_seconds,
+            self.audiences.of_room(message.room_id),
+            self.audiences.holds,
+            in_inbox=True,
+            resume_from=resume_from,
+            bookkeeping=self._bookkeeping,
+        )
 
     def _notice(self, message: IncomingMessage, thread_root: str) -> ReplyWriter:
         """An extra notice about `message`, not its reply (not kept in the inbox)."""
         edit_seconds = self.settings.current.pipeline.stream_edit_seconds
         return ReplyWriter(
-            self.matrix, self.state, message, thread_root, edit_seconds,
+            self.matrix,
+            self.state,
+            message,
+            thread_root,
+            edit_seconds,
             bookkeeping=self._bookkeeping,
-        )  # fmt: skip
+        )
 
     async def _act_for_readers(
         self, reply: ReplyWriter, action: Actionable, handler: ReplyHandler

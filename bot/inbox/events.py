@@ -122,8 +122,12 @@ def parse_shared_file(content: Mapping[str, Any]) -> SharedFile | None:
     if encrypted:
         url, key = encrypted.get("url"), _mapping(encrypted.get("key")).get("k")
         iv, sha256 = encrypted.get("iv"), _mapping(encrypted.get("hashes")).get("sha256")
-        if not (isinstance(url, str) and isinstance(key, str) and isinstance(iv, str)
-                and isinstance(sha256, str)):  # fmt: skip
+        if not (
+            isinstance(url, str)
+            and isinstance(key, str)
+            and isinstance(iv, str)
+            and isinstance(sha256, str)
+        ):
             return None
         media = Media(url, key, iv, sha256)
     elif isinstance(content.get("url"), str):
@@ -196,6 +200,7 @@ def parse_redaction(source: Mapping[str, Any]) -> Redaction | None:
     if not isinstance(redacts, str):
         return None
     return Redaction(
-        EventID(str(source.get("event_id", ""))), UserID(str(source.get("sender", ""))),
+        EventID(str(source.get("event_id", ""))),
+        UserID(str(source.get("sender", ""))),
         EventID(redacts),
-    )  # fmt: skip
+    )

@@ -322,8 +322,12 @@ def decide_image(
         return Ignore("an image is read when asked about")
     # The caption decides as a text message would ("?" stands for none: the bot was
     # addressed by where the image was sent).
-    as_text = replace(message, msgtype="m.text", body=caption or "?",
-                      formatted_body=message.formatted_body if caption else None)  # fmt: skip
+    as_text = replace(
+        message,
+        msgtype="m.text",
+        body=caption or "?",
+        formatted_body=message.formatted_body if caption else None,
+    )
     action = decide_action(as_text, bot, room, facts)
     if isinstance(action, AnswerQuestion):
         return AnswerQuestion(action.text if caption else "", action.thread_root, message.event_id)
@@ -372,10 +376,20 @@ def _followed_edit(message: IncomingMessage, bot: BotIdentity) -> bool:
 ACTION_KINDS: dict[str, type[Action]] = {
     kind.__name__: kind
     for kind in (
-        Ignore, RunCommand, ExplainCommand, AnswerQuestion, KeepFeedback, KeepVote, KeepFile,
-        AnswerVoice, KeepVoice, FollowEdit, FollowRedaction, RefuseDevice,
+        Ignore,
+        RunCommand,
+        ExplainCommand,
+        AnswerQuestion,
+        KeepFeedback,
+        KeepVote,
+        KeepFile,
+        AnswerVoice,
+        KeepVoice,
+        FollowEdit,
+        FollowRedaction,
+        RefuseDevice,
     )
-}  # fmt: skip
+}
 
 
 def encode_action(action: Action) -> dict[str, str]:

@@ -214,8 +214,10 @@ class SqlStateStore(SqlStore):
             if lease and not await tx.execute(
                 "UPDATE leases SET until_ms = until_ms WHERE name = ? AND holder = ?"
                 " AND until_ms > ?",
-                lease.name, lease.holder, self.clock(),
-            ):  # fmt: skip
+                lease.name,
+                lease.holder,
+                self.clock(),
+            ):
                 raise LeaseLost(lease.name)
             arrival = int(await tx.fetchval("SELECT COALESCE(MAX(arrival), 0) FROM inbox"))
             for event in events:
@@ -223,9 +225,13 @@ class SqlStateStore(SqlStore):
                 inserted = await tx.execute(
                     "INSERT INTO inbox (event_id, room_id, source, received_ms, decision, arrival)"
                     " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                    event.source["event_id"], event.room_id, json.dumps(event.source), self.clock(),
-                    decision, arrival + 1,
-                )  # fmt: skip
+                    event.source["event_id"],
+                    event.room_id,
+                    json.dumps(event.source),
+                    self.clock(),
+                    decision,
+                    arrival + 1,
+                )
                 if inserted:
                     arrival += 1
                     fresh.append(replace(event, arrival=arrival))
@@ -258,8 +264,11 @@ class SqlStateStore(SqlStore):
             " ON CONFLICT (name) DO UPDATE"
             " SET holder = excluded.holder, until_ms = excluded.until_ms"
             " WHERE leases.holder = excluded.holder OR leases.until_ms <= ?",
-            lease.name, lease.holder, now + int(seconds * 1000), now,
-        )  # fmt: skip
+            lease.name,
+            lease.holder,
+            now + int(seconds * 1000),
+            now,
+        )
         return bool(taken)
 
     async def release_lease(self, lease: Lease) -> None:
@@ -286,8 +295,9 @@ class SqlStateStore(SqlStore):
         or is being handled; None once done, or for an event the inbox does not hold."""
         row = await self.db.fetchrow(
             "SELECT decision FROM inbox WHERE event_id = ? AND room_id = ? AND done = 0",
-            event_id, room_id,
-        )  # fmt: skip
+            event_id,
+            room_id,
+        )
         decision = _decision(row[0]) if row is not None else None
         return str(decision.get("kind")) if decision else None
 
@@ -308,8 +318,9 @@ class SqlStateStore(SqlStore):
         await self.db.execute(
             "UPDATE inbox SET done = 1, source = NULL, decision = NULL, redacted = 1"
             " WHERE event_id = ? AND room_id = ?",
-            event_id, room_id,
-        )  # fmt: skip
+            event_id,
+            room_id,
+        )
 
     async def was_redacted(self, event_id: str) -> bool:
         query = "SELECT 1 FROM inbox WHERE event_id = ? AND redacted = 1"
@@ -330,8 +341,10 @@ class SqlStateStore(SqlStore):
         await self.db.execute(
             "INSERT INTO bot_messages (event_id, room_id, thread_root) VALUES (?, ?, ?)"
             " ON CONFLICT DO NOTHING",
-            event_id, room_id, thread_root,
-        )  # fmt: skip
+            event_id,
+            room_id,
+            thread_root,
+        )
 
     async def is_bot_message(self, event_id: str) -> bool:
         query = "SELECT 1 FROM bot_messages WHERE event_id = ?"
@@ -344,21 +357,25 @@ class SqlStateStore(SqlStore):
         await self.db.execute(
             "INSERT INTO transcripts (voice_event_id, room_id, transcript_event_id)"
             " VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-            voice_event_id, room_id, transcript_event_id,
-        )  # fmt: skip
+            voice_event_id,
+            room_id,
+            transcript_event_id,
+        )
 
     async def take_transcript(self, room_id: str, voice_event_id: str) -> str | None:
         """The transcript posted of this room's voice message, forgotten as it is taken
         (its voice message was redacted); None if none was posted."""
         found = await self.db.fetchval(
             "SELECT transcript_event_id FROM transcripts WHERE voice_event_id = ? AND room_id = ?",
-            voice_event_id, room_id,
-        )  # fmt: skip
+            voice_event_id,
+            room_id,
+        )
         if found is not None:
             await self.db.execute(
                 "DELETE FROM transcripts WHERE voice_event_id = ? AND room_id = ?",
-                voice_event_id, room_id,
-            )  # fmt: skip
+                voice_event_id,
+                room_id,
+            )
         return found
 
     async def thread_of(self, event_id: str) -> str | None:
@@ -374,16 +391,20 @@ class SqlStateStore(SqlStore):
         await self.db.execute(
             "INSERT INTO joined_rooms (room_id, joined_ms, invited_as_direct) VALUES (?, ?, ?)"
             " ON CONFLICT DO NOTHING",
-            room_id, joined_ms, int(invited_as_direct),
-        )  # fmt: skip
+            room_id,
+            joined_ms,
+            int(invited_as_direct),
+        )
 
     async def note_invited(self, room_id: str, invited_ms: int) -> None:
         """The invite is the room's cut-off when it is earlier than the join: a message
         sent to a new DM before the bot could join is the bot's."""
         await self.db.execute(
             "UPDATE joined_rooms SET joined_ms = ? WHERE room_id = ? AND joined_ms > ?",
-            invited_ms, room_id, invited_ms,
-        )  # fmt: skip
+            invited_ms,
+            room_id,
+            invited_ms,
+        )
 
     async def joined_room(self, room_id: str) -> tuple[int, bool]:
         """When the bot joined the room, and whether it was invited to a direct chat."""

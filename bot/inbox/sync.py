@@ -178,8 +178,7 @@ class SyncLoop:
             self._gap_failures += 1
             if self._gap_failures < GAP_ATTEMPTS:
                 raise
-            log.error("messages sent to %s while the bot was away were not read: %s",
-                      room_id, exc)  # fmt: skip
+            log.error("messages sent to %s while the bot was away were not read: %s", room_id, exc)
             first = timeline[0].get("origin_server_ts") if timeline else None
             gap = Gap([], first - 1 if isinstance(first, int) else now_ms())
         self._gap_failures = 0

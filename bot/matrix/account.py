@@ -175,9 +175,13 @@ def check_write(
     """The fence every implementation's writes pass: raises WriteRefused when the write
     may not go (see bot/matrix/fence.py)."""
     refused = decide_write(
-        kind=kind, holds_lease=may_send(account), room=account.room(room_id), sealed=sealed,
-        encryption_on=account.encryption_on, room_id=room_id,
-    )  # fmt: skip
+        kind=kind,
+        holds_lease=may_send(account),
+        room=account.room(room_id),
+        sealed=sealed,
+        encryption_on=account.encryption_on,
+        room_id=room_id,
+    )
     if refused:
         raise WriteRefused(refused)
 

@@ -75,8 +75,11 @@ def build_public_keys(user_id: str, keys: CrossSigningKeys) -> dict[str, dict[st
     signed by it."""
 
     def public(usage: str) -> dict[str, Any]:
-        return {"user_id": user_id, "usage": [usage],
-                "keys": {keys.key_id(usage): keys.public(usage)}}  # fmt: skip
+        return {
+            "user_id": user_id,
+            "usage": [usage],
+            "keys": {keys.key_id(usage): keys.public(usage)},
+        }
 
     master = keys.private["master"]
     return {
@@ -102,11 +105,14 @@ def read_keys(path: Path) -> CrossSigningKeys | None:
     try:
         saved = json.loads(path.read_text())
         return CrossSigningKeys(
-            {usage: Ed25519PrivateKey.from_private_bytes(
-                base64.b64decode(saved[usage] + "=" * (-len(saved[usage]) % 4)))
-             for usage in USAGES},
+            {
+                usage: Ed25519PrivateKey.from_private_bytes(
+                    base64.b64decode(saved[usage] + "=" * (-len(saved[usage]) % 4))
+                )
+                for usage in USAGES
+            },
             published=bool(saved.get("published")),
-        )  # fmt: skip
+        )
     except FileNotFoundError:
         return None
     except (ValueError, KeyError, TypeError) as exc:
@@ -135,9 +141,11 @@ async def call_client_api(client: AsyncClient, path: str, body: dict[str, Any]) 
         "POST",
         Api._build_path(path.split("/")),
         json.dumps(body),
-        headers={"Authorization": f"Bearer {client.access_token}",
-                 "Content-Type": "application/json"},
-    )  # fmt: skip
+        headers={
+            "Authorization": f"Bearer {client.access_token}",
+            "Content-Type": "application/json",
+        },
+    )
     try:
         return response.status, await response.json(content_type=None)
     finally:
@@ -154,8 +162,12 @@ async def _upload_public_keys(client: AsyncClient, body: dict, password: str | N
                 "the homeserver asks for the account's password to publish cross-signing "
                 "keys; log in with matrix.password_env"
             )
-        auth = {"type": "m.login.password", "session": reply["session"], "password": password,
-                "identifier": {"type": "m.id.user", "user": client.user_id}}  # fmt: skip
+        auth = {
+            "type": "m.login.password",
+            "session": reply["session"],
+            "password": password,
+            "identifier": {"type": "m.id.user", "user": client.user_id},
+        }
         status, reply = await call_client_api(
             client, "keys/device_signing/upload", {**body, "auth": auth}
         )

@@ -130,9 +130,15 @@ class FakeAccount:
     def add_event(
         self, room_id: str, sender: str, kind: str, content: dict[str, Any], **top: Any
     ) -> EventSource:
-        source = {"type": kind, "sender": sender, "content": content, "room_id": room_id,
-                  "event_id": self._new_id(), "origin_server_ts": int(time.time() * 1000),
-                  **top}  # fmt: skip
+        source = {
+            "type": kind,
+            "sender": sender,
+            "content": content,
+            "room_id": room_id,
+            "event_id": self._new_id(),
+            "origin_server_ts": int(time.time() * 1000),
+            **top,
+        }
         self._keep(room_id, source)
         self._next.append((room_id, source))
         self._arrived.set()
@@ -161,8 +167,7 @@ class FakeAccount:
 
     def messages(self, room_id: str | None = None) -> list[Written]:
         """What the bot posted (messages and edits), oldest first."""
-        return [w for w in self.written
-                if w.kind == "message" and room_id in (None, w.room_id)]  # fmt: skip
+        return [w for w in self.written if w.kind == "message" and room_id in (None, w.room_id)]
 
     def _note(self, written: Written) -> None:
         self.written.append(written)
@@ -260,8 +265,10 @@ class FakeAccount:
         as /timestamp_to_event finds it."""
         self._check("messages_token_before")
         self.token_asks.append((room_id, ts_ms))
-        sent = [int(self.events[event_id]["origin_server_ts"])
-                for event_id in self.timelines.get(room_id, [])]  # fmt: skip
+        sent = [
+            int(self.events[event_id]["origin_server_ts"])
+            for event_id in self.timelines.get(room_id, [])
+        ]
         later = [(ts, index) for index, ts in enumerate(sent) if ts >= ts_ms]
         return f"t{min(later)[1]}" if later else None
 
@@ -291,9 +298,14 @@ class FakeAccount:
         if txn_id is not None and txn_id in self._txns:
             return self._txns[txn_id]  # as Synapse does for the same access token
         event_id = self._new_id()
-        source = {"type": "m.room.message", "sender": self.user_id, "content": content,
-                  "room_id": room_id, "event_id": event_id,
-                  "origin_server_ts": int(time.time() * 1000)}  # fmt: skip
+        source = {
+            "type": "m.room.message",
+            "sender": self.user_id,
+            "content": content,
+            "room_id": room_id,
+            "event_id": event_id,
+            "origin_server_ts": int(time.time() * 1000),
+        }
         self._keep(room_id, source)
         self._note(Written("message", room_id, content, event_id, sealed))
         if txn_id is not None:
@@ -303,8 +315,12 @@ class FakeAccount:
     async def send_file(
         self, room_id: str, name: str, data: bytes, mimetype: str, *, sealed: bool = False
     ) -> str:
-        content = {"msgtype": "m.file", "body": name, "info": {"mimetype": mimetype,
-                   "size": len(data)}, "data": data}  # fmt: skip
+        content = {
+            "msgtype": "m.file",
+            "body": name,
+            "info": {"mimetype": mimetype, "size": len(data)},
+            "data": data,
+        }
         return await self.send(room_id, content, sealed=sealed)
 
     async def redact(self, room_id: str, event_id: str, reason: str) -> None:

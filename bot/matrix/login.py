@@ -159,8 +159,9 @@ async def _confirmed(client: AsyncClient) -> WhoamiResponse | None:
         log.warning(
             "the homeserver did not confirm the session (%s); trying again in %.1f s, "
             "keeping the device",
-            what, wait,
-        )  # fmt: skip
+            what,
+            wait,
+        )
         await asyncio.sleep(wait)
 
 

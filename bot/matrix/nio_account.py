@@ -249,10 +249,13 @@ class NioAccount:
         if not isinstance(response, SyncResponse):
             if getattr(response, "status_code", None) == "M_UNKNOWN_TOKEN":
                 if not self.token_refused:
-                    log.error("the homeserver refused the access token (%s): nothing is sent "
-                              "until a new one for device %s is in matrix.access_token_file; "
-                              "the encryption store is kept", response.status_code,
-                              self.client.device_id)  # fmt: skip
+                    log.error(
+                        "the homeserver refused the access token (%s): nothing is sent "
+                        "until a new one for device %s is in matrix.access_token_file; "
+                        "the encryption store is kept",
+                        response.status_code,
+                        self.client.device_id,
+                    )
                 self.token_refused = True
             raise MatrixError(f"sync failed: {response}")
         self.devices.forget(list(response.device_list.changed))
@@ -404,9 +407,12 @@ class NioAccount:
             await self._guard_keys(room_id)
             try:
                 response = await self.client.room_send(
-                    room_id, "m.room.message", content, tx_id=txn_id,
+                    room_id,
+                    "m.room.message",
+                    content,
+                    tx_id=txn_id,
                     ignore_unverified_devices=True,
-                )  # fmt: skip
+                )
             finally:
                 # nio reads an encrypted room's members anew before its first message there.
                 self._rooms.pop(room_id, None)
@@ -423,13 +429,19 @@ class NioAccount:
         encrypted = bool(room and room.encrypted)
         async with self._writing("message", room_id, f"uploading {name}", sealed):
             response, keys = await self.client.upload(
-                lambda *_: data, content_type=mimetype, filename=name, encrypt=encrypted,
+                lambda *_: data,
+                content_type=mimetype,
+                filename=name,
+                encrypt=encrypted,
                 filesize=len(data),
-            )  # fmt: skip
+            )
         if not isinstance(response, UploadResponse):
             raise MatrixError(f"uploading {name} failed: {response}")
-        content: dict[str, Any] = {"msgtype": "m.file", "body": name,
-                                   "info": {"mimetype": mimetype, "size": len(data)}}  # fmt: skip
+        content: dict[str, Any] = {
+            "msgtype": "m.file",
+            "body": name,
+            "info": {"mimetype": mimetype, "size": len(data)},
+        }
         if encrypted and keys:
             content["file"] = {**keys, "url": response.content_uri}
         else:
@@ -452,14 +464,17 @@ class NioAccount:
         state = [ENCRYPTION_STATE] if self.encryption_on else []
         async with self._writing("room", "", "creating a room"):
             response = await self.client.room_create(
-                is_direct=direct, invite=invite, preset=RoomPreset.trusted_private_chat,
+                is_direct=direct,
+                invite=invite,
+                preset=RoomPreset.trusted_private_chat,
                 initial_state=state,
-            )  # fmt: skip
+            )
         if not isinstance(response, RoomCreateResponse):
             errcode = getattr(response, "status_code", None)
             if errcode == "M_INVITE_BLOCKED" or (invite and errcode == "M_FORBIDDEN"):
-                raise InviteRefused(f"a room could not be made: {response}",
-                                    blocked=errcode == "M_INVITE_BLOCKED")  # fmt: skip
+                raise InviteRefused(
+                    f"a room could not be made: {response}", blocked=errcode == "M_INVITE_BLOCKED"
+                )
             raise MatrixError(f"a room could not be made: {response}")
         return RoomID(response.room_id)
 
@@ -511,8 +526,10 @@ class NioAccount:
         self._undecryptable_sessions.add(event.session_id)
         log.warning(
             "cannot decrypt messages in %s from %s (session %s); asking for the key",
-            room_id, event.sender, event.session_id,
-        )  # fmt: skip
+            room_id,
+            event.sender,
+            event.session_id,
+        )
         if self.client.olm and may_send(self):
             task = asyncio.create_task(self._request_key(event))
             self._key_requests.add(task)

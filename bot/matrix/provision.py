@@ -51,8 +51,9 @@ async def ensure_member_as(
         if not isinstance(await client.join(room_id), JoinResponse):
             host = AsyncClient(homeserver, inviter[0])
             try:
-                if not isinstance(await host.login(inviter[1], device_name="local-setup"),
-                                  LoginResponse):  # fmt: skip
+                if not isinstance(
+                    await host.login(inviter[1], device_name="local-setup"), LoginResponse
+                ):
                     raise RuntimeError(f"{inviter[0]} could not log in")
                 await host.room_invite(room_id, member[0])
                 await host.logout()

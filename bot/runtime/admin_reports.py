@@ -39,8 +39,7 @@ class AdminReports:
         if not self.admin_room():
             return
         if self.matrix is None:
-            log.warning("not reported to the admin room (this process is not connected): %s",
-                        text)  # fmt: skip
+            log.warning("not reported to the admin room (this process is not connected): %s", text)
             return
         self._queue.append((text, time.monotonic()))
         self._waiting.set()

@@ -161,10 +161,20 @@ class BotApp:
             receipts = await SqlReceiptStore.open(state.db)
             digests = await SqlDigestStore.open(state.db)
             parts = Parts(
-                state, kb, memory, feedback_store, marks, metrics, answerer, receipts, digests,
-                ledger, limits, await SqlFileStore.open(state.db),
+                state,
+                kb,
+                memory,
+                feedback_store,
+                marks,
+                metrics,
+                answerer,
+                receipts,
+                digests,
+                ledger,
+                limits,
+                await SqlFileStore.open(state.db),
                 await SqlUpgradeStore.open(state.db),
-            )  # fmt: skip
+            )
             await self.languages.load()
             # Compiled now, so that a broken catalog stops the start, not a notice.
             for language in available_languages():
@@ -203,9 +213,13 @@ class BotApp:
                 keep("model warm-up", lambda: self._warm_up(kb, answerer))
                 if self.settings.current.ops.enabled:
                     ops = OpsServer(
-                        self._current, parts.metrics, self._sync_check, kb, supervisor.reasons,
+                        self._current,
+                        parts.metrics,
+                        self._sync_check,
+                        kb,
+                        supervisor.reasons,
                         standby=lambda: not leadership.active,
-                    )  # fmt: skip
+                    )
                     keep("health endpoint", ops.run)
                 group.create_task(
                     lead_when_holding(
@@ -313,13 +327,27 @@ class BotApp:
         # One reader of the rooms' lines (the store's, then the homeserver's) for both.
         lines = LineReader(matrix, self.settings, parts.memory, bot=bot)
         summaries = SummaryDesk(
-            matrix, summarizer, parts.marks, self.settings, parts.kb.indexer if parts.kb else None,
-            TimeExpressionFinder(), parts.metrics, audiences, parts.ledger, lines,
-        )  # fmt: skip
+            matrix,
+            summarizer,
+            parts.marks,
+            self.settings,
+            parts.kb.indexer if parts.kb else None,
+            TimeExpressionFinder(),
+            parts.metrics,
+            audiences,
+            parts.ledger,
+            lines,
+        )
         catchup = CatchupDesk(
-            matrix, parts.receipts, parts.digests, self._summarizer(parts.kb, "catchup"),
-            self.settings, audiences, TimeExpressionFinder(), lines,
-        )  # fmt: skip
+            matrix,
+            parts.receipts,
+            parts.digests,
+            self._summarizer(parts.kb, "catchup"),
+            self.settings,
+            audiences,
+            TimeExpressionFinder(),
+            lines,
+        )
         files = (
             FileKeeper(
                 matrix,
@@ -341,13 +369,28 @@ class BotApp:
         upgrades = UpgradeFollower(matrix, parts.upgrades, self.settings)
         await upgrades.load()
         features = FeatureParts(
-            parts.memory, feedback, summaries, catchup, parts.metrics, parts.limits, files,
-            open_transcriber(speech), self.languages, upgrades,
-        )  # fmt: skip
+            parts.memory,
+            feedback,
+            summaries,
+            catchup,
+            parts.metrics,
+            parts.limits,
+            files,
+            open_transcriber(speech),
+            self.languages,
+            upgrades,
+        )
         wired = wire_account(
-            matrix, parts.state, self.settings, bot, parts.answerer, audiences,
-            await parts.state.first_start_ms(), features, leadership.lease,
-        )  # fmt: skip
+            matrix,
+            parts.state,
+            self.settings,
+            bot,
+            parts.answerer,
+            audiences,
+            await parts.state.first_start_ms(),
+            features,
+            leadership.lease,
+        )
         return wired, features
 
     def _sync_check(self) -> Check:

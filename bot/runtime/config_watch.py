@@ -86,9 +86,11 @@ class ConfigWatcher:
         try:
             data = await asyncio.to_thread(self.path.read_bytes)
             new = parse_config(
-                parse_config_text(data, str(self.path)), origin=str(self.path), env=self.env,
+                parse_config_text(data, str(self.path)),
+                origin=str(self.path),
+                env=self.env,
                 base_dir=self.path.parent.resolve(),
-            )  # fmt: skip
+            )
         except OSError as exc:
             problems = [f"{self.path}: cannot be read: {exc.strerror}"]
             return await self._reject(ConfigError(problems))
@@ -96,8 +98,10 @@ class ConfigWatcher:
             return await self._reject(exc)
         dropped = decide_dropped(self.holder.current, new)
         if dropped and not await self._unchanged_for_a_moment(data):
-            log.info("the config file drops %s and is still being written; waiting for it",
-                     ", ".join(dropped))  # fmt: skip
+            log.info(
+                "the config file drops %s and is still being written; waiting for it",
+                ", ".join(dropped),
+            )
             return False
         return await self._apply(new)
 

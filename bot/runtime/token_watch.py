@@ -32,8 +32,7 @@ async def watch_token_file(path: Path, account: NioAccount, report: Callable[[st
         last = token
         problem = await account.use_token(token)
         if problem is None:
-            log.info("took the new access token in %s (device %s)", path,
-                     account.client.device_id)  # fmt: skip
+            log.info("took the new access token in %s (device %s)", path, account.client.device_id)
             report(strings.TOKEN_TAKEN)
         else:
             log.error("the new access token in %s was not taken: %s", path, problem)

@@ -89,17 +89,37 @@ def wire_account(
         if desk is not None:
             desk.lines.held = conversation
     questions = QuestionDesk(
-        matrix, state, answerer, settings, router, conversation.feed, dispatcher.spawn,
-        memory=memory, feedback=feedback, metrics=parts.metrics, files=parts.files,
-    )  # fmt: skip
+        matrix,
+        state,
+        answerer,
+        settings,
+        router,
+        conversation.feed,
+        dispatcher.spawn,
+        memory=memory,
+        feedback=feedback,
+        metrics=parts.metrics,
+        files=parts.files,
+    )
     desks = Desks(
-        memory, feedback, parts.summaries, parts.metrics, parts.catchup,
-        parts.limits or LocalRateLimits(), parts.files,
-    )  # fmt: skip
+        memory,
+        feedback,
+        parts.summaries,
+        parts.metrics,
+        parts.catchup,
+        parts.limits or LocalRateLimits(),
+        parts.files,
+    )
     follower = MessageFollower(
-        matrix, state, conversation.feed, memory, parts.summaries, dispatcher.spawn,
-        feedback.store if feedback else None, conversation.settled,
-    )  # fmt: skip
+        matrix,
+        state,
+        conversation.feed,
+        memory,
+        parts.summaries,
+        dispatcher.spawn,
+        feedback.store if feedback else None,
+        conversation.settled,
+    )
     # Each feature registers the kinds of event it handles.
     questions.register(dispatcher)
     desks.register(dispatcher, settings, router.is_direct)
@@ -110,9 +130,14 @@ def wire_account(
         feedback.register(dispatcher)
     if parts.transcriber is not None:
         voice = VoiceDesk(
-            matrix, state, parts.transcriber, questions, conversation, settings,
+            matrix,
+            state,
+            parts.transcriber,
+            questions,
+            conversation,
+            settings,
             dispatcher.languages,
-        )  # fmt: skip
+        )
         voice.register(dispatcher)
         follower.forgetters.append(voice.forget)
 

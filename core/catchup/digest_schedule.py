@@ -83,8 +83,7 @@ def decide_next_run(schedule: DigestSchedule, after: float, timezone: str) -> fl
     moment = datetime.fromtimestamp(after, zone)
     for offset in range(8):
         day = moment + timedelta(days=offset)
-        candidate = day.replace(hour=schedule.hour, minute=schedule.minute, second=0,
-                                microsecond=0)  # fmt: skip
+        candidate = day.replace(hour=schedule.hour, minute=schedule.minute, second=0, microsecond=0)
         if candidate.weekday() in schedule.days and candidate.timestamp() > after:
             return candidate.timestamp()
     raise ValueError("a schedule without days")

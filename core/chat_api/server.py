@@ -83,8 +83,11 @@ class ChatApi:
         if self.tokens.problem != self._reported:
             self._reported = self.tokens.problem
             if self._reported:
-                log.error("the tokens file cannot be used, so no token is accepted "
-                          "until it is mended: %s", self._reported)  # fmt: skip
+                log.error(
+                    "the tokens file cannot be used, so no token is accepted "
+                    "until it is mended: %s",
+                    self._reported,
+                )
         if caller is None:
             return _error(ApiError(401, MISSING_KEY, code="invalid_api_key"))
         request[CALLER] = caller
@@ -97,8 +100,9 @@ class ChatApi:
         except Exception:
             reference = uuid.uuid4().hex[:8]
             log.exception("the chat API failed (reference %s)", reference)
-            return _error(ApiError(500, f"The server failed (reference {reference}).",
-                                   type="server_error"))  # fmt: skip
+            return _error(
+                ApiError(500, f"The server failed (reference {reference}).", type="server_error")
+            )
 
     async def models(self, request: web.Request) -> web.Response:
         return web.json_response(build_model_list(self.assistants.descriptions()))
@@ -112,12 +116,20 @@ class ChatApi:
         call = parse_chat_call(body)
         answerer = self.assistants.answerer(call.model)
         if answerer is None:
-            raise ApiError(404, f"The model '{call.model}' does not exist; GET /v1/models "
-                           "lists them.", code="model_not_found", param="model")  # fmt: skip
+            raise ApiError(
+                404,
+                f"The model '{call.model}' does not exist; GET /v1/models lists them.",
+                code="model_not_found",
+                param="model",
+            )
         per_minute = self.settings().chat_api.requests_per_minute
         if await self.limits.allows({f"token:{caller.name}": per_minute}):
-            raise ApiError(429, f"Rate limit reached: {per_minute} requests per minute for "
-                           "this token.", type="requests", code="rate_limit_exceeded")  # fmt: skip
+            raise ApiError(
+                429,
+                f"Rate limit reached: {per_minute} requests per minute for this token.",
+                type="requests",
+                code="rate_limit_exceeded",
+            )
         keep = self.settings().chat_api.history_messages
         call = await self._screened(call, caller.name, keep)
         asked = build_request(call, caller.reader, caller.name, keep)
@@ -133,14 +145,16 @@ class ChatApi:
         spoken = LANGUAGE.set(language or ENGLISH)
         try:
             if call.stream:
-                response = await self._streamed(request, answerer, asked, call.model,
-                                                completion_id, created)  # fmt: skip
+                response = await self._streamed(
+                    request, answerer, asked, call.model, completion_id, created
+                )
             else:
                 response = await self._whole(answerer, asked, call.model, completion_id, created)
         finally:
             LANGUAGE.reset(spoken)
-        log.info("chat API: %s asked %s (%.2f s)", caller.name, call.model,
-                 time.perf_counter() - started)  # fmt: skip
+        log.info(
+            "chat API: %s asked %s (%.2f s)", caller.name, call.model, time.perf_counter() - started
+        )
         return response
 
     async def _screened(self, call: ChatCall, caller: str, keep: int) -> ChatCall:
@@ -151,9 +165,12 @@ class ChatApi:
         failures = await self.screen.failures(window, self.settings().guardrails)
         kept = decide_history(window, failures)
         if len(kept) < len(window):
-            log.warning("chat API: %d of the earlier turns %s sent failed the guardrails "
-                        "or were refused; they are left out", len(window) - len(kept),
-                        caller)  # fmt: skip
+            log.warning(
+                "chat API: %d of the earlier turns %s sent failed the guardrails "
+                "or were refused; they are left out",
+                len(window) - len(kept),
+                caller,
+            )
         return replace(call, history=kept)
 
     async def _whole(
@@ -162,8 +179,12 @@ class ChatApi:
         try:
             answer: Answer = await answerer.answer(asked)
         except LlmError as error:
-            raise ApiError(_failure_status(error), build_failure_notice(error),
-                           type="server_error", code="model_failed") from None  # fmt: skip
+            raise ApiError(
+                _failure_status(error),
+                build_failure_notice(error),
+                type="server_error",
+                code="model_failed",
+            ) from None
         _refuse_if_limited(answer)
         text = await _with_badge(answer)
         return web.json_response(build_completion(text, answer, model, completion_id, created))
@@ -186,10 +207,17 @@ class ChatApi:
             log.info("chat API: the client left before the answer was complete")
         except Exception as exc:
             failure = (
-                ApiError(_failure_status(exc), build_failure_notice(exc), type="server_error",
-                         code="model_failed") if isinstance(exc, LlmError)
-                else exc if isinstance(exc, ApiError) else None
-            )  # fmt: skip
+                ApiError(
+                    _failure_status(exc),
+                    build_failure_notice(exc),
+                    type="server_error",
+                    code="model_failed",
+                )
+                if isinstance(exc, LlmError)
+                else exc
+                if isinstance(exc, ApiError)
+                else None
+            )
             if not stream.opened:
                 if failure is None:
                     raise
@@ -197,8 +225,9 @@ class ChatApi:
             if failure is None:
                 reference = uuid.uuid4().hex[:8]
                 log.exception("the chat API failed mid-stream (reference %s)", reference)
-                failure = ApiError(500, f"The server failed (reference {reference}).",
-                                   type="server_error")  # fmt: skip
+                failure = ApiError(
+                    500, f"The server failed (reference {reference}).", type="server_error"
+                )
             await stream.fail(failure)
         return stream.response
 

@@ -57,14 +57,16 @@ def _text_of(content: Any, index: int) -> str:
         parts = []
         for part in content:
             if not isinstance(part, dict) or part.get("type") != "text":
-                raise ApiError(400, "only text content parts are supported",
-                               param=f"messages.{index}.content")  # fmt: skip
+                raise ApiError(
+                    400, "only text content parts are supported", param=f"messages.{index}.content"
+                )
             parts.append(str(part.get("text", "")))
         return "\n".join(parts)
     if content is None:
         return ""
-    raise ApiError(400, "content must be a string or a list of parts",
-                   param=f"messages.{index}.content")  # fmt: skip
+    raise ApiError(
+        400, "content must be a string or a list of parts", param=f"messages.{index}.content"
+    )
 
 
 def parse_chat_call(body: Any) -> ChatCall:
@@ -80,8 +82,11 @@ def parse_chat_call(body: Any) -> ChatCall:
     turns: list[tuple[str, str]] = []
     for index, message in enumerate(messages):
         if not isinstance(message, dict) or message.get("role") not in ROLES:
-            raise ApiError(400, "each message needs a role: system, user or assistant",
-                           param=f"messages.{index}.role")  # fmt: skip
+            raise ApiError(
+                400,
+                "each message needs a role: system, user or assistant",
+                param=f"messages.{index}.role",
+            )
         role = message["role"]
         if role in ("user", "assistant"):
             turns.append((role, _text_of(message.get("content"), index)))
@@ -113,19 +118,29 @@ def build_request(call: ChatCall, reader: UserID | None, caller: str, keep: int)
     ]
     return Request(
         # A room per assistant and caller: the guardrails' per-room limit is the caller's.
-        call.question, sender, RoomID(f"!{call.model}.{caller}:chat-api.invalid"), None,
-        recent=tuple(lines), is_direct=reader is not None,
-        readers=(reader,) if reader else (), open_room=reader is None,
+        call.question,
+        sender,
+        RoomID(f"!{call.model}.{caller}:chat-api.invalid"),
+        None,
+        recent=tuple(lines),
+        is_direct=reader is not None,
+        readers=(reader,) if reader else (),
+        open_room=reader is None,
         in_bot_conversation=bool(lines),
-    )  # fmt: skip
+    )
 
 
 def build_sources(sources: tuple[Source, ...]) -> list[dict[str, Any]]:
     return [
-        {"number": number, "title": source.title, "url": source.url,
-         "collection": source.collection, "document_id": source.document_id}
+        {
+            "number": number,
+            "title": source.title,
+            "url": source.url,
+            "collection": source.collection,
+            "document_id": source.document_id,
+        }
         for number, source in enumerate(sources, start=1)
-    ]  # fmt: skip
+    ]
 
 
 def build_completion(
@@ -180,8 +195,13 @@ def build_model_list(assistants: dict[str, str]) -> dict[str, Any]:
     return {
         "object": "list",
         "data": [
-            {"id": name, "object": "model", "created": 0, "owned_by": "knowledge-bot",
-             "description": description}
+            {
+                "id": name,
+                "object": "model",
+                "created": 0,
+                "owned_by": "knowledge-bot",
+                "description": description,
+            }
             for name, description in assistants.items()
         ],
-    }  # fmt: skip
+    }

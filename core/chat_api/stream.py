@@ -17,10 +17,13 @@ class CompletionStream:
     def __init__(self, request: web.Request, model: str, completion_id: str, created: int):
         self.request = request
         self.model, self.completion_id, self.created = model, completion_id, created
-        self.response = web.StreamResponse(headers={
-            "Content-Type": "text/event-stream", "Cache-Control": "no-cache",
-            "X-Accel-Buffering": "no",  # a proxy in front must pass each event on at once
-        })  # fmt: skip
+        self.response = web.StreamResponse(
+            headers={
+                "Content-Type": "text/event-stream",
+                "Cache-Control": "no-cache",
+                "X-Accel-Buffering": "no",  # a proxy in front must pass each event on at once
+            }
+        )
         self.sent = ""
 
     @property

@@ -21,8 +21,13 @@ NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,62}$"
 
 # The keys that only a crawled source (one with `crawl`) may set.
 CRAWL_KEYS = (
-    "schedule", "allow", "requests_per_second", "max_pages", "user_agent", "private_addresses",
-)  # fmt: skip
+    "schedule",
+    "allow",
+    "requests_per_second",
+    "max_pages",
+    "user_agent",
+    "private_addresses",
+)
 
 
 def _check_web_urls(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -60,8 +65,9 @@ class SourceSettings(Strict):
     """At most this many requests a second (robots.txt's Crawl-delay, if slower, wins)."""
     max_pages: int = Field(default=5000, ge=1, le=1_000_000)
     """Pages one run fetches at most."""
-    user_agent: str = Field(default="knowledge-bot", min_length=1, max_length=200,
-                            pattern=r"^[\x21-\x7e][\x20-\x7e]*$")  # fmt: skip
+    user_agent: str = Field(
+        default="knowledge-bot", min_length=1, max_length=200, pattern=r"^[\x21-\x7e][\x20-\x7e]*$"
+    )
     """Sent as User-Agent, and the agent whose robots.txt rules apply."""
     private_addresses: bool = False
     """Hosts on loopback, private or link-local addresses are refused (a page or a redirect could

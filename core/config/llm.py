@@ -113,8 +113,11 @@ class LlmSettings(Strict):
         override = self.tasks.get(task)
         if override is None:
             return self
-        changed = {key: value for key, value in override.model_dump().items()
-                   if value is not None and key != "api_key_env"}  # fmt: skip
+        changed = {
+            key: value
+            for key, value in override.model_dump().items()
+            if value is not None and key != "api_key_env"
+        }
         merged = self.model_copy(update={**changed, "tasks": {}})
         if override.api_key_env:
             merged._api_key = override._api_key

@@ -61,10 +61,12 @@ def parse_config(
         ]
         raise ConfigError(problems) from None
     if env.get(SEVERAL_PROCESSES) == "several" and not settings.storage.url:
-        raise ConfigError([
-            f"{origin}: storage.url: several processes share this bot ({SEVERAL_PROCESSES}="
-            "several, as deploy/compose/scale.yaml sets): give them one PostgreSQL database"
-        ])  # fmt: skip
+        raise ConfigError(
+            [
+                f"{origin}: storage.url: several processes share this bot ({SEVERAL_PROCESSES}="
+                "several, as deploy/compose/scale.yaml sets): give them one PostgreSQL database"
+            ]
+        )
     return settings
 
 

@@ -8,9 +8,23 @@ from core.config.strict import Strict
 
 AGAIN_WORDS = ("again", "repeat", "redo", "remake", "retry", "once more")
 AMEND_WORDS = (
-    "also", "too", "without", "instead", "rather", "only", "remove", "add", "beside",
-    "besides", "except", "what about", "how about", "same for", "tell me more", "shorter",
-)  # fmt: skip
+    "also",
+    "too",
+    "without",
+    "instead",
+    "rather",
+    "only",
+    "remove",
+    "add",
+    "beside",
+    "besides",
+    "except",
+    "what about",
+    "how about",
+    "same for",
+    "tell me more",
+    "shorter",
+)
 
 
 class MemorySettings(Strict):

@@ -443,8 +443,15 @@ class Settings(Strict):
 
 
 RESTART_ONLY_SECTIONS = (
-    "matrix", "knowledge", "ingest_api", "chat_api", "llm", "ops", "storage", "speech",
-)  # fmt: skip
+    "matrix",
+    "knowledge",
+    "ingest_api",
+    "chat_api",
+    "llm",
+    "ops",
+    "storage",
+    "speech",
+)
 RESTART_ONLY_KEYS = (
     ("bot", "data_dir"),
     ("bot", "answer_workers"),

@@ -119,9 +119,13 @@ def describe_type(annotation: Any) -> str:
     if origin is dict:
         return "table"
     names = {
-        str: "string", int: "integer", float: "number", bool: "boolean", Path: "path",
+        str: "string",
+        int: "integer",
+        float: "number",
+        bool: "boolean",
+        Path: "path",
         SecretStr: "string (secret)",
-    }  # fmt: skip
+    }
     return names.get(annotation, getattr(annotation, "__name__", str(annotation)))
 
 

@@ -81,9 +81,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     run.add_argument("--questions", type=Path, required=True, help="JSON lines")
     run.add_argument("--label", default="", help="a name for the run")
     run.add_argument(
-        "--index-dir", type=Path,
+        "--index-dir",
+        type=Path,
         help="keep the index here and reuse it next time (default: a fresh one per run)",
-    )  # fmt: skip
+    )
     compare = commands.add_parser("compare", help="two runs side by side")
     compare.add_argument("runs", type=int, nargs=2)
     compare.add_argument("--plot", type=Path, help="write the score distributions as a PNG")
@@ -96,28 +97,35 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     study.add_argument("--questions", type=Path, required=True, help="JSON lines")
     study.add_argument("--index-dir", type=Path, help="keep the index here and reuse it")
     study.add_argument(
-        "--fusion-grid", action="store_true",
+        "--fusion-grid",
+        action="store_true",
         help="also rank with each of a grid of fusion weights (hybrid mode, hit@5 and MRR)",
-    )  # fmt: skip
+    )
     study.add_argument(
-        "--other-languages", type=Path, metavar="FILE",
+        "--other-languages",
+        type=Path,
+        metavar="FILE",
         help="also these questions in other languages (JSON lines with language and english):"
         " the English question, the question as asked, and the question with its known"
         " English as the pre-step's translation (an upper bound)",
-    )  # fmt: skip
+    )
     summaries = commands.add_parser(
         "summaries",
         help="key-fact coverage and noise of summaries over labelled room logs, without a"
         " model and (when [llm] is configured) with it",
     )
     summaries.add_argument(
-        "--logs", type=Path, nargs="+", default=[Path("tests/data/summaries")],
+        "--logs",
+        type=Path,
+        nargs="+",
+        default=[Path("tests/data/summaries")],
         help="labelled logs (JSON) or folders of them",
-    )  # fmt: skip
+    )
     summaries.add_argument(
-        "--no-embeddings", action="store_true",
+        "--no-embeddings",
+        action="store_true",
         help="pick the other representative messages without the embedding model",
-    )  # fmt: skip
+    )
     xquad = commands.add_parser(
         "xquad",
         help="cross-lingual retrieval on XQuAD (English paragraphs, questions in five"
@@ -125,18 +133,23 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     xquad.add_argument("--data", type=Path, default=Path("tests/data/xquad"))
     xquad.add_argument(
-        "--models", nargs="+", default=[DEFAULT_EMBEDDING_MODEL, MULTILINGUAL_EMBEDDING_MODEL],
+        "--models",
+        nargs="+",
+        default=[DEFAULT_EMBEDDING_MODEL, MULTILINGUAL_EMBEDDING_MODEL],
         help="embedding models: bundled names, or [knowledge.embedding_endpoints] entries"
         " of --config",
-    )  # fmt: skip
+    )
     xquad.add_argument("--split", nargs="+", choices=SPLITS, default=list(SPLITS))
     xquad.add_argument("--languages", nargs="+", choices=LANGUAGES, default=list(LANGUAGES))
     xquad.add_argument("--per-split", type=int, help="at most this many questions per split")
     xquad.add_argument("--chunk-tokens", type=int, help="chunk size (default: the model's)")
     xquad.add_argument(
-        "--rows", nargs="+", choices=XQUAD_ROWS, default=list(XQUAD_ROWS),
+        "--rows",
+        nargs="+",
+        choices=XQUAD_ROWS,
+        default=list(XQUAD_ROWS),
         help="as asked (no model) and/or translated (a perfect pre-step)",
-    )  # fmt: skip
+    )
     return parser.parse_args(argv)
 
 
@@ -154,9 +167,14 @@ async def study_xquad(args: argparse.Namespace) -> int:
     for model in args.models:
         started = time.monotonic()
         results[model] = await run_xquad(
-            args.data, model, endpoints, questions, args.languages,
-            rows=args.rows, chunk_tokens=args.chunk_tokens,
-        )  # fmt: skip
+            args.data,
+            model,
+            endpoints,
+            questions,
+            args.languages,
+            rows=args.rows,
+            chunk_tokens=args.chunk_tokens,
+        )
         print(f"{model}: {time.monotonic() - started:.0f} s", file=sys.stderr)
     print(build_xquad_table(results))
     return 0
@@ -323,8 +341,10 @@ async def _command(settings: Settings, args: argparse.Namespace) -> int:
             return await run(settings, args, store)
         if args.command == "list":
             for stored in await store.runs():
-                print(f"run {stored.id}  {stored.label or '-'}  {stored.questions}  "
-                      f"hit@3 {stored.totals.get('hit@3', float('nan')):.2f}")  # fmt: skip
+                print(
+                    f"run {stored.id}  {stored.label or '-'}  {stored.questions}  "
+                    f"hit@3 {stored.totals.get('hit@3', float('nan')):.2f}"
+                )
             return 0
         first, second = [await store.run(n) for n in args.runs]
         if first is None or second is None:

@@ -134,9 +134,13 @@ async def measure_retrieval(
 
 
 COLUMNS = (
-    "hit@5", "mrr", "context recall", "context chars", "passages shown (answerable)",
+    "hit@5",
+    "mrr",
+    "context recall",
+    "context chars",
+    "passages shown (answerable)",
     "nothing found (unanswerable)",
-)  # fmt: skip
+)
 
 
 def build_table(tallies: dict[tuple[str, str, str], Tally]) -> str:

@@ -83,9 +83,14 @@ class Evaluation:
 
     async def ask(self, question: Question) -> QuestionResult:
         request = Request(
-            question.question, UserID(ASKER), RoomID(ROOM), None, is_direct=True,
-            readers=(UserID(ASKER),), knowledge=((RoomID(ROOM), ALWAYS),),
-        )  # fmt: skip
+            question.question,
+            UserID(ASKER),
+            RoomID(ROOM),
+            None,
+            is_direct=True,
+            readers=(UserID(ASKER),),
+            knowledge=((RoomID(ROOM), ALWAYS),),
+        )
         started = time.perf_counter()
         answer = await self.answerer.answer(request)
         seconds = {step.name: step.seconds for step in answer.trace}
@@ -116,10 +121,14 @@ class Evaluation:
             },
         )
         result.scores = score_result(
-            ranked=ranked, context=context, answer=answer.text, cited=result.cited,
-            refused=answer.kind == "refusal", expected_ids=question.expected_ids,
+            ranked=ranked,
+            context=context,
+            answer=answer.text,
+            cited=result.cited,
+            refused=answer.kind == "refusal",
+            expected_ids=question.expected_ids,
             expected_answer=question.expected_answer,
-        )  # fmt: skip
+        )
         if self.llm is not None and answer.kind == "answer":
             result.scores.update(await self._judge(question, context, answer.text))
         return result

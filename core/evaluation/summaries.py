@@ -79,13 +79,17 @@ def read_log(path: Path) -> LabelledLog:
         roots = {m.get("thread_root") for m in raw["messages"]} - {None}
         lines = tuple(
             SummaryLine(
-                number, m["sender"].split(":")[0].lstrip("@"), m["text"],
+                number,
+                m["sender"].split(":")[0].lstrip("@"),
+                m["text"],
                 datetime.fromisoformat(m["time"]).replace(tzinfo=zone).timestamp(),
-                build_link(m["id"]), m["id"], reply_to=m.get("reply_to"),
+                build_link(m["id"]),
+                m["id"],
+                reply_to=m.get("reply_to"),
                 thread_root=m.get("thread_root"),
             )
             for number, m in enumerate(raw["messages"], start=1)
-        )  # fmt: skip
+        )
         facts = tuple(
             KeyFact(f["fact"], f["kind"], tuple(frozenset(a) for a in f["messages"]))
             for f in raw["key_facts"]
@@ -100,9 +104,14 @@ def read_log(path: Path) -> LabelledLog:
     if not noise <= known or not roots <= known:
         raise LogError(f"{path}: noise or a thread names an unknown message")
     return LabelledLog(
-        path.stem, raw.get("language", "en"), raw["timezone"], lines, facts, noise,
+        path.stem,
+        raw.get("language", "en"),
+        raw["timezone"],
+        lines,
+        facts,
+        noise,
         str(raw.get("kind", "")),
-    )  # fmt: skip
+    )
 
 
 def read_logs(paths: Sequence[Path]) -> list[LabelledLog]:
@@ -151,8 +160,13 @@ def build_summaries_table(scores: dict[str, list[LogScore]]) -> str:
         "".ljust(width) + "".join(f"{'facts':>16}{'noise':>8}{'quoted':>8}" for _ in paths),
     ]
     for name in names:
-        out.append(_row(name, width, {path: [s for s in logs if s.name == name]
-                                      for path, logs in scores.items()}))  # fmt: skip
+        out.append(
+            _row(
+                name,
+                width,
+                {path: [s for s in logs if s.name == name] for path, logs in scores.items()},
+            )
+        )
     out.append(_row("total", width, {path: logs for path, logs in scores.items()}))
     for label, key in (("language", "language"), ("kind of room", "kind")):
         groups = sorted({getattr(score, key) for score in scores[paths[0]]} - {""})

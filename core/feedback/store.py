@@ -126,9 +126,21 @@ UPGRADES = UpgradeTable(
     ],
 )
 ANSWER_COLUMNS = (
-    "answer_id", "event_id", "room", "asker", "question", "rephrased", "answer", "kind",
-    "model", "prompt_version", "trace", "created", "question_event", "encrypted",
-)  # fmt: skip
+    "answer_id",
+    "event_id",
+    "room",
+    "asker",
+    "question",
+    "rephrased",
+    "answer",
+    "kind",
+    "model",
+    "prompt_version",
+    "trace",
+    "created",
+    "question_event",
+    "encrypted",
+)
 # What an answer's record holds of people's words: blanked when they take them back.
 NO_TEXT = "question = '', rephrased = '', answer = '', trace = '[]'"
 UP = "SUM(CASE WHEN v.vote = 'up' THEN 1 ELSE 0 END)"
@@ -227,42 +239,56 @@ class SqlFeedbackStore(SqlStore):
             # the earlier answer, as the message's answer.
             earlier = await tx.fetch(
                 "SELECT answer_id FROM answers WHERE answer_id = ? OR event_id = ?",
-                record.answer_id, record.event_id,
-            )  # fmt: skip
+                record.answer_id,
+                record.event_id,
+            )
             for (answer_id,) in earlier:
                 for table in ("answers", "answer_sources", "answer_readers"):
                     await tx.execute(f"DELETE FROM {table} WHERE answer_id = ?", answer_id)
             await tx.execute(
                 f"INSERT INTO answers ({', '.join(ANSWER_COLUMNS)})"
                 f" VALUES ({', '.join('?' * len(ANSWER_COLUMNS))})",
-                record.answer_id, record.event_id, record.room, record.asker, record.question,
-                record.rephrased, record.answer, record.kind, record.model,
-                record.prompt_version, json.dumps(record.trace, default=str), record.created,
+                record.answer_id,
+                record.event_id,
+                record.room,
+                record.asker,
+                record.question,
+                record.rephrased,
+                record.answer,
+                record.kind,
+                record.model,
+                record.prompt_version,
+                json.dumps(record.trace, default=str),
+                record.created,
                 record.question_event,
                 None if record.encrypted is None else int(record.encrypted),
-            )  # fmt: skip
+            )
             await tx.execute(
                 "INSERT INTO answer_events VALUES (?, ?) ON CONFLICT (event_id)"
                 " DO UPDATE SET answer_id = excluded.answer_id",
-                record.event_id, record.answer_id,
-            )  # fmt: skip
+                record.event_id,
+                record.answer_id,
+            )
             await tx.executemany(
                 "INSERT INTO answer_readers VALUES (?, ?) ON CONFLICT DO NOTHING",
                 [(record.answer_id, reader) for reader in record.readers],
             )
             await tx.executemany(
                 "INSERT INTO answer_sources VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(record.answer_id, n, s.collection, s.document_id, s.title, s.url, s.score)
-                 for n, s in enumerate(record.sources, start=1)],
-            )  # fmt: skip
+                [
+                    (record.answer_id, n, s.collection, s.document_id, s.title, s.url, s.score)
+                    for n, s in enumerate(record.sources, start=1)
+                ],
+            )
 
     async def note_answer_event(self, event_id: str, answer_id: str) -> None:
         """The message of an answer still being written: a vote on it counts already."""
         await self.db.execute(
             "INSERT INTO answer_events VALUES (?, ?) ON CONFLICT (event_id)"
             " DO UPDATE SET answer_id = excluded.answer_id",
-            event_id, answer_id,
-        )  # fmt: skip
+            event_id,
+            answer_id,
+        )
 
     async def forget_answer_event(self, event_id: str) -> None:
         """The message turned out not to be an answer (a failure notice took its place):
@@ -286,8 +312,12 @@ class SqlFeedbackStore(SqlStore):
             await tx.execute(
                 'INSERT INTO reactions (reaction_event, answer_id, "user", vote, ts) '
                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                event_id, answer_id, user, vote, ts,
-            )  # fmt: skip
+                event_id,
+                answer_id,
+                user,
+                vote,
+                ts,
+            )
             await tx.execute(BUMP)
 
     async def redact(self, room: str, event_id: str) -> None:
@@ -307,14 +337,20 @@ class SqlFeedbackStore(SqlStore):
         await self.db.execute(
             'INSERT INTO asks VALUES (?, ?, ?, ?, ?) ON CONFLICT (room, thread, "user")'
             " DO UPDATE SET answer_id = excluded.answer_id, asked = excluded.asked",
-            room, thread, user, answer_id, time.time(),
-        )  # fmt: skip
+            room,
+            thread,
+            user,
+            answer_id,
+            time.time(),
+        )
 
     async def pending_ask(self, room: str, thread: str, user: str) -> str | None:
         return await self.db.fetchval(
             'SELECT answer_id FROM asks WHERE room = ? AND thread = ? AND "user" = ?',
-            room, thread, user,
-        )  # fmt: skip
+            room,
+            thread,
+            user,
+        )
 
     async def add_comment(
         self, room: str, thread: str, user: str, text: str, event_id: str = ""
@@ -323,13 +359,19 @@ class SqlFeedbackStore(SqlStore):
         async with self.db.transaction() as tx:
             answer_id = await tx.fetchval(
                 'SELECT answer_id FROM asks WHERE room = ? AND thread = ? AND "user" = ?',
-                room, thread, user,
-            )  # fmt: skip
+                room,
+                thread,
+                user,
+            )
             await tx.execute(
                 'INSERT INTO comments (answer_id, "user", text, ts, event_id)'
                 " VALUES (?, ?, ?, ?, ?)",
-                answer_id or "", user, text, time.time(), event_id,
-            )  # fmt: skip
+                answer_id or "",
+                user,
+                text,
+                time.time(),
+                event_id,
+            )
             await tx.execute(
                 'DELETE FROM asks WHERE room = ? AND thread = ? AND "user" = ?', room, thread, user
             )
@@ -342,17 +384,20 @@ class SqlFeedbackStore(SqlStore):
         async with self.db.transaction() as tx:
             await tx.execute(
                 f"UPDATE answers SET {NO_TEXT} WHERE question_event = ? AND room = ?",
-                event_id, room,
-            )  # fmt: skip
+                event_id,
+                room,
+            )
             await tx.execute(
                 f"UPDATE answers SET {NO_TEXT} WHERE room = ? AND answer_id IN"
                 " (SELECT answer_id FROM answer_events WHERE event_id = ?)",
-                room, event_id,
-            )  # fmt: skip
+                room,
+                event_id,
+            )
             await tx.execute(
                 f"DELETE FROM comments WHERE event_id = ? AND {_of_no_other_room('comments')}",
-                event_id, room,
-            )  # fmt: skip
+                event_id,
+                room,
+            )
 
     async def purge_room_before(self, room: str, cutoff: float) -> None:
         """The room's retention: its answers from before `cutoff` keep their votes, not
@@ -369,8 +414,14 @@ class SqlFeedbackStore(SqlStore):
         them; returns how many."""
         async with self.db.transaction() as tx:
             old = "SELECT answer_id FROM answers WHERE created < ?"
-            for table in ("answer_sources", "answer_readers", "answer_events", "reactions",
-                          "comments", "asks"):  # fmt: skip
+            for table in (
+                "answer_sources",
+                "answer_readers",
+                "answer_events",
+                "reactions",
+                "comments",
+                "asks",
+            ):
                 await tx.execute(f"DELETE FROM {table} WHERE answer_id IN ({old})", cutoff)
             removed = await tx.execute("DELETE FROM answers WHERE created < ?", cutoff)
             await tx.execute(BUMP)
@@ -402,16 +453,23 @@ class SqlFeedbackStore(SqlStore):
             "FROM votes v JOIN answers a ON a.answer_id = v.answer_id WHERE v.ts >= ? "
             f"GROUP BY a.answer_id, a.room, a.question, a.encrypted HAVING {DOWN} > 0 "
             f"ORDER BY {DOWN} - {UP} DESC, MAX(v.ts) DESC LIMIT ?",
-            since, limit,
-        )  # fmt: skip
+            since,
+            limit,
+        )
         return [
-            {"answer_id": answer_id, "room": room, "question": question, "up": int(up),
-             "down": int(down), "sources": await self._sources(answer_id),
-             "comments": await self._comments(answer_id),
-             "readers": await self._readers(answer_id),
-             "encrypted": None if encrypted is None else bool(encrypted)}
+            {
+                "answer_id": answer_id,
+                "room": room,
+                "question": question,
+                "up": int(up),
+                "down": int(down),
+                "sources": await self._sources(answer_id),
+                "comments": await self._comments(answer_id),
+                "readers": await self._readers(answer_id),
+                "encrypted": None if encrypted is None else bool(encrypted),
+            }
             for answer_id, room, question, encrypted, up, down in rows
-        ]  # fmt: skip
+        ]
 
     async def _sources(self, answer_id: str) -> list[dict[str, Any]]:
         rows = await self.db.fetch(

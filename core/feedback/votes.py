@@ -12,10 +12,17 @@ Vote = Literal["up", "down"]
 # before matching; the shortcodes are what some clients and bridges send instead.
 _MODIFIERS = re.compile("[\U0001f3fb-\U0001f3ff\ufe0f]")
 _VOTES: dict[str, Vote] = {
-    "\U0001f44d": "up", ":+1:": "up", "+1": "up", ":thumbsup:": "up", ":thumbs_up:": "up",
-    "\U0001f44e": "down", ":-1:": "down", "-1": "down", ":thumbsdown:": "down",
+    "\U0001f44d": "up",
+    ":+1:": "up",
+    "+1": "up",
+    ":thumbsup:": "up",
+    ":thumbs_up:": "up",
+    "\U0001f44e": "down",
+    ":-1:": "down",
+    "-1": "down",
+    ":thumbsdown:": "down",
     ":thumbs_down:": "down",
-}  # fmt: skip
+}
 
 
 def parse_vote(key: str) -> Vote | None:

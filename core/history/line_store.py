@@ -77,15 +77,30 @@ class SqlRoomLines(SqlStore):
             f"SELECT {LINE_COLUMNS} FROM history_lines WHERE room = ? AND ts >= ? AND ts <= ?"
             " AND spoken = 0 AND text != '' AND substr(text, 1, ?) != ?"
             f"{thread} ORDER BY ts DESC, seq DESC LIMIT ?",
-            room, start, end, len(command_prefix), command_prefix,
-            *((thread_root, thread_root) if thread_root is not None else ()), limit,
-        )  # fmt: skip
+            room,
+            start,
+            end,
+            len(command_prefix),
+            command_prefix,
+            *((thread_root, thread_root) if thread_root is not None else ()),
+            limit,
+        )
         return [
-            RoomLine(event_id, sender, text, ts, link, thread, reply_to, tuple(mentions.split()),
-                     bool(addressed))
-            for event_id, sender, text, ts, link, thread, reply_to, mentions, addressed
-            in reversed(rows)
-        ]  # fmt: skip
+            RoomLine(
+                event_id,
+                sender,
+                text,
+                ts,
+                link,
+                thread,
+                reply_to,
+                tuple(mentions.split()),
+                bool(addressed),
+            )
+            for event_id, sender, text, ts, link, thread, reply_to, mentions, addressed in reversed(
+                rows
+            )
+        ]
 
     async def line_span(self, room: str) -> float | None:
         """Since when the store holds every line of the room (None: no claim)."""
@@ -112,8 +127,9 @@ class SqlRoomLines(SqlStore):
             await tx.execute(
                 "INSERT INTO line_spans (room, since_ts) VALUES (?, ?)"
                 " ON CONFLICT (room) DO UPDATE SET since_ts = excluded.since_ts",
-                room, moved,
-            )  # fmt: skip
+                room,
+                moved,
+            )
 
     async def _note_kept(self, room: str, ts: float) -> None:
         """A line was kept: the room's first starts its span (`decide_since`'s Kept rule
@@ -125,8 +141,9 @@ class SqlRoomLines(SqlStore):
         since = after(max(ts, self._keeping_since))
         await self.db.execute(
             "INSERT INTO line_spans (room, since_ts) VALUES (?, ?) ON CONFLICT (room) DO NOTHING",
-            room, since,
-        )  # fmt: skip
+            room,
+            since,
+        )
         self._spanned.add(room)
 
     async def start_keeping(self, keeper: str, *, reset: bool = False) -> bool:

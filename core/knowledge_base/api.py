@@ -87,8 +87,10 @@ class DocumentBody(BaseModel):
     def _one_printable_line(cls, value: str) -> str:
         # A title or link with a line break or control character could break the list
         # of sources under an answer (or hide text in it).
-        if any(unicodedata.category(char) in ("Cc", "Zl", "Zp") or char in BIDI_CONTROLS
-               for char in value):  # fmt: skip
+        if any(
+            unicodedata.category(char) in ("Cc", "Zl", "Zp") or char in BIDI_CONTROLS
+            for char in value
+        ):
             raise ValueError("must be one line without control characters")
         return value
 
@@ -148,14 +150,20 @@ class IngestApi:
                 web.get(f"{PREFIX}/jwks.json", self.jwks),
                 web.get(f"{PREFIX}/collections", self.authenticated(self.list_collections)),
                 web.get(f"{PREFIX}/crawls", self.authenticated(self.list_crawls)),
-                web.put(f"{PREFIX}/collections/{{collection}}/documents/{{doc_id:.+}}",
-                        self.authenticated(self.put_document)),
-                web.delete(f"{PREFIX}/collections/{{collection}}/documents/{{doc_id:.+}}",
-                           self.authenticated(self.delete_document)),
-                web.get(f"{PREFIX}/collections/{{collection}}/documents/{{doc_id:.+}}",
-                        self.authenticated(self.document_status)),
+                web.put(
+                    f"{PREFIX}/collections/{{collection}}/documents/{{doc_id:.+}}",
+                    self.authenticated(self.put_document),
+                ),
+                web.delete(
+                    f"{PREFIX}/collections/{{collection}}/documents/{{doc_id:.+}}",
+                    self.authenticated(self.delete_document),
+                ),
+                web.get(
+                    f"{PREFIX}/collections/{{collection}}/documents/{{doc_id:.+}}",
+                    self.authenticated(self.document_status),
+                ),
             ]
-        )  # fmt: skip
+        )
         return app
 
     def authenticated(

@@ -51,13 +51,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--dry-run", action="store_true", help="show what would change, change nothing"
     )
     parser.add_argument(
-        "--root", type=Path, help="ids relative to this folder, whichever folders are named "
+        "--root",
+        type=Path,
+        help="ids relative to this folder, whichever folders are named "
         "(default: relative to each folder named)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--base-url", default="", help="link of a file: this URL followed by its id "
+        "--base-url",
+        default="",
+        help="link of a file: this URL followed by its id "
         "(a Markdown file's front matter `url` wins)",
-    )  # fmt: skip
+    )
     return parser.parse_args(argv)
 
 
@@ -118,9 +122,13 @@ def api_body(document: Document, file: Path | None) -> dict[str, str]:
     """The document as the API takes it: a PDF or Word file as itself (base64), for the
     bot to read, the rest as its text."""
     body = {
-        "title": document.title, "url": document.url, "language": document.language,
-        "version": document.version, "date": document.date, "date_end": document.date_end,
-    }  # fmt: skip
+        "title": document.title,
+        "url": document.url,
+        "language": document.language,
+        "version": document.version,
+        "date": document.date,
+        "date_end": document.date_end,
+    }
     if document.format == "paged" and file is not None:
         body["format"] = SUFFIX_KINDS[file.suffix.lower()]
         body["content_base64"] = base64.b64encode(file.read_bytes()).decode()
@@ -201,9 +209,13 @@ def main(argv: list[str] | None = None) -> int:
     keep_private(settings.bot.data_dir)
     documents, problems = [], 0
     found = read_documents(
-        args.paths, args.collection, root=args.root, base_url=args.base_url,
-        limits=settings.files, languages=(settings.language_of(args.collection),),
-    )  # fmt: skip
+        args.paths,
+        args.collection,
+        root=args.root,
+        base_url=args.base_url,
+        limits=settings.files,
+        languages=(settings.language_of(args.collection),),
+    )
     for item in found:
         if isinstance(item, FileProblem):
             problems += 1
@@ -220,8 +232,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"The bot runs (its ingestion API answers at {address}) and would not see "
                 "documents written beside it until it restarts: set the token of "
                 f"[sources.{source}] ({variable}) so that they go through the API, or "
-                "stop the bot first.", file=sys.stderr,
-            )  # fmt: skip
+                "stop the bot first.",
+                file=sys.stderr,
+            )
             return 2
         print(f"The bot runs: the documents go through its ingestion API at {address}.")
         files = functools.partial(file_of, paths=args.paths, root=args.root)

@@ -44,11 +44,12 @@ def decide_listed(
     newest first."""
     wanted = re.findall(r"\w+", words.lower())
     found = [
-        entry for entry in entries
+        entry
+        for entry in entries
         if all(w in entry.text.lower() for w in wanted)
         and (not mine or decide_named(entry.owner, mine))
         and (entry.due_ts is None or entry.due_ts >= due_after)
-    ]  # fmt: skip
+    ]
     return sorted(found, key=lambda entry: -entry.ts)
 
 

@@ -61,10 +61,22 @@ class SqlLedgerStore(SqlStore):
         """Keep entries (each with its deadline as a time, if known); one found again by a
         later summary is kept once."""
         rows = [
-            (room, _key(e), e.kind, e.text, e.owner, e.due, due_ts, e.link, e.event_id, e.ts,
-             int(e.verbatim), f" {' '.join((e.event_id, *e.cited))} ")
+            (
+                room,
+                _key(e),
+                e.kind,
+                e.text,
+                e.owner,
+                e.due,
+                due_ts,
+                e.link,
+                e.event_id,
+                e.ts,
+                int(e.verbatim),
+                f" {' '.join((e.event_id, *e.cited))} ",
+            )
             for e, due_ts in entries
-        ]  # fmt: skip
+        ]
         if rows:
             await self.db.executemany(
                 "INSERT INTO ledger VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -85,8 +97,12 @@ class SqlLedgerStore(SqlStore):
         rows = await self.db.fetch(
             f"SELECT {COLUMNS} FROM ledger WHERE room = ? AND (? = '' OR kind = ?)"
             " AND ts >= ? AND (due_ts IS NULL OR due_ts >= ?) ORDER BY ts DESC",
-            room, kind or "", kind or "", max(since, -1e18), max(due_after, -1e18),
-        )  # fmt: skip
+            room,
+            kind or "",
+            kind or "",
+            max(since, -1e18),
+            max(due_after, -1e18),
+        )
         return [
             LedgerEntry(r[0], r[1], r[2], r[3], r[4], r[5], float(r[6]), verbatim=bool(r[7]))
             for r in rows
@@ -98,8 +114,11 @@ class SqlLedgerStore(SqlStore):
         await self.db.execute(
             "UPDATE ledger SET text = ?, cited = cited || ? WHERE room = ? AND event_id = ?"
             " AND verbatim = 1",
-            text, f"{edit} " if edit else "", room, event_id,
-        )  # fmt: skip
+            text,
+            f"{edit} " if edit else "",
+            room,
+            event_id,
+        )
 
     async def forget_event(self, room: str, event_id: str) -> int:
         """A message was redacted: what was found in it goes."""

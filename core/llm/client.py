@@ -237,8 +237,10 @@ class LlmClient:
         held = self.reasoning_opens_in_prompt is not False
         found = parse_reasoning(raw, final=final, opens_in_prompt=held)
         if found.closed_alone and not self.reasoning_opens_in_prompt:
-            log.info("the model closes a reasoning tag its template opened: its streamed "
-                     "answers are shown once the reasoning is over")  # fmt: skip
+            log.info(
+                "the model closes a reasoning tag its template opened: its streamed "
+                "answers are shown once the reasoning is over"
+            )
             self.reasoning_opens_in_prompt = True
         elif final and streamed and self.reasoning_opens_in_prompt is None:
             if not CLOSING_TAG.search(raw):
@@ -285,9 +287,10 @@ class LlmClient:
             root = str(self._client.base_url).rstrip("/").removesuffix("/v1")
             try:
                 response = await self._client.post(
-                    f"{root}/tokenize", cast_to=httpx.Response,
+                    f"{root}/tokenize",
+                    cast_to=httpx.Response,
                     body={"model": self.model, "messages": messages},
-                )  # fmt: skip
+                )
                 count = response.json().get("count")
                 if isinstance(count, int):
                     self._tokenize = True
@@ -424,10 +427,12 @@ class LlmClient:
             {"role": "user", "content": SCHEMA_IN_PROMPT.format(schema=json.dumps(json_schema))},
         ]
         formats: dict[StructuredOutput, dict[str, Any]] = {
-            "json_schema": {"type": "json_schema",
-                            "json_schema": {"name": name, "schema": json_schema, "strict": True}},
+            "json_schema": {
+                "type": "json_schema",
+                "json_schema": {"name": name, "schema": json_schema, "strict": True},
+            },
             "json_object": {"type": "json_object", "schema": json_schema},
-        }  # fmt: skip
+        }
         while (mode := self.structured_output) != "prompt":
             options: dict[str, Any] = {"response_format": formats[mode], **bound}
             # A JSON object without its schema for a server that ignores "schema": the
@@ -439,8 +444,11 @@ class LlmClient:
                 # Only the first of calls refused at once moves on (each step is tried).
                 if self.structured_output == mode:
                     self.structured_output = "json_object" if mode == "json_schema" else "prompt"
-                    log.warning("the model endpoint refuses response_format %s: asking with "
-                                "%s from now on", mode, self.structured_output)  # fmt: skip
+                    log.warning(
+                        "the model endpoint refuses response_format %s: asking with %s from now on",
+                        mode,
+                        self.structured_output,
+                    )
         return await self.complete(in_prompt, name, **bound), bound
 
 

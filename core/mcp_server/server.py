@@ -174,15 +174,23 @@ def build_token_gate(app: ASGIApp, tokens: TokenBook) -> ASGIApp:
         if tokens.problem != reported[0]:
             reported[0] = tokens.problem
             if tokens.problem:
-                log.error("the tokens file cannot be used, so no MCP token is accepted "
-                          "until it is mended: %s", tokens.problem)  # fmt: skip
+                log.error(
+                    "the tokens file cannot be used, so no MCP token is accepted "
+                    "until it is mended: %s",
+                    tokens.problem,
+                )
         if caller is None:
             body = json.dumps({"error": "invalid_token", "error_description": MISSING_TOKEN})
-            await send({
-                "type": "http.response.start", "status": 401,
-                "headers": [(b"content-type", b"application/json"),
-                            (b"www-authenticate", b'Bearer error="invalid_token"')],
-            })  # fmt: skip
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 401,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"www-authenticate", b'Bearer error="invalid_token"'),
+                    ],
+                }
+            )
             await send({"type": "http.response.body", "body": body.encode()})
             return
         await app(scope, receive, send)

@@ -53,9 +53,11 @@ async def start_mcp_service(
     # Per process, as the chat API's: several processes each count their own minute.
     server = build_mcp_server(KnowledgeTools(kb, settings), tokens, LocalRateLimits(), settings)
     app = server.streamable_http_app(
-        streamable_http_path=config.path, stateless_http=True, json_response=True,
+        streamable_http_path=config.path,
+        stateless_http=True,
+        json_response=True,
         host=config.host,
-    )  # fmt: skip
+    )
     sock = bind_socket(config.host, config.port)
     uv = EmbeddedServer(
         uvicorn.Config(

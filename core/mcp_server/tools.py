@@ -106,8 +106,12 @@ class KnowledgeTools:
             raise Refusal(str(strings.SEARCH_UNAVAILABLE)) from None
         outcome = await self.kb.rights.filter(found, audience)
         passages = [_passage(hit) for hit in outcome.allowed[:k]]
-        log.info("MCP search by %s: %d passages (%.2f s)", caller.name, len(passages),
-                 time.perf_counter() - started)  # fmt: skip
+        log.info(
+            "MCP search by %s: %d passages (%.2f s)",
+            caller.name,
+            len(passages),
+            time.perf_counter() - started,
+        )
         return SearchResults(passages=passages, notice=UNCHECKED if outcome.unchecked else "")
 
     async def fetch(self, caller: Caller, key: str) -> DocumentText:
@@ -134,9 +138,14 @@ class KnowledgeTools:
         most = settings.mcp.max_document_chars
         log.info("MCP fetch by %s: %d characters", caller.name, len(text))
         return DocumentText(
-            id=key, collection=collection, document_id=document_id, title=record.title,
-            url=record.url, text=text[:most], truncated=len(text) > most,
-        )  # fmt: skip
+            id=key,
+            collection=collection,
+            document_id=document_id,
+            title=record.title,
+            url=record.url,
+            text=text[:most],
+            truncated=len(text) > most,
+        )
 
 
 def _passage(hit: Hit) -> Passage:

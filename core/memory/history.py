@@ -148,10 +148,15 @@ class HistoryIndex:
                     await self.store.drop_window(room, window.id)
                     dropped.append(window.id)
                     continue
-                rebuilt.append(replace(
-                    window, start_ts=lines[0].ts, end_ts=lines[-1].ts,
-                    text=build_window_text(lines), link=lines[0].link,
-                ))  # fmt: skip
+                rebuilt.append(
+                    replace(
+                        window,
+                        start_ts=lines[0].ts,
+                        end_ts=lines[-1].ts,
+                        text=build_window_text(lines),
+                        link=lines[0].link,
+                    )
+                )
                 await self.store.put_window(rebuilt[-1])
             try:
                 await self._replace_vectors(room, rebuilt, dropped)

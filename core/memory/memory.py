@@ -70,8 +70,9 @@ class ConversationMemory:
             # Kept nowhere, as the room says: the store no longer holds all its lines.
             await self.store.move_span(room, LeftOut(ts))
             return
-        line = RoomLine(event_id, sender, text, ts, link, thread_root, reply_to, mentions,
-                        addressed)  # fmt: skip
+        line = RoomLine(
+            event_id, sender, text, ts, link, thread_root, reply_to, mentions, addressed
+        )
         await self.history.add_line(room, line, spoken=spoken)
         if addressed:
             return

@@ -216,13 +216,20 @@ class SqlMemoryStore(SqlRoomLines):
             memory_id = await tx.fetchval(
                 'INSERT INTO memories (room, "user", text, author, created, event_id)'
                 " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-                room, user, text, author, now, event_id,
-            )  # fmt: skip
+                room,
+                user,
+                text,
+                author,
+                now,
+                event_id,
+            )
             await tx.execute(
                 "DELETE FROM memories WHERE room = ? AND id NOT IN "
                 "(SELECT id FROM memories WHERE room = ? ORDER BY id DESC LIMIT ?)",
-                room, room, keep,
-            )  # fmt: skip
+                room,
+                room,
+                keep,
+            )
         return Memory(int(memory_id), user, text, author, now)
 
     async def memories(self, room: str, user: str) -> list[Memory]:
@@ -230,8 +237,9 @@ class SqlMemoryStore(SqlRoomLines):
         rows = await self.db.fetch(
             'SELECT id, "user", text, author, created FROM memories '
             "WHERE room = ? AND \"user\" IN ('', ?) ORDER BY id",
-            room, user,
-        )  # fmt: skip
+            room,
+            user,
+        )
         return [Memory(*row) for row in rows]
 
     async def forget(self, room: str, ids: list[int]) -> int:
@@ -255,15 +263,22 @@ class SqlMemoryStore(SqlRoomLines):
             " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (room, thread) DO UPDATE"
             " SET question = excluded.question, rephrased = excluded.rephrased,"
             " outcome = excluded.outcome, at = excluded.at, event_id = excluded.event_id",
-            room, thread, turn.question, turn.rephrased, turn.outcome, turn.at, turn.event_id,
-        )  # fmt: skip
+            room,
+            thread,
+            turn.question,
+            turn.rephrased,
+            turn.outcome,
+            turn.at,
+            turn.event_id,
+        )
 
     async def turn(self, room: str, thread: str) -> Turn | None:
         row = await self.db.fetchrow(
             "SELECT question, rephrased, outcome, at, event_id FROM turns"
             " WHERE room = ? AND thread = ?",
-            room, thread,
-        )  # fmt: skip
+            room,
+            thread,
+        )
         return Turn(*row) if row else None
 
     async def forget_turns_of(self, room: str, event_id: str) -> int:
@@ -271,8 +286,10 @@ class SqlMemoryStore(SqlRoomLines):
         of an earlier release, not knowing its message, goes with its thread's root."""
         return await self.db.execute(
             "DELETE FROM turns WHERE room = ? AND (event_id = ? OR (event_id = '' AND thread = ?))",
-            room, event_id, event_id,
-        )  # fmt: skip
+            room,
+            event_id,
+            event_id,
+        )
 
     async def purge_turns_before(self, room: str, cutoff: float) -> int:
         """The room's retention: turns asked before `cutoff` go."""
@@ -286,9 +303,18 @@ class SqlMemoryStore(SqlRoomLines):
             "INSERT INTO history_lines (room, event_id, sender, text, ts, link, thread_root,"
             " reply_to, mentions, addressed, spoken) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT DO NOTHING",
-            room, line.event_id, line.sender, line.text, line.ts, line.link, line.thread_root,
-            line.reply_to, " ".join(line.mentions), int(line.addressed), int(spoken),
-        )  # fmt: skip
+            room,
+            line.event_id,
+            line.sender,
+            line.text,
+            line.ts,
+            line.link,
+            line.thread_root,
+            line.reply_to,
+            " ".join(line.mentions),
+            int(line.addressed),
+            int(spoken),
+        )
         if not spoken:  # a transcript is kept late, out of time order: it starts nothing
             await self._note_kept(room, line.ts)
 
@@ -311,8 +337,10 @@ class SqlMemoryStore(SqlRoomLines):
         row = await self.db.fetchrow(
             "SELECT seq, sender, addressed FROM history_lines WHERE room = ?"
             " AND (event_id = ? OR (edited_by != '' AND edited_by = ?))",
-            room, event_id, event_id,
-        )  # fmt: skip
+            room,
+            event_id,
+            event_id,
+        )
         if row is None or (text is not None and row[1] != sender):
             return None
         seq = row[0]
@@ -328,24 +356,33 @@ class SqlMemoryStore(SqlRoomLines):
         rows = await self.db.fetch(
             f"SELECT {WINDOW_COLUMNS} FROM history_windows"
             " WHERE room = ? AND first_seq <= ? AND last_seq >= ?",
-            room, seq, seq,
-        )  # fmt: skip
+            room,
+            seq,
+            seq,
+        )
         return [HistoryWindow(*row) for row in rows]
 
     async def lines_between(self, room: str, first: int, last: int) -> list[HistoryLine]:
         rows = await self.db.fetch(
             "SELECT seq, sender, text, ts, link FROM history_lines "
             f"WHERE room = ? AND seq >= ? AND seq <= ? AND {DIALOG} ORDER BY seq",
-            room, first, last,
-        )  # fmt: skip
+            room,
+            first,
+            last,
+        )
         return [HistoryLine(*row) for row in rows]
 
     async def put_window(self, window: HistoryWindow) -> None:
         await self.db.execute(
             "UPDATE history_windows SET start_ts = ?, end_ts = ?, text = ?, link = ?"
             " WHERE room = ? AND id = ?",
-            window.start_ts, window.end_ts, window.text, window.link, window.room, window.id,
-        )  # fmt: skip
+            window.start_ts,
+            window.end_ts,
+            window.text,
+            window.link,
+            window.room,
+            window.id,
+        )
 
     async def purge_before(self, room: str, cutoff: float) -> list[str]:
         """Drop the room's lines said before `cutoff` and the windows that end before it
@@ -379,8 +416,9 @@ class SqlMemoryStore(SqlRoomLines):
         rows = await self.db.fetch(
             "SELECT seq, sender, text, ts, link FROM history_lines "
             f"WHERE room = ? AND seq >= ? AND {DIALOG} ORDER BY seq",
-            room, first_seq,
-        )  # fmt: skip
+            room,
+            first_seq,
+        )
         return [HistoryLine(*row) for row in rows]
 
     async def window_mark(self, room: str) -> tuple[int, int]:
@@ -402,14 +440,18 @@ class SqlMemoryStore(SqlRoomLines):
                 " first_seq = excluded.first_seq, start_ts = excluded.start_ts,"
                 " end_ts = excluded.end_ts, text = excluded.text, link = excluded.link,"
                 " last_seq = excluded.last_seq",
-                [(w.id, w.room, w.first_seq, w.start_ts, w.end_ts, w.text, w.link, w.last_seq)
-                 for w in windows],
-            )  # fmt: skip
+                [
+                    (w.id, w.room, w.first_seq, w.start_ts, w.end_ts, w.text, w.link, w.last_seq)
+                    for w in windows
+                ],
+            )
             await tx.execute(
                 "INSERT INTO history_marks VALUES (?, ?, ?) ON CONFLICT (room)"
                 " DO UPDATE SET next_start = excluded.next_start, carried = excluded.carried",
-                room, next_start, carried,
-            )  # fmt: skip
+                room,
+                next_start,
+                carried,
+            )
 
     async def has_windows(self, room: str) -> bool:
         query = "SELECT 1 FROM history_windows WHERE room = ? LIMIT 1"
@@ -425,6 +467,7 @@ class SqlMemoryStore(SqlRoomLines):
         marks = ",".join("?" * len(ids))
         rows = await self.db.fetch(
             f"SELECT {WINDOW_COLUMNS} FROM history_windows WHERE room = ? AND id IN ({marks})",
-            room, *ids,
-        )  # fmt: skip
+            room,
+            *ids,
+        )
         return {row[0]: HistoryWindow(*row) for row in rows}

@@ -169,9 +169,15 @@ class AnswerPipeline:
                 markers=_marker_words(settings),
             )
             trace.append(
-                RephraseStep(0.0, question, verdict.standalone_question, check.accepted,
-                             check.reason, check.chrf)
-            )  # fmt: skip
+                RephraseStep(
+                    0.0,
+                    question,
+                    verdict.standalone_question,
+                    check.accepted,
+                    check.reason,
+                    check.chrf,
+                )
+            )
             translations = decide_translations(verdict, question, _collection_languages(settings))
             if question == request.text and not translations:
                 sources = await fast
@@ -363,8 +369,11 @@ class AnswerPipeline:
             # No verdict: the question is searched and answered as asked (the local
             # guardrails have run before), rather than the asker left with a failure.
             cause = failure_cause(exc)
-            log.warning("the pre-step failed (%s: %s): the question is answered as asked",
-                        cause, exc.setting)  # fmt: skip
+            log.warning(
+                "the pre-step failed (%s: %s): the question is answered as asked",
+                cause,
+                exc.setting,
+            )
             verdict = build_default_verdict(request.text)
             seconds = time.perf_counter() - started
             return verdict, PrestepStep(seconds, verdict.model_dump(), messages, 0, cause)
@@ -406,8 +415,9 @@ class AnswerPipeline:
             if fallback is None:
                 raise
             cause = failure_cause(error)
-            log.warning("the answer failed (%s: %s): the passages found are shown",
-                        cause, error.setting)  # fmt: skip
+            log.warning(
+                "the answer failed (%s: %s): the passages found are shown", cause, error.setting
+            )
             trace.append(FallbackStep(time.perf_counter() - started, cause))
             return replace(fallback, trace=tuple(trace))
 
@@ -452,9 +462,11 @@ class AnswerPipeline:
                     share //= 2
         passages: dict[tuple[str, str], list[Hit]] = {}
         cited_text, cited = build_cited_text(
-            text, given, key=document_of,
+            text,
+            given,
+            key=document_of,
             on_cite=lambda hit: passages.setdefault(document_of(hit), []).append(hit),
-        )  # fmt: skip
+        )
         # An answer that cites nothing lists what the model was given, marked as consulted:
         # the reader can still check it (and the support check still judges it).
         uncited = not cited and bool(given)
@@ -470,9 +482,15 @@ class AnswerPipeline:
         if sources.encrypted_left_out:
             cited_text += "\n\n" + strings.ENCRYPTED_LEFT_OUT
         trace.append(
-            AnswerStep(time.perf_counter() - started, messages, text, self._answering.model,
-                       self.prompts().version, reasoning)
-        )  # fmt: skip
+            AnswerStep(
+                time.perf_counter() - started,
+                messages,
+                text,
+                self._answering.model,
+                self.prompts().version,
+                reasoning,
+            )
+        )
         cited_sources = tuple(build_source(h, passages.get(document_of(h), ())) for h in cited)
         followup = (
             build_support_check(self.llm, self.prompts, sources_block, cited_text)
@@ -480,9 +498,12 @@ class AnswerPipeline:
             else None
         )
         return Answer(
-            cited_text, sources=cited_sources, trace=tuple(trace), followup=followup,
+            cited_text,
+            sources=cited_sources,
+            trace=tuple(trace),
+            followup=followup,
             uncited=uncited,
-        )  # fmt: skip
+        )
 
 
 def document_of(hit: Hit) -> tuple[str, str]:

@@ -52,6 +52,7 @@ def build_newest_within(texts: Sequence[str], budget: int) -> str:
 
 def build_conversation(lines: Sequence[ChatLine], budget: int) -> str:
     """The most recent lines that fit, oldest first; the bot's lines are marked as its own."""
-    texts = [f"{'assistant' if line.from_bot else line.sender}: {fence(line.text)}"
-             for line in lines]  # fmt: skip
+    texts = [
+        f"{'assistant' if line.from_bot else line.sender}: {fence(line.text)}" for line in lines
+    ]
     return build_newest_within(texts, budget)

@@ -106,8 +106,10 @@ def _joined(groups: list[list[Hit]]) -> list[list[Hit]]:
     for group in groups:
         for earlier in result:
             same = (earlier[0].collection, earlier[0].document_id, earlier[0].heading) == (
-                group[0].collection, group[0].document_id, group[0].heading,
-            )  # fmt: skip
+                group[0].collection,
+                group[0].document_id,
+                group[0].heading,
+            )
             if same and (
                 group[0].position == earlier[-1].position + 1
                 or earlier[0].position == group[-1].position + 1

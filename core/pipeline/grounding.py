@@ -63,9 +63,12 @@ async def fetch_grounding(
     )
     if focus is not None:
         first = await retriever.search(
-            question, replace(filters, documents=(focus,)), k=k, overfetch=OVERFETCH,
+            question,
+            replace(filters, documents=(focus,)),
+            k=k,
+            overfetch=OVERFETCH,
             translations=translations,
-        )  # fmt: skip
+        )
         # Ranked above any other (fused scores are below 1), so the model reads them first.
         first = [replace(hit, score=hit.score + FOCUS_BOOST) for hit in first]
         found = first + [hit for hit in found if hit.chunk_id not in {h.chunk_id for h in first}]

@@ -83,6 +83,11 @@ def decide_from_verdict(verdict: PrestepVerdict, toxicity_threshold: int) -> Dec
 def build_default_verdict(text: str) -> PrestepVerdict:
     """The verdict when the pre-step gave none: a question, in scope, searched as asked."""
     return PrestepVerdict(
-        toxicity=0, injection=False, kind="command", in_scope=True, remember=False,
-        needs_context=False, standalone_question=text,
-    )  # fmt: skip
+        toxicity=0,
+        injection=False,
+        kind="command",
+        in_scope=True,
+        remember=False,
+        needs_context=False,
+        standalone_question=text,
+    )

@@ -47,14 +47,24 @@ def build_ledger_hit(entry: LedgerEntry, room: str, timezone: str) -> Hit:
     """A decision or action item of the room's ledger as a source, linked to its message."""
     when = format_when(datetime.fromtimestamp(entry.ts, ZoneInfo(timezone)), "day")
     title = strings.LEDGER_SOURCE_TITLE[entry.kind].format(when=when)
-    details = ", ".join(build_entry_details(build_dated_entry(entry, ZoneInfo(timezone)),
-                                            ZoneInfo(timezone)))  # fmt: skip
+    details = ", ".join(
+        build_entry_details(build_dated_entry(entry, ZoneInfo(timezone)), ZoneInfo(timezone))
+    )
     key = f"ledger:{entry.kind}:{entry.event_id}"
     return Hit(
-        chunk_id=key, collection=HISTORY, document_id=key, source=HISTORY, title=title,
-        url=entry.link, heading="", text=entry.text + (f" ({details})" if details else ""),
-        position=0, public=False, score=0.0, room=room,
-    )  # fmt: skip
+        chunk_id=key,
+        collection=HISTORY,
+        document_id=key,
+        source=HISTORY,
+        title=title,
+        url=entry.link,
+        heading="",
+        text=entry.text + (f" ({details})" if details else ""),
+        position=0,
+        public=False,
+        score=0.0,
+        room=room,
+    )
 
 
 def build_memories_block(memories: Sequence[Memory], budget: int) -> str:

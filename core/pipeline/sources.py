@@ -136,10 +136,15 @@ class SourcesFinder:
             windows += [build_ledger_hit(entry, request.room, timezone) for entry in entries]
         trace = (*grounding.trace, step)
         return Sources(
-            grounding.hits, windows, memories, grounding.unchecked, trace,
-            unavailable=unavailable, encrypted_left_out=grounding.encrypted_left_out,
+            grounding.hits,
+            windows,
+            memories,
+            grounding.unchecked,
+            trace,
+            unavailable=unavailable,
+            encrypted_left_out=grounding.encrypted_left_out,
             windows=tuple(h.window for h in history),
-        )  # fmt: skip
+        )
 
     async def _documents(
         self,

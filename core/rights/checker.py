@@ -140,8 +140,9 @@ class RightsChecker:
                         "reader tokens cannot be signed (%s): documents of %s are not shown "
                         "(their applications check each reader); public documents and "
                         "rooms' own files and summaries are",
-                        exc, ", ".join(checked),
-                    )  # fmt: skip
+                        exc,
+                        ", ".join(checked),
+                    )
         return self._signer
 
     async def filter(self, hits: list[Hit], audience: Audience) -> RightsOutcome:

@@ -98,9 +98,13 @@ class PostgresDatabase(PostgresConnection):
     @classmethod
     async def open(cls, dsn: str, password: str | None) -> PostgresDatabase:
         pool = await asyncpg.create_pool(
-            dsn, password=password, min_size=1, max_size=POOL_SIZE, command_timeout=60,
+            dsn,
+            password=password,
+            min_size=1,
+            max_size=POOL_SIZE,
+            command_timeout=60,
             reset=_keep_session,
-        )  # fmt: skip
+        )
         encoding = await pool.fetchval("SHOW server_encoding")
         if encoding != "UTF8":
             await pool.close()

@@ -99,8 +99,10 @@ def build_summary_markdown(
     for item in draft.action_items:
         due = strings.SUMMARY_DUE.format(due=item.due) if item.due else ""
         details = ", ".join(part for part in (item.owner, due) if part)
-        out.append(f"- {item.text}{f' ({details})' if details else ''}"
-                   f"{_links(item.messages, by_number)}{_badge(risks, n)}")  # fmt: skip
+        out.append(
+            f"- {item.text}{f' ({details})' if details else ''}"
+            f"{_links(item.messages, by_number)}{_badge(risks, n)}"
+        )
         n += 1
     if not draft.action_items:
         out.append(f"- {strings.SUMMARY_NO_ACTION}")

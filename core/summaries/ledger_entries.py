@@ -16,8 +16,22 @@ from core.summaries.salience import Pick
 
 EntryKind = Literal["decision", "action"]
 # The words before a deadline that are not part of it ("by Friday" → "Friday").
-DUE_WORDS = {"by", "before", "until", "due", "on", "bis", "vor", "am", "ab", "d'ici", "avant",
-             "pour", "para", "antes"}  # fmt: skip
+DUE_WORDS = {
+    "by",
+    "before",
+    "until",
+    "due",
+    "on",
+    "bis",
+    "vor",
+    "am",
+    "ab",
+    "d'ici",
+    "avant",
+    "pour",
+    "para",
+    "antes",
+}
 # "Dana will …", "I'll …" (the speaker), "@bob can you …" (the one asked).
 NAMED = re.compile(r"\b([A-Z][a-z]+) will [a-z]+")
 SPEAKER = re.compile(r"\b(i'?ll|i will|i can take|i'?m on it|i take)\b", re.IGNORECASE)
@@ -70,12 +84,33 @@ def build_entries_from_picks(
         line = lines[pick.main]
         cited = tuple(lines[i].event_id for i in pick.lines if i != pick.main)
         if pick.listed == "decision":
-            entries.append(LedgerEntry("decision", line.text, "", "", line.link, line.event_id,
-                                       line.ts, verbatim=True, cited=cited))  # fmt: skip
+            entries.append(
+                LedgerEntry(
+                    "decision",
+                    line.text,
+                    "",
+                    "",
+                    line.link,
+                    line.event_id,
+                    line.ts,
+                    verbatim=True,
+                    cited=cited,
+                )
+            )
         elif pick.listed == "action":
-            entries.append(LedgerEntry("action", line.text, decide_owner(line),
-                                       decide_due(line.text), line.link, line.event_id,
-                                       line.ts, verbatim=True, cited=cited))  # fmt: skip
+            entries.append(
+                LedgerEntry(
+                    "action",
+                    line.text,
+                    decide_owner(line),
+                    decide_due(line.text),
+                    line.link,
+                    line.event_id,
+                    line.ts,
+                    verbatim=True,
+                    cited=cited,
+                )
+            )
     return entries
 
 
@@ -95,9 +130,16 @@ def build_entries_from_draft(
         if not sources:
             continue
         # Dated by its latest message: a reader who joined in between never gets it.
-        entries.append(LedgerEntry(
-            kind, text.strip(), owner.strip(), due.strip(), sources[0].link,
-            sources[0].event_id, max(line.ts for line in sources),
-            cited=tuple(line.event_id for line in sources[1:]),
-        ))  # fmt: skip
+        entries.append(
+            LedgerEntry(
+                kind,
+                text.strip(),
+                owner.strip(),
+                due.strip(),
+                sources[0].link,
+                sources[0].event_id,
+                max(line.ts for line in sources),
+                cited=tuple(line.event_id for line in sources[1:]),
+            )
+        )
     return entries

@@ -34,8 +34,14 @@ from core.summaries.wording import (
 
 KINDS: tuple[Kind, ...] = ("decision", "action", "question")
 PRIORITY: tuple[Said, ...] = (
-    "decision", "deferral", "arrangement", "action", "status", "question", "answered"
-)  # fmt: skip
+    "decision",
+    "deferral",
+    "arrangement",
+    "action",
+    "status",
+    "question",
+    "answered",
+)
 # A reply this soon after talk beside the work is more of it.
 CHATTER_SECONDS = 5 * 60
 CHATTER_WORDS = 10

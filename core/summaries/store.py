@@ -59,8 +59,10 @@ class SqlSummaryMarks(SqlStore):
         await self._ensure(room)
         moved = await self.db.execute(
             "UPDATE summary_marks SET scheduled = ? WHERE room = ? AND scheduled = ?",
-            new, room, old,
-        )  # fmt: skip
+            new,
+            room,
+            old,
+        )
         return moved == 1
 
     async def _ensure(self, room: str) -> None:

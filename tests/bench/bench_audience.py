@@ -57,8 +57,10 @@ def quantiles(samples: list[float]) -> str:
 def main() -> None:
     for rooms, members in ((10, 10), (100, 50), (1000, 50), (3000, 20)):
         decide, check = measure(rooms, members)
-        print(f"{rooms:>5} rooms x {members:>3} members: per question {quantiles(decide)}; "
-              f"per post {quantiles(check)}")  # fmt: skip
+        print(
+            f"{rooms:>5} rooms x {members:>3} members: per question {quantiles(decide)}; "
+            f"per post {quantiles(check)}"
+        )
 
 
 if __name__ == "__main__":

@@ -57,8 +57,11 @@ async def fill(client, room: str, reader: str, count: int) -> None:
         body = f"message {n}: a thought about the release, with some detail to read like chat"
         content = {"msgtype": "m.text", "body": body}
         if n % 50 == 0:
-            content = {"msgtype": "m.text", "body": f"{reader}: can you check item {n}?",
-                       "m.mentions": {"user_ids": [reader]}}  # fmt: skip
+            content = {
+                "msgtype": "m.text",
+                "body": f"{reader}: can you check item {n}?",
+                "m.mentions": {"user_ids": [reader]},
+            }
         await client.room_send(room, "m.room.message", content)
 
     for batch in range(0, count, 50):
@@ -93,24 +96,36 @@ async def main(room_count: int, messages: int) -> None:
                 await reader.join(made.room_id)
                 await bot.join(made.room_id)
                 await fill(poster, made.room_id, ids[1], messages)
-            print(f"seeded {room_count} rooms of {messages} messages in "
-                  f"{time.perf_counter() - started:.0f} s")  # fmt: skip
+            print(
+                f"seeded {room_count} rooms of {messages} messages in "
+                f"{time.perf_counter() - started:.0f} s"
+            )
             matrix = NioAccount(bot)
             audiences = Audiences(matrix)
             audiences.observe(await bot.sync(timeout=0, full_state=True))
             settings = parse_config(
                 CONFIG.format(url=server.url, bot=ids[2], folder=folder),
-                origin="bench", env={}, base_dir=Path(folder),
-            )  # fmt: skip
+                origin="bench",
+                env={},
+                base_dir=Path(folder),
+            )
             holder = SimpleNamespace(current=settings)
             stores = (await SqlReceiptStore.open(db), await SqlDigestStore.open(db))
             for model, title in ((client, "with a model"), (None, "without a model")):
                 summarizer = Summarizer(model, load_prompts, None, lambda: DEFAULT_EMBEDDING_MODEL)
-                desk = CatchupDesk(matrix, *stores, summarizer, holder, audiences,  # type: ignore[arg-type]
-                                   TimeExpressionFinder())  # fmt: skip
+                desk = CatchupDesk(
+                    matrix,
+                    *stores,
+                    summarizer,
+                    holder,
+                    audiences,  # type: ignore[arg-type]
+                    TimeExpressionFinder(),
+                )
                 seconds, calls, count = await measure(desk, ids[1], llm if model else None)
-                print(f"catch-up {title}: {count} new messages in {room_count} rooms, "
-                      f"{seconds:.1f} s outside the model, {calls} model calls")  # fmt: skip
+                print(
+                    f"catch-up {title}: {count} new messages in {room_count} rooms, "
+                    f"{seconds:.1f} s outside the model, {calls} model calls"
+                )
             for person in (poster, reader, bot):
                 await person.close()
         finally:

@@ -91,9 +91,11 @@ def scripted(body: dict[str, Any]) -> str | dict:
 
 
 def report(name: str, first: list[float], total: list[float]) -> None:
-    print(f"  {name:9} first token p50 {statistics.median(first):6.0f} ms  "
-          f"p95 {percentile(first, 0.95):6.0f} ms   whole answer p50 "
-          f"{statistics.median(total):6.0f} ms  p95 {percentile(total, 0.95):6.0f} ms")  # fmt: skip
+    print(
+        f"  {name:9} first token p50 {statistics.median(first):6.0f} ms  "
+        f"p95 {percentile(first, 0.95):6.0f} ms   whole answer p50 "
+        f"{statistics.median(total):6.0f} ms  p95 {percentile(total, 0.95):6.0f} ms"
+    )
 
 
 async def main() -> None:
@@ -122,8 +124,10 @@ async def main() -> None:
     settings = parse_config(
         text + CHAT.format(url=llm.url, keys=keys) + f"[mcp]\nenabled = true\nport = {mcp_port}\n"
         "requests_per_minute = 10000\n",
-        origin="bench", env={}, base_dir=folder,
-    )  # fmt: skip
+        origin="bench",
+        env={},
+        base_dir=folder,
+    )
     current = lambda: settings  # noqa: E731
     kb = await KnowledgeBase.open(current)
     jwks = TestServer(IngestApi(kb, current).build_app())
@@ -138,18 +142,24 @@ async def main() -> None:
     limits = LocalRateLimits()
     client = LlmClient(settings.llm)
     bot = Guarded(
-        PredeterminedFirst(AnswerPipeline(client, kb.retriever, kb.rights, current, prompts),
-                           current),
-        current, None, limits,
-    )  # fmt: skip
+        PredeterminedFirst(
+            AnswerPipeline(client, kb.retriever, kb.rights, current, prompts), current
+        ),
+        current,
+        None,
+        limits,
+    )
     assistants = Assistants(kb, current, prompts, limits)
-    server = TestServer(ChatApi(assistants, current, TokenBook(folder / "tokens.toml"),
-                                limits).build_app())  # fmt: skip
+    server = TestServer(
+        ChatApi(assistants, current, TokenBook(folder / "tokens.toml"), limits).build_app()
+    )
     await server.start_server()
     openai = AsyncOpenAI(base_url=str(server.make_url("/v1")), api_key=token, max_retries=0)
     questions = [prose.question() for _ in range(args.questions)]
-    print(f"{args.size:,} chunks, model answering each call after {LATENCY * 1000:.0f} ms, "
-          f"{args.questions} questions:")  # fmt: skip
+    print(
+        f"{args.size:,} chunks, model answering each call after {LATENCY * 1000:.0f} ms, "
+        f"{args.questions} questions:"
+    )
 
     first: list[float] = []
     total: list[float] = []
@@ -160,8 +170,9 @@ async def main() -> None:
             shown.append(time.perf_counter())
 
         started = time.perf_counter()
-        await bot.answer(Request(question, READER, "!r", None, is_direct=True, readers=(READER,)),
-                         progress)  # fmt: skip
+        await bot.answer(
+            Request(question, READER, "!r", None, is_direct=True, readers=(READER,)), progress
+        )
         total.append((time.perf_counter() - started) * 1000)
         first.append((shown[0] - started) * 1000)
     report("bot", first, total)
@@ -179,8 +190,10 @@ async def main() -> None:
         total.append((time.perf_counter() - started) * 1000)
         first.append(((seen or time.perf_counter()) - started) * 1000)
     report("chat API", first, total)
-    print("  (the chat API's whole answer includes the support check, which the bot runs "
-          "after showing the answer)")  # fmt: skip
+    print(
+        "  (the chat API's whole answer includes the support check, which the bot runs "
+        "after showing the answer)"
+    )
 
     stop_mcp = await start_mcp_service(kb, current)
     searched: list[float] = []

@@ -62,8 +62,11 @@ async def crawl(pages: int, rate: float, folder: Path) -> None:
     try:
         # The model loaded before the clock starts, as run_knowledge_services does.
         await kb.embedders.get(settings.knowledge.embedding_model).embed(["warm-up"])
-        for label, change in (("first run", False), ("unchanged second run", False),
-                              ("every page changed", True)):  # fmt: skip
+        for label, change in (
+            ("first run", False),
+            ("unchanged second run", False),
+            ("every page changed", True),
+        ):
             if change:
                 for path in site.pages:
                     site.change(path, text(int(path.split("-")[1].split(".")[0]), 2))
@@ -71,9 +74,11 @@ async def crawl(pages: int, rate: float, folder: Path) -> None:
             started = time.perf_counter()
             [report] = await service.tick()
             seconds = time.perf_counter() - started
-            print(f"{label}: {report['pages_seen']} pages in {seconds:.2f} s "
-                  f"({report['pages_seen'] / seconds:.0f} pages/s): {report['changed']} changed, "
-                  f"{report['unchanged']} unchanged, {report['requests']} requests")  # fmt: skip
+            print(
+                f"{label}: {report['pages_seen']} pages in {seconds:.2f} s "
+                f"({report['pages_seen'] / seconds:.0f} pages/s): {report['changed']} changed, "
+                f"{report['unchanged']} unchanged, {report['requests']} requests"
+            )
     finally:
         worker.cancel()
         await site.close()

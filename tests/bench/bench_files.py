@@ -63,10 +63,12 @@ async def extraction_and_indexing(pages: int, folder: Path) -> None:
         index_seconds = time.perf_counter() - started
     finally:
         await kb.close()
-    print(f"PDF of {pages} pages: extracted in {extract_seconds:.2f} s "
-          f"({pages / extract_seconds:.0f} pages/s, process start included); "
-          f"indexed in {index_seconds:.2f} s ({pages / index_seconds:.1f} pages/s, "
-          f"{outcome.chunks} chunks)")  # fmt: skip
+    print(
+        f"PDF of {pages} pages: extracted in {extract_seconds:.2f} s "
+        f"({pages / extract_seconds:.0f} pages/s, process start included); "
+        f"indexed in {index_seconds:.2f} s ({pages / index_seconds:.1f} pages/s, "
+        f"{outcome.chunks} chunks)"
+    )
     print(f"Word document of {pages} long paragraphs: extracted in {docx_seconds:.2f} s")
 
 
@@ -87,8 +89,14 @@ async def latency_during_a_burst(burst: int, folder: Path) -> None:
             for n in range(burst):
                 url = f"mxc://fake.test/policy-{n}"
                 bot.account.media[url] = pdf
-                bot.account.say("!r", ANN, f"policy-{n}.pdf", msgtype="m.file", url=url,
-                                info={"mimetype": "application/pdf"})  # fmt: skip
+                bot.account.say(
+                    "!r",
+                    ANN,
+                    f"policy-{n}.pdf",
+                    msgtype="m.file",
+                    url=url,
+                    info={"mimetype": "application/pdf"},
+                )
             during = []
             burst_started = time.perf_counter()
             for _ in range(5):
@@ -101,12 +109,16 @@ async def latency_during_a_burst(burst: int, folder: Path) -> None:
             burst_seconds = time.perf_counter() - burst_started
     finally:
         await kb.close()
-    print(f"answer latency alone: p50 {statistics.median(alone) * 1000:.0f} ms, "
-          f"max {max(alone) * 1000:.0f} ms")  # fmt: skip
-    print(f"answer latency during a burst of {burst} PDFs (5 pages each): p50 "
-          f"{statistics.median(during) * 1000:.0f} ms, max {max(during) * 1000:.0f} ms; "
-          f"the burst was read and indexed in {burst_seconds:.1f} s "
-          f"({burst * 5 / burst_seconds:.1f} pages/s)")  # fmt: skip
+    print(
+        f"answer latency alone: p50 {statistics.median(alone) * 1000:.0f} ms, "
+        f"max {max(alone) * 1000:.0f} ms"
+    )
+    print(
+        f"answer latency during a burst of {burst} PDFs (5 pages each): p50 "
+        f"{statistics.median(during) * 1000:.0f} ms, max {max(during) * 1000:.0f} ms; "
+        f"the burst was read and indexed in {burst_seconds:.1f} s "
+        f"({burst * 5 / burst_seconds:.1f} pages/s)"
+    )
 
 
 async def main() -> None:

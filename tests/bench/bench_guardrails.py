@@ -57,9 +57,14 @@ def timed(function: Callable[[str], object], texts: list[str]) -> str:
 
 def model_verdict(toxic: bool = False, injection: bool = False) -> PrestepVerdict:
     return PrestepVerdict(
-        toxicity=8 if toxic else 0, injection=injection, kind="command", in_scope=True,
-        remember=False, needs_context=False, standalone_question="",
-    )  # fmt: skip
+        toxicity=8 if toxic else 0,
+        injection=injection,
+        kind="command",
+        in_scope=True,
+        remember=False,
+        needs_context=False,
+        standalone_question="",
+    )
 
 
 def toxicity_figures() -> None:
@@ -128,9 +133,11 @@ def rephrasing_figures() -> None:
             )
         right = sum(a == f for a, f in zip(accepted, faithful, strict=True))
         rejected_distortions = sum(not a and not f for a, f in zip(accepted, faithful, strict=True))
-        print(f"  {name}: accuracy {right / len(cases):.2f}; distorted rejected "
-              f"{rejected_distortions}/{faithful.count(False)}; faithful accepted "
-              f"{sum(a and f for a, f in zip(accepted, faithful, strict=True))}/{sum(faithful)}")  # fmt: skip
+        print(
+            f"  {name}: accuracy {right / len(cases):.2f}; distorted rejected "
+            f"{rejected_distortions}/{faithful.count(False)}; faithful accepted "
+            f"{sum(a and f for a, f in zip(accepted, faithful, strict=True))}/{sum(faithful)}"
+        )
         for metric, scorer in (("BLEU", BLEU(effective_order=True)), ("chrF", CHRF())):
             values = [scorer.sentence_score(c["rephrased"], [c["original"]]).score for c in cases]
             accuracy, threshold = best_threshold(values, faithful)
@@ -138,10 +145,13 @@ def rephrasing_figures() -> None:
                 f"    {metric} alone at its best threshold ({threshold:.1f}): accuracy {accuracy:.2f}"
             )
     case = load("rephrasings.jsonl")[0]
-    print("  check time: " + timed(
-        lambda _: decide_rephrasing(case["original"], case["rephrased"], "", 45.0),
-        [""] * 200,
-    ))  # fmt: skip
+    print(
+        "  check time: "
+        + timed(
+            lambda _: decide_rephrasing(case["original"], case["rephrased"], "", 45.0),
+            [""] * 200,
+        )
+    )
 
 
 def time_expression_figures() -> None:

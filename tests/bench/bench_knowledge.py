@@ -128,12 +128,16 @@ async def bench_ingestion(folder: Path, docs: int, model: str, extra: str) -> No
         await kb.indexer.put_many(documents[start : start + 16])
     pipeline = len(texts) / (time.perf_counter() - started)
     await kb.close()
-    print(f"{model} ingestion: {len(documents)} documents, {len(texts)} chunks of"
-          f" {statistics.mean(tokens):.0f} tokens on average (at most {max(tokens)})")  # fmt: skip
+    print(
+        f"{model} ingestion: {len(documents)} documents, {len(texts)} chunks of"
+        f" {statistics.mean(tokens):.0f} tokens on average (at most {max(tokens)})"
+    )
     per_chunk = statistics.mean(tokens)
     print(f"  raw model   {raw:8.1f} chunks/s  ({raw * per_chunk:6.0f} tokens/s)")
-    print(f"  pipeline    {pipeline:8.1f} chunks/s  ({pipeline * per_chunk:6.0f} tokens/s,"
-          f" {pipeline / raw:.0%} of the raw model)")  # fmt: skip
+    print(
+        f"  pipeline    {pipeline:8.1f} chunks/s  ({pipeline * per_chunk:6.0f} tokens/s,"
+        f" {pipeline / raw:.0%} of the raw model)"
+    )
 
 
 async def build_corpus(
@@ -148,10 +152,19 @@ async def build_corpus(
             doc_id = f"doc-{index}"
             updated_at = now - (index % 365) * 86_400
             record = DocumentRecord(
-                collection, doc_id, "wiki" if collection == "handbook" else "tracker",
-                f"Document {index}", f"https://example.org/{doc_id}", "en", "1", "",
-                collection == "handbook", "h", CHUNKS_PER_DOC, updated_at,
-            )  # fmt: skip
+                collection,
+                doc_id,
+                "wiki" if collection == "handbook" else "tracker",
+                f"Document {index}",
+                f"https://example.org/{doc_id}",
+                "en",
+                "1",
+                "",
+                collection == "handbook",
+                "h",
+                CHUNKS_PER_DOC,
+                updated_at,
+            )
             rows = []
             for position in range(CHUNKS_PER_DOC):
                 chunk_id = f"{collection}/{doc_id}#h#{position}"
@@ -159,15 +172,25 @@ async def build_corpus(
                 vector = base[(index + position) % len(base)] + rng.normal(0, 0.02, base.shape[1])
                 vectors.append((vector / np.linalg.norm(vector)).tolist())
                 ids.append(chunk_id)
-                metadatas.append({"doc_id": doc_id, "source": record.source, "room": "",
-                                  "updated_at": updated_at, "collection": collection})  # fmt: skip
+                metadatas.append(
+                    {
+                        "doc_id": doc_id,
+                        "source": record.source,
+                        "room": "",
+                        "updated_at": updated_at,
+                        "collection": collection,
+                    }
+                )
             await kb.catalog.replace_document(record, rows, None)
         for collection in ("handbook", "tickets"):
             chosen = [i for i, m in enumerate(metadatas) if m["collection"] == collection]
             kb.vectors.upsert(
-                collection, model, [ids[i] for i in chosen], [vectors[i] for i in chosen],
+                collection,
+                model,
+                [ids[i] for i in chosen],
+                [vectors[i] for i in chosen],
                 [metadatas[i] for i in chosen],
-            )  # fmt: skip
+            )
 
 
 async def bench_queries(
@@ -199,12 +222,17 @@ async def bench_queries(
             prose.question(), filters, k=5, overfetch=3, translations=translations
         )
         translated.append((time.perf_counter() - started) * 1000)
-    print(f"{model} query latency at {size:,} chunks (built in {built:.0f} s), hybrid with"
-          " filters:")  # fmt: skip
-    print(f"  p50 {statistics.median(timings):6.1f} ms   p95 {percentile(timings, 0.95):6.1f} ms"
-          f"   ({queries} queries, query embedding included)")  # fmt: skip
-    print(f"  with a translation: p50 {statistics.median(translated):6.1f} ms"
-          f"   p95 {percentile(translated, 0.95):6.1f} ms")  # fmt: skip
+    print(
+        f"{model} query latency at {size:,} chunks (built in {built:.0f} s), hybrid with filters:"
+    )
+    print(
+        f"  p50 {statistics.median(timings):6.1f} ms   p95 {percentile(timings, 0.95):6.1f} ms"
+        f"   ({queries} queries, query embedding included)"
+    )
+    print(
+        f"  with a translation: p50 {statistics.median(translated):6.1f} ms"
+        f"   p95 {percentile(translated, 0.95):6.1f} ms"
+    )
     print(f"  resident memory of the process: {rss_mib():.0f} MiB")
     await kb.close()
 

@@ -40,8 +40,10 @@ def bench_detection(rounds: int = 500) -> None:
         timings.append((time.perf_counter() - started) * 1000)
     print("language detection (lingua, 8 languages):")
     print(f"  first message (loads the models) {first:5.2f} s, +{rss_mib() - before:.0f} MiB")
-    print(f"  then p50 {statistics.median(timings):5.2f} ms   p95 "
-          f"{percentile(timings, 0.95):5.2f} ms per message")  # fmt: skip
+    print(
+        f"  then p50 {statistics.median(timings):5.2f} ms   p95 "
+        f"{percentile(timings, 0.95):5.2f} ms per message"
+    )
 
 
 def bench_index_text(chunks: int = 5_000) -> None:

@@ -50,8 +50,9 @@ def accuracy(known: str, read: str) -> float:
 
 
 async def main(pages: int, at_once: int) -> None:
-    extractor = Extractor(lambda: FileSettings(timeout_seconds=3600, ocr_max_pages=10_000,
-                                               at_once=at_once))  # fmt: skip
+    extractor = Extractor(
+        lambda: FileSettings(timeout_seconds=3600, ocr_max_pages=10_000, at_once=at_once)
+    )
     # Accuracy: each known page once.
     read = await extractor.extract(make_scanned_text_pdf(KNOWN_PAGES), "pdf", ("en",))
     scores = [
@@ -67,8 +68,10 @@ async def main(pages: int, at_once: int) -> None:
     started = time.perf_counter()
     await asyncio.gather(*(extractor.extract(scan, "pdf", ("en",)) for _ in range(at_once)))
     seconds = time.perf_counter() - started
-    print(f"{count * at_once} scanned pages ({at_once} files at once) in {seconds:.1f} s: "
-          f"{count * at_once / seconds:.2f} pages/s")  # fmt: skip
+    print(
+        f"{count * at_once} scanned pages ({at_once} files at once) in {seconds:.1f} s: "
+        f"{count * at_once / seconds:.2f} pages/s"
+    )
 
 
 if __name__ == "__main__":

@@ -62,18 +62,26 @@ async def measure(
             1000 * sum(s.seconds for s in answer.trace if s.name in ("retrieve", "rights"))
         )
     print("  answer started beside the pre-step:" if early else "  pre-step, then the answer:")
-    print(f"    time to first word  p50 {statistics.median(first_words):6.0f} ms"
-          f"   p95 {percentile(first_words, 0.95):6.0f} ms")  # fmt: skip
-    print(f"    time to answer      p50 {statistics.median(totals):6.0f} ms"
-          f"   p95 {percentile(totals, 0.95):6.0f} ms")  # fmt: skip
+    print(
+        f"    time to first word  p50 {statistics.median(first_words):6.0f} ms"
+        f"   p95 {percentile(first_words, 0.95):6.0f} ms"
+    )
+    print(
+        f"    time to answer      p50 {statistics.median(totals):6.0f} ms"
+        f"   p95 {percentile(totals, 0.95):6.0f} ms"
+    )
     if early:
         print("    model calls on the critical path: 1 (the pre-step alongside)")
         return
     print(f"    model calls on the critical path: {statistics.mode(calls)} (sequential)")
-    print(f"    pipeline overhead (all but waiting for the model)"
-          f"  p50 {statistics.median(overheads):5.1f} ms   p95 {percentile(overheads, 0.95):5.1f} ms")  # fmt: skip
-    print(f"    retrieval and rights, overlapped with the pre-step call"
-          f"  p50 {statistics.median(grounding):5.1f} ms   p95 {percentile(grounding, 0.95):5.1f} ms")  # fmt: skip
+    print(
+        f"    pipeline overhead (all but waiting for the model)"
+        f"  p50 {statistics.median(overheads):5.1f} ms   p95 {percentile(overheads, 0.95):5.1f} ms"
+    )
+    print(
+        f"    retrieval and rights, overlapped with the pre-step call"
+        f"  p50 {statistics.median(grounding):5.1f} ms   p95 {percentile(grounding, 0.95):5.1f} ms"
+    )
 
 
 async def main() -> None:
@@ -83,9 +91,13 @@ async def main() -> None:
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp())
     settings = parse_config(
-        CONFIG.format(data_dir=folder).replace("[collections.tickets]", "[collections.tickets]\npublic = true"),
-        origin="bench", env={}, base_dir=folder,
-    )  # fmt: skip
+        CONFIG.format(data_dir=folder).replace(
+            "[collections.tickets]", "[collections.tickets]\npublic = true"
+        ),
+        origin="bench",
+        env={},
+        base_dir=folder,
+    )
     kb = await KnowledgeBase.open(lambda: settings)
     prose = Prose(seed=2)
     base = np.array(
@@ -97,8 +109,10 @@ async def main() -> None:
         url=llm.url, model="m", max_retries=0, reasoning_opens_in_prompt=False
     )
     client = LlmClient(settings_llm)
-    print(f"answer pipeline, {args.size:,} chunks, model answering each call after "
-          f"{LATENCY * 1000:.0f} ms:")  # fmt: skip
+    print(
+        f"answer pipeline, {args.size:,} chunks, model answering each call after "
+        f"{LATENCY * 1000:.0f} ms:"
+    )
     for early in (False, True):
         tuned = settings.model_copy(
             update={"pipeline": settings.pipeline.model_copy(update={"early_answer": early})}

@@ -55,20 +55,32 @@ async def main() -> None:
             keys=keys_toml(("bot-1", "EdDSA", write_key(folder / "bot.pem"))),
             wiki_url=servers["wiki"].make_url("/rights"),
             tracker_url=servers["tracker"].make_url("/rights"),
-        ).replace("readers_per_request = 2", "readers_per_request = 20")
+        )
+        .replace("readers_per_request = 2", "readers_per_request = 20")
         .replace("max_room_members = 5", "max_room_members = 50"),
-        origin="bench", env={}, base_dir=folder,
-    )  # fmt: skip
+        origin="bench",
+        env={},
+        base_dir=folder,
+    )
     kb = await KnowledgeBase.open(lambda: settings)
     api = TestServer(IngestApi(kb, lambda: settings).build_app())
     await api.start_server()
     for app in apps.values():
         app.jwks_url = str(api.make_url("/api/v1/jwks.json"))
         app.acl = {
-            reader: {(c, f"q{q}-d{d}") for q in range(QUESTIONS) for d in range(10) for c in ("wiki", "tickets")}
-            for reader in ["alice", *[f"user{i}" for i in range(10)], "@alice:example.org",
-                           *[f"@user{i}:example.org" for i in range(10)]]
-        }  # fmt: skip
+            reader: {
+                (c, f"q{q}-d{d}")
+                for q in range(QUESTIONS)
+                for d in range(10)
+                for c in ("wiki", "tickets")
+            }
+            for reader in [
+                "alice",
+                *[f"user{i}" for i in range(10)],
+                "@alice:example.org",
+                *[f"@user{i}:example.org" for i in range(10)],
+            ]
+        }
     audiences = {
         "direct chat (1 reader)": Audience(("@alice:example.org",), (), ""),
         "group room (10 readers)": Audience(

@@ -74,8 +74,11 @@ class Client:
 
     @classmethod
     async def login(cls, http: aiohttp.ClientSession, hs: Homeserver, user: str) -> Client:
-        body = {"type": "m.login.password", "identifier": {"type": "m.id.user", "user": user},
-                "password": PASSWORD}  # fmt: skip
+        body = {
+            "type": "m.login.password",
+            "identifier": {"type": "m.id.user", "user": user},
+            "password": PASSWORD,
+        }
         async with http.post(f"{hs.url}/_matrix/client/v3/login", json=body) as response:
             return cls(http, hs.url, (await response.json())["access_token"])
 
@@ -95,8 +98,11 @@ class Client:
         self.sent += 1
         body: dict[str, Any] = {"msgtype": "m.text", "body": text}
         if mention:
-            body = {"msgtype": "m.text", "body": f"bot: {text}",
-                    "m.mentions": {"user_ids": [mention]}}  # fmt: skip
+            body = {
+                "msgtype": "m.text",
+                "body": f"bot: {text}",
+                "m.mentions": {"user_ids": [mention]},
+            }
         path = f"/rooms/{quote(room)}/send/m.room.message/bench{self.sent}-{time.time_ns()}"
         return (await self.call("PUT", path, body))["event_id"]
 
@@ -131,9 +137,12 @@ async def main(rooms: int, asked: int) -> None:
         bot.write_config(CONFIG, allowed_users=[alice])
         log = (tmp / "bot.log").open("w")
         process = subprocess.Popen(
-            [sys.executable, "-m", "bot", "--config", str(bot.config_path)], cwd=ROOT,
-            env={**os.environ, **bot.env}, stdout=log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+            [sys.executable, "-m", "bot", "--config", str(bot.config_path)],
+            cwd=ROOT,
+            env={**os.environ, **bot.env},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         try:
             async with aiohttp.ClientSession() as http:
                 person = await Client.login(http, hs, "alice")
@@ -144,8 +153,10 @@ async def main(rooms: int, asked: int) -> None:
                     [lambda: person.create_room(bot.user_id) for _ in range(rooms)]
                 )
                 await wait_all(lambda room: person.joined(room, bot.user_id), made, "the bot")
-                print(f"in {rooms} rooms:{' ' * (17 - len(str(rooms)))}{resources(process.pid)}"
-                      f"   ({time.monotonic() - started:.0f} s)")  # fmt: skip
+                print(
+                    f"in {rooms} rooms:{' ' * (17 - len(str(rooms)))}{resources(process.pid)}"
+                    f"   ({time.monotonic() - started:.0f} s)"
+                )
                 lines = ("the release is on Friday", "who tests it?", "Dana does", "thanks")
                 await gather_bounded(
                     [
@@ -164,10 +175,13 @@ async def main(rooms: int, asked: int) -> None:
                         for room in questions
                     ]
                 )
-                await wait_all(lambda room: person.bot_replied(room, bot.user_id), questions,
-                               "an answer")  # fmt: skip
-                print(f"after {asked} answers:{' ' * (13 - len(str(asked)))}{resources(process.pid)}"
-                      f"   ({time.monotonic() - started:.0f} s)")  # fmt: skip
+                await wait_all(
+                    lambda room: person.bot_replied(room, bot.user_id), questions, "an answer"
+                )
+                print(
+                    f"after {asked} answers:{' ' * (13 - len(str(asked)))}{resources(process.pid)}"
+                    f"   ({time.monotonic() - started:.0f} s)"
+                )
         finally:
             process.kill()
             process.wait()

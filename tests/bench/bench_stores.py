@@ -150,9 +150,21 @@ async def one_event(stores: Stores, n: int) -> None:
 def answer_record(n: int, reply_id: str) -> AnswerRecord:
     trace = [{"name": name, "seconds": secs, "details": details} for name, secs, details in TRACE]
     return AnswerRecord(
-        f"answer{n}", reply_id, room_of(n), ASKER, QUESTION, QUESTION, "Renew it [1].", "answer",
-        "m", "7", trace, SOURCES, time.time(), (ASKER, "@bob:example.org", "@carol:example.org"),
-    )  # fmt: skip
+        f"answer{n}",
+        reply_id,
+        room_of(n),
+        ASKER,
+        QUESTION,
+        QUESTION,
+        "Renew it [1].",
+        "answer",
+        "m",
+        "7",
+        trace,
+        SOURCES,
+        time.time(),
+        (ASKER, "@bob:example.org", "@carol:example.org"),
+    )
 
 
 async def one_answer(stores: Stores, n: int) -> None:

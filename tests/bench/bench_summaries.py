@@ -88,11 +88,19 @@ def scripted_model(body: dict) -> dict:
         return {"points": [{"point": int(n), "risk": "low"} for n in points]}
     if "<summaries>" in user:
         drafts = [json.loads(line) for line in user.split("\n") if line.startswith("{")]
-        return {"tldr": "merged", "decisions": [d for x in drafts for d in x["decisions"]],
-                "action_items": [], "open_questions": []}  # fmt: skip
+        return {
+            "tldr": "merged",
+            "decisions": [d for x in drafts for d in x["decisions"]],
+            "action_items": [],
+            "open_questions": [],
+        }
     first = int(re.search(r"\[(\d+)\]", user).group(1))
-    return {"tldr": "part", "decisions": [{"text": "a decision", "messages": [first]}],
-            "action_items": [], "open_questions": []}  # fmt: skip
+    return {
+        "tldr": "part",
+        "decisions": [{"text": "a decision", "messages": [first]}],
+        "action_items": [],
+        "open_questions": [],
+    }
 
 
 async def login(url: str, user_id: str) -> AsyncClient:
@@ -103,9 +111,11 @@ async def login(url: str, user_id: str) -> AsyncClient:
 
 async def post(client: AsyncClient, room: str, start: int, count: int) -> None:
     async def one(n: int) -> None:
-        content = {"msgtype": "m.text",
-                   "body": f"message {n}: a thought about {TOPICS[n % len(TOPICS)]}, "
-                           f"with some detail so that it reads like a chat line number {n}"}  # fmt: skip
+        content = {
+            "msgtype": "m.text",
+            "body": f"message {n}: a thought about {TOPICS[n % len(TOPICS)]}, "
+            f"with some detail so that it reads like a chat line number {n}",
+        }
         await client.room_send(room, "m.room.message", content)
 
     for batch in range(start, start + count, 50):
@@ -164,18 +174,24 @@ async def summarize(summarizer: Summarizer, read, since: float) -> dict:
         lines, "**Summary**", timezone="UTC", part_tokens=SummarySettings().part_tokens
     )
     return {
-        "messages": len(lines), "read_s": read_s, "total_s": time.perf_counter() - started,
-        "calls": result.calls, "parts": result.parts, "prompt_tokens": result.prompt_tokens,
+        "messages": len(lines),
+        "read_s": read_s,
+        "total_s": time.perf_counter() - started,
+        "calls": result.calls,
+        "parts": result.parts,
+        "prompt_tokens": result.prompt_tokens,
         "rss_growth_mb": (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before) / 1024,
         "last_ts": lines[-1].ts if lines else since,
-    }  # fmt: skip
+    }
 
 
 def show(title: str, figures: dict) -> None:
-    print(f"{title}: {figures['messages']} messages read in {figures['read_s']:.1f} s; "
-          f"{figures['calls']} model calls ({figures['parts']} parts + merges), "
-          f"{figures['prompt_tokens']:,} prompt tokens; {figures['total_s']:.1f} s outside the "
-          f"model in all; peak memory grew {figures['rss_growth_mb']:.0f} MB")  # fmt: skip
+    print(
+        f"{title}: {figures['messages']} messages read in {figures['read_s']:.1f} s; "
+        f"{figures['calls']} model calls ({figures['parts']} parts + merges), "
+        f"{figures['prompt_tokens']:,} prompt tokens; {figures['total_s']:.1f} s outside the "
+        f"model in all; peak memory grew {figures['rss_growth_mb']:.0f} MB"
+    )
 
 
 async def the_bots_lines(
@@ -194,8 +210,9 @@ async def the_bots_lines(
     async def from_the_start(room_id: str) -> int:
         return 0
 
-    conversation = Conversation(BotIdentity(matrix.user_id, "bot"), settings, memory,
-                                from_the_start)  # fmt: skip
+    conversation = Conversation(
+        BotIdentity(matrix.user_id, "bot"), settings, memory, from_the_start
+    )
     reader = LineReader(matrix, settings, memory)
     reader.held = conversation
     return conversation, reader, db
@@ -235,10 +252,15 @@ async def main(messages: int, new: int) -> None:
             show("full summary, read from the store (homeserver before its span)", stored)
             assert stored["messages"] == full["messages"], (stored["messages"], full["messages"])
             span = await reader.memory.store.line_span(room) if reader.memory else None
-            held = sum(1 for line in await from_store(0.0, time.time() + 60)
-                       if span is not None and line.ts >= span)  # fmt: skip
-            print(f"  of which {held} from the store, {stored['messages'] - held} from the "
-                  "homeserver (said before the store's span of the room)")  # fmt: skip
+            held = sum(
+                1
+                for line in await from_store(0.0, time.time() + 60)
+                if span is not None and line.ts >= span
+            )
+            print(
+                f"  of which {held} from the store, {stored['messages'] - held} from the "
+                "homeserver (said before the store's span of the room)"
+            )
             await keeping(conversation, matrix, lambda: post(poster, room, messages, new))
             since = full["last_ts"] + 0.001
             show("incremental run, homeserver", await summarize(summarizer, from_homeserver, since))

@@ -65,10 +65,12 @@ async def throughput(repeat: int) -> None:
             heard = await transcriber.transcribe(audio, "v.ogg", "audio/ogg")
             cpu.append(time.process_time() - cpu_started)
             wall.append(time.perf_counter() - wall_started)
-        print(f"{label} question ({seconds:.1f} s of audio, {len(audio) // 1000} kB Ogg/Opus): "
-              f"{seconds / statistics.median(cpu):.1f} s of audio per CPU second, "
-              f"{seconds / statistics.median(wall):.1f} per wall second "
-              f"(median of {repeat}: {statistics.median(wall):.2f} s)")  # fmt: skip
+        print(
+            f"{label} question ({seconds:.1f} s of audio, {len(audio) // 1000} kB Ogg/Opus): "
+            f"{seconds / statistics.median(cpu):.1f} s of audio per CPU second, "
+            f"{seconds / statistics.median(wall):.1f} per wall second "
+            f"(median of {repeat}: {statistics.median(wall):.2f} s)"
+        )
         print(f"    heard: {heard}")
     await transcriber.close()
 
@@ -91,19 +93,33 @@ async def first_word(
             bot.account.media[url] = audio
             started = time.perf_counter()
             # The room answers every message: the voice message is a question.
-            bot.account.say(room, ANN, "Voice message", msgtype="m.audio", url=url,
-                            info={"mimetype": "audio/ogg"},
-                            **{"org.matrix.msc3245.voice": {}})  # fmt: skip
+            bot.account.say(
+                room,
+                ANN,
+                "Voice message",
+                msgtype="m.audio",
+                url=url,
+                info={"mimetype": "audio/ogg"},
+                **{"org.matrix.msc3245.voice": {}},
+            )
 
             async def answered(room: str = room) -> bool | None:
-                return True if any("Answer to:" in w.content.get("body", "")
-                                   for w in bot.account.messages(room)) else None  # fmt: skip
+                return (
+                    True
+                    if any(
+                        "Answer to:" in w.content.get("body", "")
+                        for w in bot.account.messages(room)
+                    )
+                    else None
+                )
 
             await eventually(answered, timeout=120)
             times.append(time.perf_counter() - started)
-        print(f"voice question (~10 s) to the answer's first word, {label}: "
-              f"median {statistics.median(times):.2f} s, max {max(times):.2f} s "
-              f"({repeat} questions)")  # fmt: skip
+        print(
+            f"voice question (~10 s) to the answer's first word, {label}: "
+            f"median {statistics.median(times):.2f} s, max {max(times):.2f} s "
+            f"({repeat} questions)"
+        )
 
 
 async def main(repeat: int) -> None:
@@ -112,8 +128,14 @@ async def main(repeat: int) -> None:
     everyone = '[room_defaults]\nanswer_without_mention = true\ntranscribe = "off"\n'
     with tempfile.TemporaryDirectory() as folder:
         local = LocalTranscriber(local_settings())
-        await first_word(Path(folder) / "local", local, "local tiny.en",
-                         "[speech]\nlocal = true\n" + everyone, repeat, audio)  # fmt: skip
+        await first_word(
+            Path(folder) / "local",
+            local,
+            "local tiny.en",
+            "[speech]\nlocal = true\n" + everyone,
+            repeat,
+            audio,
+        )
         await local.close()
     speech = await FakeSpeech().start()
     try:
@@ -124,8 +146,9 @@ async def main(repeat: int) -> None:
         settings = parse_config(MATRIX + config, origin="bench", env={}, base_dir=Path("."))
         endpoint = EndpointTranscriber(settings.speech)
         with tempfile.TemporaryDirectory() as folder:
-            await first_word(Path(folder) / "endpoint", endpoint, "scripted endpoint",
-                             config, repeat, audio)  # fmt: skip
+            await first_word(
+                Path(folder) / "endpoint", endpoint, "scripted endpoint", config, repeat, audio
+            )
         await endpoint.close()
     finally:
         await speech.close()

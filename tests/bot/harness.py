@@ -93,9 +93,12 @@ class Bot:
     def ask(self, room_id: str, sender: str, question: str, **content: object) -> str:
         """A question that mentions the bot; returns its event id."""
         event = self.account.say(
-            room_id, sender, f"Knowledge Bot: {question}", **{"m.mentions": {"user_ids": [BOT]}},
+            room_id,
+            sender,
+            f"Knowledge Bot: {question}",
+            **{"m.mentions": {"user_ids": [BOT]}},
             **content,
-        )  # fmt: skip
+        )
         return str(event["event_id"])
 
     async def reply_to(self, event_id: str, timeout: float = 10.0) -> Written:
@@ -240,19 +243,36 @@ async def _room_features(
 
     times = TimeExpressionFinder()
     summaries = SummaryDesk(
-        account, summarizer("summary"), await SqlSummaryMarks.open(summaries_db), settings,
-        None, times, None, audiences, ledger, lines,
-    )  # fmt: skip
+        account,
+        summarizer("summary"),
+        await SqlSummaryMarks.open(summaries_db),
+        settings,
+        None,
+        times,
+        None,
+        audiences,
+        ledger,
+        lines,
+    )
     catchup = CatchupDesk(
-        account, await SqlReceiptStore.open(opened[0]), await SqlDigestStore.open(opened[0]),
-        summarizer("catchup"), settings, audiences, times, lines,
-    )  # fmt: skip
+        account,
+        await SqlReceiptStore.open(opened[0]),
+        await SqlDigestStore.open(opened[0]),
+        summarizer("catchup"),
+        settings,
+        audiences,
+        times,
+        lines,
+    )
     return {"memory": memory, "summaries": summaries, "catchup": catchup}
 
 
 def _summarizer(settings: SettingsHolder, task: LlmTask) -> Summarizer:
     """The summarizer without a model (the messages' own words)."""
     return Summarizer(
-        None, lambda: load_prompts({}), None,
-        lambda: settings.current.knowledge.embedding_model, task,
-    )  # fmt: skip
+        None,
+        lambda: load_prompts({}),
+        None,
+        lambda: settings.current.knowledge.embedding_model,
+        task,
+    )

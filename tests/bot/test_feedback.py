@@ -14,8 +14,18 @@ async def test_a_vote_the_store_could_not_keep_is_kept_once_it_can(tmp_path):
         answer = await bot.reply_to(bot.ask("!r", ANN, "who approves travel?"))
         answer_id = await eventually(lambda: bot.feedback.answer_of_event(answer.event_id))
         await bot.feedback.db.execute("PRAGMA query_only = 1")  # the database refuses writes
-        bot.account.add_event("!r", ANN, "m.reaction", {"m.relates_to": {
-            "rel_type": "m.annotation", "event_id": answer.event_id, "key": "👍"}})  # fmt: skip
+        bot.account.add_event(
+            "!r",
+            ANN,
+            "m.reaction",
+            {
+                "m.relates_to": {
+                    "rel_type": "m.annotation",
+                    "event_id": answer.event_id,
+                    "key": "👍",
+                }
+            },
+        )
         await bot.reply_to(bot.ask("!r", ANN, "!help"))  # the vote was taken meanwhile
         await bot.feedback.db.execute("PRAGMA query_only = 0")
         vote = await eventually(lambda: bot.feedback.vote_of(answer_id, ANN))
@@ -28,8 +38,18 @@ async def test_a_vote_taken_back_is_gone(tmp_path):
         bot.account.add_room("!r", [ANN])
         answer = await bot.reply_to(bot.ask("!r", ANN, "who approves travel?"))
         answer_id = await eventually(lambda: bot.feedback.answer_of_event(answer.event_id))
-        reaction = bot.account.add_event("!r", ANN, "m.reaction", {"m.relates_to": {
-            "rel_type": "m.annotation", "event_id": answer.event_id, "key": "👎"}})  # fmt: skip
+        reaction = bot.account.add_event(
+            "!r",
+            ANN,
+            "m.reaction",
+            {
+                "m.relates_to": {
+                    "rel_type": "m.annotation",
+                    "event_id": answer.event_id,
+                    "key": "👎",
+                }
+            },
+        )
         assert await eventually(lambda: bot.feedback.vote_of(answer_id, ANN)) == "down"
         bot.account.add_event("!r", ANN, "m.room.redaction", {}, redacts=reaction["event_id"])
 

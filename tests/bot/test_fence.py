@@ -58,8 +58,14 @@ CASES = {
 @pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
 def test_decide_write(case):
     kind, lease, room, sealed, encryption_on, refused = case
-    reason = decide_write(kind=kind, holds_lease=lease, room=room, sealed=sealed,
-                          encryption_on=encryption_on, room_id="!x")  # fmt: skip
+    reason = decide_write(
+        kind=kind,
+        holds_lease=lease,
+        room=room,
+        sealed=sealed,
+        encryption_on=encryption_on,
+        room_id="!x",
+    )
     if refused is None:
         assert reason is None
     else:

@@ -58,8 +58,9 @@ class KeptDocuments:
 def share(bot, room: str, n: int) -> dict:
     url = f"mxc://fake.test/notes-{n}"
     bot.account.media[url] = f"Notes number {n}".encode()
-    return bot.account.say(room, ANN, f"notes-{n}.txt", msgtype="m.file", url=url,
-                    info={"mimetype": "text/plain"})  # fmt: skip
+    return bot.account.say(
+        room, ANN, f"notes-{n}.txt", msgtype="m.file", url=url, info={"mimetype": "text/plain"}
+    )
 
 
 async def test_a_burst_of_fifty_files_does_not_hold_up_a_question(tmp_path):
@@ -92,8 +93,9 @@ async def keeper_with_a_kept_file(tmp_path, reader, kept):
             CONFIG + FILES, origin="bot.toml", env={"BOT_PASSWORD": "x"}, base_dir=tmp_path
         )
     )
-    keeper = FileKeeper(account, await SqlStateStore.open(db), await SqlFileStore.open(db),
-                        kept, reader, settings)  # fmt: skip
+    keeper = FileKeeper(
+        account, await SqlStateStore.open(db), await SqlFileStore.open(db), kept, reader, settings
+    )
     account.media["mxc://fake.test/a"] = b"The budget is 42,000 euros."
     source = account.say("!r", ANN, "budget.txt", msgtype="m.file", url="mxc://fake.test/a")
     message = parse_message(source, RoomID("!r"))
@@ -179,8 +181,14 @@ async def test_files_of_encrypted_rooms_stay_out_when_the_admins_keep_their_text
         bot.account.add_room("!sealed", [ANN, BEN], encrypted=True)
         bot.account.add_room("!open", [ANN, BEN])
         share(bot, "!open", 1)
-        sealed = bot.account.say("!sealed", ANN, "secret.txt", msgtype="m.file",
-                                 url="mxc://fake.test/notes-1", info={"mimetype": "text/plain"})  # fmt: skip
+        sealed = bot.account.say(
+            "!sealed",
+            ANN,
+            "secret.txt",
+            msgtype="m.file",
+            url="mxc://fake.test/notes-1",
+            info={"mimetype": "text/plain"},
+        )
 
         async def both_done() -> bool | None:
             return True if kept.documents and not await bot.state.pending_events() else None
@@ -188,9 +196,13 @@ async def test_files_of_encrypted_rooms_stay_out_when_the_admins_keep_their_text
         await eventually(both_done)
         assert [d.room for d in kept.documents.values()] == ["!open"]
         answer = await bot.reply_to(
-            bot.ask("!sealed", BEN, "what is in it?", **{"m.relates_to": {
-                "m.in_reply_to": {"event_id": sealed["event_id"]}}})
-        )  # fmt: skip
+            bot.ask(
+                "!sealed",
+                BEN,
+                "what is in it?",
+                **{"m.relates_to": {"m.in_reply_to": {"event_id": sealed["event_id"]}}},
+            )
+        )
         assert "keep the text of encrypted rooms out of the knowledge" in answer.content["body"]
 
 
@@ -202,8 +214,12 @@ async def test_a_question_about_a_file_still_being_read_is_answered_from_it_once
     async with running_bot(tmp_path, config, files=FileReading(reader, kept)) as bot:
         bot.account.add_room("!r", [ANN, BEN])
         shared = share(bot, "!r", 1)
-        question = bot.ask("!r", BEN, "what do the notes say?", **{"m.relates_to": {
-            "m.in_reply_to": {"event_id": shared["event_id"]}}})  # fmt: skip
+        question = bot.ask(
+            "!r",
+            BEN,
+            "what do the notes say?",
+            **{"m.relates_to": {"m.in_reply_to": {"event_id": shared["event_id"]}}},
+        )
 
         async def placeholder_shown() -> bool | None:
             return True if bot.account.messages() else None
@@ -237,8 +253,12 @@ async def test_summarize_this_on_a_file_queued_behind_another_is_about_that_file
         bot.account.add_room("!r", [ANN, BEN])
         share(bot, "!r", 1)
         queued = share(bot, "!r", 2)
-        asked = bot.ask("!r", BEN, "!summarize", **{"m.relates_to": {
-            "m.in_reply_to": {"event_id": queued["event_id"]}}})  # fmt: skip
+        asked = bot.ask(
+            "!r",
+            BEN,
+            "!summarize",
+            **{"m.relates_to": {"m.in_reply_to": {"event_id": queued["event_id"]}}},
+        )
 
         async def placeholder_shown() -> bool | None:
             return True if bot.account.messages() else None

@@ -18,8 +18,9 @@ async def test_a_question_after_a_redaction_waits_until_it_is_followed(tmp_path,
         bot.account.add_room("!r", [ANN, BEN])
         secret = bot.account.say("!r", ANN, "the door code is 4711")
         await bot.feedback.db.execute("PRAGMA query_only = 1")
-        redaction = bot.account.add_event("!r", ANN, "m.room.redaction", {},
-                                          redacts=secret["event_id"])  # fmt: skip
+        redaction = bot.account.add_event(
+            "!r", ANN, "m.room.redaction", {}, redacts=secret["event_id"]
+        )
         followed_first: list[bool] = []
 
         async def check(request: Request) -> None:
@@ -44,10 +45,14 @@ async def test_an_edit_is_followed_in_the_conversation(tmp_path):
         bot.account.add_room("!r", [ANN, BEN])
         said = bot.account.say("!r", ANN, "the release is on Monday")
         bot.account.say(
-            "!r", ANN, "* the release is on Tuesday",
-            **{"m.new_content": {"msgtype": "m.text", "body": "the release is on Tuesday"},
-               "m.relates_to": {"rel_type": "m.replace", "event_id": said["event_id"]}},
-        )  # fmt: skip
+            "!r",
+            ANN,
+            "* the release is on Tuesday",
+            **{
+                "m.new_content": {"msgtype": "m.text", "body": "the release is on Tuesday"},
+                "m.relates_to": {"rel_type": "m.replace", "event_id": said["event_id"]},
+            },
+        )
         await bot.reply_to(bot.ask("!r", BEN, "when is the release?"))
         recent = [line.text for line in bot.answerer.requests[0].recent]
         assert "the release is on Tuesday" in recent
@@ -67,8 +72,18 @@ async def test_a_redaction_in_another_room_removes_nothing_of_this_one(tmp_path)
         asked = bot.ask("!a", BEN, "what is the door code?")
         answer = await bot.reply_to(asked)
         answer_id = await eventually(lambda: bot.feedback.answer_of_event(answer.event_id))
-        vote = bot.account.add_event("!a", BEN, "m.reaction", {"m.relates_to": {
-            "rel_type": "m.annotation", "event_id": answer.event_id, "key": "👍"}})  # fmt: skip
+        vote = bot.account.add_event(
+            "!a",
+            BEN,
+            "m.reaction",
+            {
+                "m.relates_to": {
+                    "rel_type": "m.annotation",
+                    "event_id": answer.event_id,
+                    "key": "👍",
+                }
+            },
+        )
         assert await eventually(lambda: bot.feedback.vote_of(answer_id, BEN)) == "up"
 
         for target in (secret["event_id"], asked, vote["event_id"]):

@@ -33,25 +33,45 @@ class Case:
 CASES = [
     Case("help", "!help", (strings.HELP_HEADER, "!summarize")),
     Case("an unknown command", "!frobnicate", ("I don't know the command `!frobnicate`",)),
-    Case("a command turned off", "!summarize", ("Commands are turned off in this room",),
-         config='[rooms."!r"]\ncommands_enabled = false\n'),
+    Case(
+        "a command turned off",
+        "!summarize",
+        ("Commands are turned off in this room",),
+        config='[rooms."!r"]\ncommands_enabled = false\n',
+    ),
     Case("memories, none yet", "!memory", (strings.MEMORY_EMPTY,)),
-    Case("forgetting a memory that is not there", "!forget 3",
-         ("There is no memory number 3 here",)),
-    Case("a summary of the room without a model", "!summarize",
-         ("Summary of this room", "the Atlas launch moves to 14 December"), said=TALK),
+    Case(
+        "forgetting a memory that is not there", "!forget 3", ("There is no memory number 3 here",)
+    ),
+    Case(
+        "a summary of the room without a model",
+        "!summarize",
+        ("Summary of this room", "the Atlas launch moves to 14 December"),
+        said=TALK,
+    ),
     Case("nothing to summarise", "!summarize", ("There is nothing to summarise",)),
     Case("decisions, none yet", "!decisions", ("None yet",)),
-    Case("decisions a summary noted", "!decisions",
-         (strings.LEDGER_DECISIONS, "the Atlas launch moves to 14 December"), said=TALK,
-         before=("!summarize",)),
-    Case("action items a summary noted", "!actions",
-         (strings.LEDGER_ACTIONS, "tell the customers by Friday (for @ben:fake.test, due Friday"),
-         said=TALK,
-         before=("!summarize",)),
-    Case("a catch-up asked in a room goes to a direct chat", "!catchup",
-         ("I sent your catch-up to our direct chat",), sender=ANN),
-]  # fmt: skip
+    Case(
+        "decisions a summary noted",
+        "!decisions",
+        (strings.LEDGER_DECISIONS, "the Atlas launch moves to 14 December"),
+        said=TALK,
+        before=("!summarize",),
+    ),
+    Case(
+        "action items a summary noted",
+        "!actions",
+        (strings.LEDGER_ACTIONS, "tell the customers by Friday (for @ben:fake.test, due Friday"),
+        said=TALK,
+        before=("!summarize",),
+    ),
+    Case(
+        "a catch-up asked in a room goes to a direct chat",
+        "!catchup",
+        ("I sent your catch-up to our direct chat",),
+        sender=ANN,
+    ),
+]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])

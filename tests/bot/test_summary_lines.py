@@ -51,14 +51,25 @@ class Reading:
     # When the last sync was asked: everything said before was seen (time.time()).
     synced_at: float | None = END + 60
 
-    async def say(self, n: int, body: str, sender: str = ANN, *, addressed: bool = False,
-                  seen: bool = True, **content: Any) -> IncomingMessage:  # fmt: skip
+    async def say(
+        self,
+        n: int,
+        body: str,
+        sender: str = ANN,
+        *,
+        addressed: bool = False,
+        seen: bool = True,
+        **content: Any,
+    ) -> IncomingMessage:
         """A message at T0 + n seconds, in the room; `seen`: by the sync (the
         conversation), else sent before the bot kept lines."""
         source = self.account.add_event(
-            ROOM, sender, "m.room.message", {"msgtype": "m.text", "body": body, **content},
+            ROOM,
+            sender,
+            "m.room.message",
+            {"msgtype": "m.text", "body": body, **content},
             origin_server_ts=T0 + n * 1000,
-        )  # fmt: skip
+        )
         message = parse_message(source, RoomID(ROOM))
         assert message is not None
         if seen:
@@ -79,8 +90,14 @@ async def reading(tmp_path: Path, config: str = "") -> AsyncIterator[Reading]:
     """The conversation keeping lines into a memory store on SQLite, and the reader."""
     account = FakeAccount(BOT)
     account.add_room(ROOM, [ANN, BOB])
-    settings = SettingsHolder(parse_config(CONFIG + MEMORY + config, origin="bot.toml",
-                                           env={"BOT_PASSWORD": "x"}, base_dir=tmp_path))  # fmt: skip
+    settings = SettingsHolder(
+        parse_config(
+            CONFIG + MEMORY + config,
+            origin="bot.toml",
+            env={"BOT_PASSWORD": "x"},
+            base_dir=tmp_path,
+        )
+    )
     db = await SqliteDatabase.open(tmp_path / "memory.sqlite3")
     store = await SqlMemoryStore.open(db)
     away = VectorStore("http://127.0.0.1:1", tmp_path)
@@ -111,9 +128,18 @@ async def chat(room: Reading, first: int = 0, *, seen: bool = True) -> list[Inco
     await room.say(first + 1, "Knowledge Bot: who writes the notes?", addressed=True, seen=seen)
     await room.say(first + 2, "!summarize", seen=seen)
     await room.say(first + 3, "a notice", seen=seen, msgtype="m.notice")
-    said.append(await room.say(first + 4, "> <@ann:fake.test> we ship on Friday\n\nagreed",
-                               BOB, seen=seen, **{"m.mentions": {"user_ids": [ANN]},
-                               "m.relates_to": {"m.in_reply_to": {"event_id": said[0].event_id}}}))  # fmt: skip
+    said.append(
+        await room.say(
+            first + 4,
+            "> <@ann:fake.test> we ship on Friday\n\nagreed",
+            BOB,
+            seen=seen,
+            **{
+                "m.mentions": {"user_ids": [ANN]},
+                "m.relates_to": {"m.in_reply_to": {"event_id": said[0].event_id}},
+            },
+        )
+    )
     said.append(await room.say(first + 5, "waves", BOB, seen=seen, msgtype="m.emote"))
     return said
 
@@ -242,8 +268,10 @@ async def test_a_stopped_keeper_leaves_out_what_it_had_not_kept_and_stops_cleanl
 
 def test_lines_of_both_sources_join_once_each_the_newest_kept() -> None:
     fetched = [SummaryLine(7, ANN, f"old {n}", float(n), "l", f"$o{n}") for n in range(3)]
-    stored = [RoomLine("$o2", ANN, "old 2", 2.0, "l"), RoomLine("$n", BOB, "new", 3.0, "l",
-              reply_to="$o0", mentions=(ANN,))]  # fmt: skip
+    stored = [
+        RoomLine("$o2", ANN, "old 2", 2.0, "l"),
+        RoomLine("$n", BOB, "new", 3.0, "l", reply_to="$o0", mentions=(ANN,)),
+    ]
     lines = build_summary_lines(fetched, stored, 3)
     assert [(line.number, line.event_id) for line in lines] == [(1, "$o1"), (2, "$o2"), (3, "$n")]
     assert lines[2].reply_to == "$o0" and lines[2].mentions == (ANN,)
@@ -326,6 +354,7 @@ async def test_a_quiet_room_costs_one_small_page_and_a_busy_one_misses_nothing(t
         sizes.clear()
         busy = await room.read(after(T0 / 1000))
         assert [line.event_id for line in busy] == [
-            *(m.event_id for m in said[1:]), *(m.event_id for m in late)
-        ]  # fmt: skip
+            *(m.event_id for m in said[1:]),
+            *(m.event_id for m in late),
+        ]
         assert sizes == [PEEK, PEEK * 10]

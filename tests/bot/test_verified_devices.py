@@ -13,8 +13,11 @@ ANN = "@ann:fake.test"
 
 def ask_from(bot, device: str | None, question: str) -> str:
     top = {SENDER_DEVICE: device} if device is not None else {}
-    content = {"msgtype": "m.text", "body": f"Knowledge Bot: {question}",
-               "m.mentions": {"user_ids": [BOT]}}  # fmt: skip
+    content = {
+        "msgtype": "m.text",
+        "body": f"Knowledge Bot: {question}",
+        "m.mentions": {"user_ids": [BOT]},
+    }
     return str(bot.account.add_event("!r", ANN, "m.room.message", content, **top)["event_id"])
 
 
@@ -30,8 +33,9 @@ async def test_only_questions_from_cross_signed_devices_are_answered(tmp_path):
         assert answered.content["body"] == "Answer to: what is the budget?"
         unknown = await bot.reply_to(ask_from(bot, None, "who are you?"))
         assert unknown.content["body"] == strings.UNVERIFIED_DEVICE, "no device: fails closed"
-        notices = [w for w in bot.account.messages()
-                   if w.content.get("body") == strings.UNVERIFIED_DEVICE]  # fmt: skip
+        notices = [
+            w for w in bot.account.messages() if w.content.get("body") == strings.UNVERIFIED_DEVICE
+        ]
         assert len(notices) == 2, "one per device"
         assert len(bot.answerer.requests) == 1, "only the cross-signed device's question"
 

@@ -28,9 +28,15 @@ class Transcripts:
 def speak(bot, room: str, sender: str, words: str, n: int) -> dict:
     url = f"mxc://fake.test/voice-{n}"
     bot.account.media[url] = words.encode()
-    return bot.account.say(room, sender, "Voice message", msgtype="m.audio", url=url,
-                           info={"mimetype": "audio/ogg"},
-                           **{"org.matrix.msc3245.voice": {}})  # fmt: skip
+    return bot.account.say(
+        room,
+        sender,
+        "Voice message",
+        msgtype="m.audio",
+        url=url,
+        info={"mimetype": "audio/ogg"},
+        **{"org.matrix.msc3245.voice": {}},
+    )
 
 
 async def test_voice_in_a_room_is_the_rooms_conversation_and_posted_when_asked(tmp_path):
@@ -52,9 +58,11 @@ async def test_voice_in_a_room_is_the_rooms_conversation_and_posted_when_asked(t
         assert "the release moves to Thursday" in recent
 
         posted = await bot.account.wait_for(
-            lambda: next((w for w in bot.account.messages()
-                          if "Transcript:" in w.content.get("body", "")), None)
-        )  # fmt: skip
+            lambda: next(
+                (w for w in bot.account.messages() if "Transcript:" in w.content.get("body", "")),
+                None,
+            )
+        )
         assert (
             posted.room_id == "!loud" and "the budget review is on Friday" in posted.content["body"]
         )
@@ -101,16 +109,25 @@ async def test_a_spoken_question_is_answered_in_the_language_it_was_spoken_in(tm
     from core.i18n.detection import LanguageFinder
 
     transcripts = Transcripts()
-    async with running_bot(tmp_path, SPEECH, transcriber=transcripts,
-                           languages=LanguageFinder()) as bot:  # fmt: skip
+    async with running_bot(
+        tmp_path, SPEECH, transcriber=transcripts, languages=LanguageFinder()
+    ) as bot:
         bot.account.add_room("!r", [ANN, BEN])
         answer = await bot.reply_to(bot.ask("!r", ANN, "Wie viele Urlaubstage habe ich?"))
         # A voice message replying to the bot's answer is a question to it.
         bot.account.media["mxc://fake.test/voice-1"] = "¿Y cuántos días me quedan?".encode()
-        bot.account.say("!r", ANN, "Voice message", msgtype="m.audio",
-                        url="mxc://fake.test/voice-1", info={"mimetype": "audio/ogg"},
-                        **{"org.matrix.msc3245.voice": {},
-                           "m.relates_to": {"m.in_reply_to": {"event_id": answer.event_id}}})  # fmt: skip
+        bot.account.say(
+            "!r",
+            ANN,
+            "Voice message",
+            msgtype="m.audio",
+            url="mxc://fake.test/voice-1",
+            info={"mimetype": "audio/ogg"},
+            **{
+                "org.matrix.msc3245.voice": {},
+                "m.relates_to": {"m.in_reply_to": {"event_id": answer.event_id}},
+            },
+        )
 
         async def both_asked() -> bool | None:
             return True if len(bot.answerer.requests) == 2 else None
@@ -133,11 +150,11 @@ async def test_a_voice_message_redacted_after_its_transcript_was_posted_takes_it
         voice = speak(bot, "!r", ANN, "the door code is 4711", 1)
         posted = await bot.account.wait_for(
             lambda: next((w for w in bot.account.messages() if "4711" in w.content["body"]), None)
-        )  # fmt: skip
+        )
         bot.account.add_event("!r", ANN, "m.room.redaction", {}, redacts=voice["event_id"])
         taken = await bot.account.wait_for(
             lambda: next((w for w in bot.account.written if w.kind == "redaction"), None)
-        )  # fmt: skip
+        )
         assert (taken.room_id, taken.event_id) == ("!r", posted.event_id)
         assert taken.content["reason"] == strings.TRANSCRIPT_TAKEN_BACK
         await bot.reply_to(bot.ask("!r", BEN, "what is the door code?"))

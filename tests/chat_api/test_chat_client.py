@@ -72,14 +72,17 @@ async def knowledge_api(tmp_path: Path, llm) -> AsyncIterator[tuple[int, int, st
     token, lines = build_token_entry("visitor", "")
     (tmp_path / "tokens.toml").write_text(lines)
     config = tmp_path / "config.toml"
-    config.write_text(CONFIG.format(data=tmp_path / "data", llm=llm.url, ingest_port=ports[0],
-                                    chat_port=ports[1]))  # fmt: skip
+    config.write_text(
+        CONFIG.format(data=tmp_path / "data", llm=llm.url, ingest_port=ports[0], chat_port=ports[1])
+    )
     log = tmp_path / "knowledge-api.log"
     process = subprocess.Popen(
-        [str(KNOWLEDGE_API), "--config", str(config)], cwd=tmp_path,
-        stdout=log.open("w"), stderr=subprocess.STDOUT,
+        [str(KNOWLEDGE_API), "--config", str(config)],
+        cwd=tmp_path,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
         env={**os.environ, "HF_HUB_OFFLINE": "1"},
-    )  # fmt: skip
+    )
     await wait_for_log(log, r"chat API listening", process)
     yield ports[0], ports[1], token
     process.terminate()
@@ -88,8 +91,11 @@ async def knowledge_api(tmp_path: Path, llm) -> AsyncIterator[tuple[int, int, st
 
 async def put_document(port: int) -> None:
     url = f"http://127.0.0.1:{port}/api/v1/collections/handbook/documents/travel?wait=true"
-    body = {"title": "Travel basics", "url": "https://handbook.example.org/travel",
-            "content": "# Travel\n\nTravel is booked through the travel desk on floor 2."}  # fmt: skip
+    body = {
+        "title": "Travel basics",
+        "url": "https://handbook.example.org/travel",
+        "content": "# Travel\n\nTravel is booked through the travel desk on floor 2.",
+    }
     headers = {"Authorization": "Bearer wiki-token"}
     async with aiohttp.ClientSession() as http, http.put(url, json=body, headers=headers) as r:
         assert r.status == 200, await r.text()
@@ -98,9 +104,12 @@ async def put_document(port: int) -> None:
 async def run_llm(home: Path, *args: str) -> str:
     """The client's output, run while this test's loop serves the scripted model."""
     process = await asyncio.create_subprocess_exec(
-        str(LLM_CLI), *args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        str(LLM_CLI),
+        *args,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         env={**os.environ, "LLM_USER_PATH": str(home)},
-    )  # fmt: skip
+    )
     out, err = await asyncio.wait_for(process.communicate(), 120)
     assert process.returncode == 0, err.decode()
     return out.decode()

@@ -99,21 +99,40 @@ with speaking("de"):
     DECLINED_IN_GERMAN = strings.INJECTION_DECLINED
 HISTORY_CASES = {
     "nothing fails: all kept": (
-        [(U, "q1"), (A, "a1"), (U, "q2"), (A, "a2")], [None] * 4, [0, 1, 2, 3]),
+        [(U, "q1"), (A, "a1"), (U, "q2"), (A, "a2")],
+        [None] * 4,
+        [0, 1, 2, 3],
+    ),
     "a failed question goes with its answers": (
         [(U, "q1"), (A, "a1"), (U, "bad"), (A, "a2"), (A, "a2b"), (U, "q3"), (A, "a3")],
-        [None, None, "injection", None, None, None, None], [0, 1, 5, 6]),
+        [None, None, "injection", None, None, None, None],
+        [0, 1, 5, 6],
+    ),
     "a failed answer goes alone": (
-        [(U, "q1"), (A, "bad"), (U, "q2"), (A, "a2")], [None, "toxic", None, None], [0, 2, 3]),
+        [(U, "q1"), (A, "bad"), (U, "q2"), (A, "a2")],
+        [None, "toxic", None, None],
+        [0, 2, 3],
+    ),
     "answers before any question are judged alone": (
-        [(A, "a0"), (A, "bad"), (U, "q1")], [None, "injection", None], [0, 2]),
+        [(A, "a0"), (A, "bad"), (U, "q1")],
+        [None, "injection", None],
+        [0, 2],
+    ),
     "a question refused then (its answer is a refusal) goes with the refusal": (
-        [(U, "write me a poem"), (A, strings.OUT_OF_SCOPE.format(collections="- handbook")),
-         (U, "q2")], [None, None, None], [2]),
+        [
+            (U, "write me a poem"),
+            (A, strings.OUT_OF_SCOPE.format(collections="- handbook")),
+            (U, "q2"),
+        ],
+        [None, None, None],
+        [2],
+    ),
     "a refusal in another language": (
         [(U, "q1"), (A, "a1"), (U, "Zeig mir alles"), (A, DECLINED_IN_GERMAN), (U, "q3")],
-        [None] * 5, [0, 1, 4]),
-}  # fmt: skip
+        [None] * 5,
+        [0, 1, 4],
+    ),
+}
 
 
 @pytest.mark.parametrize("case", HISTORY_CASES)

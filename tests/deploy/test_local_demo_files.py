@@ -39,9 +39,16 @@ async def test_sample_documents_are_served_as_text_a_browser_shows():
         await runner.cleanup()
 
 
-STATE = {"bot_user": "@bot:localhost", "demo_user": "@demo:localhost",
-         "colleague_user": "@colleague:localhost", "admin_room_id": "!admin:localhost",
-         "api_port": 8088, "chat_port": 8090, "ops_port": 8091, "mcp_port": 8092}  # fmt: skip
+STATE = {
+    "bot_user": "@bot:localhost",
+    "demo_user": "@demo:localhost",
+    "colleague_user": "@colleague:localhost",
+    "admin_room_id": "!admin:localhost",
+    "api_port": 8088,
+    "chat_port": 8090,
+    "ops_port": 8091,
+    "mcp_port": 8092,
+}
 HOMESERVER = "http://127.0.0.1:8008"
 ENV = {"BOT_PASSWORD": "x", "SAMPLES_TOKEN": "y"}
 DEMO_LLM = '\n[llm]\nurl = "http://127.0.0.1:1/v1"\nmodel = "m"\n'

@@ -66,8 +66,13 @@ class Stack:
         subprocess.run([ENGINE, *args], check=True, capture_output=True, timeout=120)
 
     def compose(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-        done = subprocess.run([str(self.docker), "compose", *args], cwd=self.folder,
-                              capture_output=True, text=True, timeout=600)  # fmt: skip
+        done = subprocess.run(
+            [str(self.docker), "compose", *args],
+            cwd=self.folder,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         if check:
             assert done.returncode == 0, f"compose {' '.join(args)}:\n{done.stderr[-3000:]}"
         return done
@@ -76,8 +81,17 @@ class Stack:
 def build_stack_images() -> None:
     """Synapse's, PostgreSQL's and nginx's images, built once (cached after that)."""
     for name in ("synapse", "postgres", "nginx"):
-        args = [ENGINE, "build", "--network=host", "--format", "docker",
-                "-t", f"localhost/stack-{name}:test", "-f", str(IMAGES / f"{name}.Containerfile")]  # fmt: skip
+        args = [
+            ENGINE,
+            "build",
+            "--network=host",
+            "--format",
+            "docker",
+            "-t",
+            f"localhost/stack-{name}:test",
+            "-f",
+            str(IMAGES / f"{name}.Containerfile"),
+        ]
         if os.environ.get("CA_BUNDLE"):
             args += ["--secret", f"id=ca_bundle,src={os.environ['CA_BUNDLE']}"]
         if os.environ.get("BASE"):
@@ -121,10 +135,14 @@ async def brought_up(tmp_path: Path, files: tuple[str, ...]) -> AsyncIterator[St
         )
     ports = {"SYNAPSE_PORT": free_port(), "INGEST_PORT": free_port(), "OPS_PORT": free_port()}
     env = (folder / "env.example").read_text()
-    for key, value in {"SERVER_NAME": SERVER_NAME, "BOT_PASSWORD": PASSWORD,
-                       "BOT_PICKLE_KEY": uuid.uuid4().hex * 2, "WIKI_TOKEN": "wiki-token",
-                       "POSTGRES_PASSWORD": uuid.uuid4().hex,
-                       **{k: str(v) for k, v in ports.items()}}.items():  # fmt: skip
+    for key, value in {
+        "SERVER_NAME": SERVER_NAME,
+        "BOT_PASSWORD": PASSWORD,
+        "BOT_PICKLE_KEY": uuid.uuid4().hex * 2,
+        "WIKI_TOKEN": "wiki-token",
+        "POSTGRES_PASSWORD": uuid.uuid4().hex,
+        **{k: str(v) for k, v in ports.items()},
+    }.items():
         env = "\n".join(
             f"{key}={value}" if line.startswith(f"{key}=") else line for line in env.splitlines()
         )
@@ -132,17 +150,26 @@ async def brought_up(tmp_path: Path, files: tuple[str, ...]) -> AsyncIterator[St
     (folder / ".env").write_text(env + "\n")
     docker = tmp_path / "docker"
     project = f"kbstack{uuid.uuid4().hex[:6]}"
-    docker.write_text(COMPOSE_AS_DOCKER.format(
-        podman_compose=PODMAN_COMPOSE, podman=shutil.which(ENGINE), project=project,
-        files=" ".join(f"-f {name}" for name in files),
-    ))  # fmt: skip
+    docker.write_text(
+        COMPOSE_AS_DOCKER.format(
+            podman_compose=PODMAN_COMPOSE,
+            podman=shutil.which(ENGINE),
+            project=project,
+            files=" ".join(f"-f {name}" for name in files),
+        )
+    )
     docker.chmod(0o755)
     found = Stack(folder, docker, ports, project)
     try:
         setup = await asyncio.to_thread(
-            subprocess.run, ["./setup.sh"], cwd=folder, capture_output=True, text=True,
-            env={**os.environ, "DOCKER": str(docker)}, timeout=600,
-        )  # fmt: skip
+            subprocess.run,
+            ["./setup.sh"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "DOCKER": str(docker)},
+            timeout=600,
+        )
         assert setup.returncode == 0, setup.stdout[-3000:] + setup.stderr[-3000:]
         await asyncio.to_thread(found.compose, "up", "-d", "--no-build")
         await wait_for(f"http://127.0.0.1:{ports['OPS_PORT']}/health", found)
@@ -162,20 +189,37 @@ async def alice_in_a_room(stack: Stack, tmp_path: Path) -> AsyncIterator[tuple[P
     """A person of the stack's Synapse (registered as docs/getting-started/compose.md tells an admin to) in a
     room with the bot, once the travel policy is put through the ingestion API."""
     await asyncio.to_thread(
-        stack.compose, "exec", "-T", "synapse", "register_new_matrix_user", "-c",
-        "/data/homeserver.yaml", "-u", "alice", "-p", PASSWORD, "--no-admin",
+        stack.compose,
+        "exec",
+        "-T",
+        "synapse",
+        "register_new_matrix_user",
+        "-c",
+        "/data/homeserver.yaml",
+        "-u",
+        "alice",
+        "-p",
+        PASSWORD,
+        "--no-admin",
         "http://localhost:8008",
-    )  # fmt: skip
+    )
     homeserver = f"http://127.0.0.1:{stack.ports['SYNAPSE_PORT']}"
     alice = await Person.login(homeserver, f"@alice:{SERVER_NAME}", PASSWORD, tmp_path / "alice")
     try:
-        url = (f"http://127.0.0.1:{stack.ports['INGEST_PORT']}/api/v1/collections/handbook/"
-               "documents/travel?wait=true")  # fmt: skip
-        document = {"title": "Travel policy", "url": "https://wiki.example.org/travel",
-                    "content": "# Travel\n\nTrain travel is booked through the travel desk."}  # fmt: skip
+        url = (
+            f"http://127.0.0.1:{stack.ports['INGEST_PORT']}/api/v1/collections/handbook/"
+            "documents/travel?wait=true"
+        )
+        document = {
+            "title": "Travel policy",
+            "url": "https://wiki.example.org/travel",
+            "content": "# Travel\n\nTrain travel is booked through the travel desk.",
+        }
         headers = {"Authorization": "Bearer wiki-token"}
-        async with aiohttp.ClientSession() as http, http.put(url, json=document,
-                                                             headers=headers) as response:  # fmt: skip
+        async with (
+            aiohttp.ClientSession() as http,
+            http.put(url, json=document, headers=headers) as response,
+        ):
             assert response.status == 200, await response.text()
         yield alice, await room_with_bot(alice, BOT)
     finally:

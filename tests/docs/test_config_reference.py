@@ -48,7 +48,10 @@ def test_the_example_keys_are_read_as_toml_reads_them():
         '[sources.wiki]\ntoken_env = "T"\n[rooms."!a:b"]\nhistory = false\n[bot]\ntypo = 1\n'
     )
     assert reference.example_keys(text) == {
-        "knowledge.embedding_endpoints.<name>.url", "knowledge.max_document_bytes",
-        "llm.request_fields", "sources.<name>.token_env", 'rooms."<room id>".history',
+        "knowledge.embedding_endpoints.<name>.url",
+        "knowledge.max_document_bytes",
+        "llm.request_fields",
+        "sources.<name>.token_env",
+        'rooms."<room id>".history',
         "bot.typo",
-    }  # fmt: skip
+    }

@@ -79,8 +79,11 @@ def test_the_runnable_commands_run(block, tmp_path):
     shutil.copy(ROOT / "config.example.toml", tmp_path)
     result = subprocess.run(
         ["bash", "-euo", "pipefail", "-c", block.command],
-        cwd=tmp_path, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 

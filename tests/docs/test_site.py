@@ -17,9 +17,12 @@ def test_the_site_builds_strictly(tmp_path):
     mkdocs = Path(sys.executable).parent / "mkdocs"
     result = subprocess.run(
         [str(mkdocs), "build", "--strict", "--site-dir", str(tmp_path / "site")],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-    )  # fmt: skip
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
     assert (tmp_path / "site" / "index.html").is_file()
 
@@ -31,9 +34,11 @@ def test_every_problem_mkdocs_validates_is_a_warning():
     config = yaml.safe_load(text)
     validation = config["validation"]
     assert validation["links"] == {
-        "not_found": "warn", "anchors": "warn", "absolute_links": "warn",
+        "not_found": "warn",
+        "anchors": "warn",
+        "absolute_links": "warn",
         "unrecognized_links": "warn",
-    }  # fmt: skip
+    }
     assert validation["nav"] == {
         "omitted_files": "warn",
         "not_found": "warn",

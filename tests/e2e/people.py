@@ -104,8 +104,13 @@ class Person:
             else []
         )
         if visibility:
-            state.append({"type": "m.room.history_visibility", "state_key": "",
-                          "content": {"history_visibility": visibility}})  # fmt: skip
+            state.append(
+                {
+                    "type": "m.room.history_visibility",
+                    "state_key": "",
+                    "content": {"history_visibility": visibility},
+                }
+            )
         response = await self.client.room_create(
             name="test room", invite=invite, initial_state=state, is_direct=direct
         )
@@ -170,13 +175,19 @@ class Person:
         shares a picture as clients do."""
         encrypted = self.client.rooms[room_id].encrypted
         response, keys = await self.client.upload(
-            io.BytesIO(data), content_type=mimetype, filename=name, encrypt=encrypted,
+            io.BytesIO(data),
+            content_type=mimetype,
+            filename=name,
+            encrypt=encrypted,
             filesize=len(data),
-        )  # fmt: skip
+        )
         assert isinstance(response, UploadResponse), response
-        content: dict[str, Any] = {"msgtype": msgtype, "body": name, "filename": name,
-                                   "info": {"mimetype": mimetype,
-                                            "size": claimed_size or len(data)}}  # fmt: skip
+        content: dict[str, Any] = {
+            "msgtype": msgtype,
+            "body": name,
+            "filename": name,
+            "info": {"mimetype": mimetype, "size": claimed_size or len(data)},
+        }
         if voice:
             content.update(msgtype="m.audio", body="Voice message")
             content["org.matrix.msc3245.voice"] = {}

@@ -24,8 +24,11 @@ class ServerView:
     async def open(cls, homeserver: Homeserver) -> ServerView:
         localpart = f"operator-{uuid.uuid4().hex[:8]}"
         user_id = homeserver.register(localpart, PASSWORD, admin=True)
-        body = {"type": "m.login.password", "password": PASSWORD,
-                "identifier": {"type": "m.id.user", "user": user_id}}  # fmt: skip
+        body = {
+            "type": "m.login.password",
+            "password": PASSWORD,
+            "identifier": {"type": "m.id.user", "user": user_id},
+        }
         async with aiohttp.ClientSession() as http:
             url = f"{homeserver.url}/_matrix/client/v3/login"
             async with http.post(url, json=body) as response:

@@ -92,9 +92,15 @@ async def test_a_join_while_the_answer_is_written_takes_it_back_and_answers_agai
     people, bot, llm, wiki, tmp_path
 ):
     alice, carol = await start(
-        people, bot, llm, wiki, tmp_path, "alice", "carol",
+        people,
+        bot,
+        llm,
+        wiki,
+        tmp_path,
+        "alice",
+        "carol",
         pipeline="stream_edit_seconds = 0.2\n",
-    )  # fmt: skip
+    )
     room = await room_with_bot(alice, bot)
     llm.respond = lambda body: (
         reading_model(body) if "response_format" in body else f"{SECRET} [1], says the note."

@@ -93,10 +93,11 @@ async def test_a_digest_comes_once_per_scheduled_time_across_a_restart(people, b
 
     def digests_with(text: str) -> list[dict]:
         return [
-            event for event in bob.seen(direct, from_user(bot.user_id))
+            event
+            for event in bob.seen(direct, from_user(bot.user_id))
             if text in event["content"].get("body", "")
             and event["content"]["body"].startswith("**Your catch-up**")
-        ]  # fmt: skip
+        ]
 
     await alice.say(room, "Decision: the Atlas freeze starts on the 10th.")
     await bob.wait_until(lambda: digests_with("Atlas freeze"), timeout=60)
@@ -185,8 +186,10 @@ async def test_a_person_who_blocks_invites_is_told_why_the_catchup_did_not_come(
     await alice.say(room, "Decision: the Vega launch moves to Monday.")
     # Bob's client blocks every invite (the account data Synapse reads, MSC4380).
     client = bob.client
-    url = (f"{client.homeserver}/_matrix/client/v3/user/{quote(client.user_id)}"
-           "/account_data/m.invite_permission_config")  # fmt: skip
+    url = (
+        f"{client.homeserver}/_matrix/client/v3/user/{quote(client.user_id)}"
+        "/account_data/m.invite_permission_config"
+    )
     headers = {"Authorization": f"Bearer {client.access_token}"}
     async with aiohttp.ClientSession() as http:
         async with http.put(url, json={"default_action": "block"}, headers=headers) as done:

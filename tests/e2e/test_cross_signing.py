@@ -123,9 +123,10 @@ async def test_a_client_that_shares_keys_only_with_cross_signed_devices_gets_ans
     bot_device = session_of(bot)["device_id"]
     # Alice's client learns the bot's devices as it syncs (it shares a room with the bot).
     await alice.wait_until(
-        lambda: any(d.device_id == bot_device
-                    for d in client.device_store.active_user_devices(bot.user_id))
-    )  # fmt: skip
+        lambda: any(
+            d.device_id == bot_device for d in client.device_store.active_user_devices(bot.user_id)
+        )
+    )
     trusted = []
     for user_id in (alice.user_id, bot.user_id):
         keys = await published_keys(alice, user_id)
@@ -139,11 +140,15 @@ async def test_a_client_that_shares_keys_only_with_cross_signed_devices_gets_ans
                 client.blacklist_device(device)
     assert trusted == [bot_device], "the bot's device, and only it"
     response = await client.room_send(
-        room, "m.room.message",
-        {"msgtype": "m.text", "body": "where is the onboarding guide?",
-         "m.mentions": {"user_ids": [bot.user_id]}},
+        room,
+        "m.room.message",
+        {
+            "msgtype": "m.text",
+            "body": "where is the onboarding guide?",
+            "m.mentions": {"user_ids": [bot.user_id]},
+        },
         ignore_unverified_devices=False,
-    )  # fmt: skip
+    )
     answer = await alice.wait_for(room, replies_to(response.event_id))
     assert answer["event_id"] in alice.decrypted
     assert "onboarding guide" in answer["content"]["body"], "the bot could read the question"

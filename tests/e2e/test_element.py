@@ -19,24 +19,38 @@ async def test_an_edit_that_adds_the_mention_is_answered_in_the_original_thread(
     room = await room_with_bot(alice, bot)
     original = await alice.say(room, "what is the travel policy?")
     asked = "Knowledge Bot: what is the travel policy?"
-    edit = await alice.send(room, {
-        "msgtype": "m.text", "body": f"* {asked}",
-        "m.new_content": {"msgtype": "m.text", "body": asked,
-                          "m.mentions": {"user_ids": [bot.user_id]}},
-        "m.mentions": {"user_ids": [bot.user_id]},
-        "m.relates_to": {"rel_type": "m.replace", "event_id": original},
-    })  # fmt: skip
+    edit = await alice.send(
+        room,
+        {
+            "msgtype": "m.text",
+            "body": f"* {asked}",
+            "m.new_content": {
+                "msgtype": "m.text",
+                "body": asked,
+                "m.mentions": {"user_ids": [bot.user_id]},
+            },
+            "m.mentions": {"user_ids": [bot.user_id]},
+            "m.relates_to": {"rel_type": "m.replace", "event_id": original},
+        },
+    )
     answer = await alice.wait_for(room, replies_to(original), timeout=60)
     assert answer["content"]["m.relates_to"]["event_id"] == original, "in the original's thread"
     assert not alice.seen(room, replies_to(edit))
     # A later edit that does not newly mention the bot is no new question.
-    await alice.send(room, {
-        "msgtype": "m.text", "body": f"* {asked} (typo fixed)",
-        "m.new_content": {"msgtype": "m.text", "body": f"{asked} (typo fixed)",
-                          "m.mentions": {"user_ids": [bot.user_id]}},
-        "m.mentions": {},
-        "m.relates_to": {"rel_type": "m.replace", "event_id": original},
-    })  # fmt: skip
+    await alice.send(
+        room,
+        {
+            "msgtype": "m.text",
+            "body": f"* {asked} (typo fixed)",
+            "m.new_content": {
+                "msgtype": "m.text",
+                "body": f"{asked} (typo fixed)",
+                "m.mentions": {"user_ids": [bot.user_id]},
+            },
+            "m.mentions": {},
+            "m.relates_to": {"rel_type": "m.replace", "event_id": original},
+        },
+    )
     sentinel = await ask(alice, room, "!help", bot)
     assert sentinel["body"]
     assert len(alice.seen(room, replies_to(original))) == 1
@@ -45,11 +59,19 @@ async def test_an_edit_that_adds_the_mention_is_answered_in_the_original_thread(
 async def test_a_reply_fallback_is_not_kept_in_the_conversation(people, bot, llm):
     alice, port = await start_alice_and_bot(people, bot, llm)
     room = await room_with_bot(alice, bot)
-    await put(port, "handbook", "leave", {"title": "Annual leave", "content":
-              "Full-time staff have 27 days of annual leave. Part-time staff have 15 days."})  # fmt: skip
+    await put(
+        port,
+        "handbook",
+        "leave",
+        {
+            "title": "Annual leave",
+            "content": "Full-time staff have 27 days of annual leave. Part-time staff have 15 days.",
+        },
+    )
     first = await ask(alice, room, "how many leave days do full-time staff get?", bot)
-    answer = alice.seen(room, lambda e: from_user(bot.user_id)(e)
-                        and "m.new_content" not in e["content"])[-1]  # fmt: skip
+    answer = alice.seen(
+        room, lambda e: from_user(bot.user_id)(e) and "m.new_content" not in e["content"]
+    )[-1]
     quoted = "\n".join(f"> {line}" for line in f"<{bot.user_id}> {first['body']}".splitlines())
     reply = await alice.say(room, f"{quoted}\n\nthanks, noted", reply_to=answer["event_id"])
     await alice.wait_for(room, replies_to(reply), timeout=60)
@@ -63,10 +85,18 @@ async def test_a_reply_fallback_is_not_kept_in_the_conversation(people, bot, llm
 async def test_an_answer_citing_two_passages_of_one_document_lists_it_once(people, bot, llm):
     alice, port = await start_alice_and_bot(people, bot, llm)
     room = await room_with_bot(alice, bot)
-    await put(port, "handbook", "travel", {"title": "Travel policy", "format": "markdown",
-              "url": "https://wiki/travel", "content":
-              "# Trains\n\nTrains are booked through Travelink two weeks ahead.\n\n"
-              "# Hotels\n\nHotels are booked through Roomly, breakfast included."})  # fmt: skip
+    await put(
+        port,
+        "handbook",
+        "travel",
+        {
+            "title": "Travel policy",
+            "format": "markdown",
+            "url": "https://wiki/travel",
+            "content": "# Trains\n\nTrains are booked through Travelink two weeks ahead.\n\n"
+            "# Hotels\n\nHotels are booked through Roomly, breakfast included.",
+        },
+    )
 
     def cite_all(body: dict) -> str | dict:
         if "response_format" in body:

@@ -46,8 +46,9 @@ async def summarised_sealed_room(people, bot, llm, summaries: str) -> tuple:
     was posted in it: written into the collection too, unless `summaries` says not."""
     alice = await people("alice")
     llm.respond = chat_model
-    bot.write_config(knowledge_config(free_port()) + llm_config(llm) + summaries,
-                     allowed_users=[alice.user_id])  # fmt: skip
+    bot.write_config(
+        knowledge_config(free_port()) + llm_config(llm) + summaries, allowed_users=[alice.user_id]
+    )
     with_room_defaults(bot, 'summary_schedule = "every 10s"')
     await bot.start()
     sealed_room = await room_with_bot(alice, bot, encrypted=True)
@@ -78,8 +79,11 @@ async def test_an_encrypted_rooms_summary_is_never_posted_into_an_unencrypted_ro
     assert not await server.holding(plain_chat, "4417")
     assert not await server.holding(sealed_chat, "4417")
     assert not await server.holding(sealed_room, "4417")
-    sent = [e for e in await server.messages(sealed_chat)
-            if e["sender"] == bot.user_id and "state_key" not in e]  # fmt: skip
+    sent = [
+        e
+        for e in await server.messages(sealed_chat)
+        if e["sender"] == bot.user_id and "state_key" not in e
+    ]
     assert sent and {e["type"] for e in sent} == {"m.room.encrypted"}
 
 
@@ -154,12 +158,17 @@ class FlakyProxy:
         headers = {k: v for k, v in request.headers.items() if k.lower() != "host"}
         async with ClientSession(auto_decompress=False) as http:
             async with http.request(
-                request.method, f"{self.upstream}{request.rel_url}", headers=headers,
+                request.method,
+                f"{self.upstream}{request.rel_url}",
+                headers=headers,
                 data=await request.read(),
-            ) as upstream:  # fmt: skip
+            ) as upstream:
                 body = await upstream.read()
-                kept = {k: v for k, v in upstream.headers.items()
-                        if k.lower() not in ("transfer-encoding", "content-length")}  # fmt: skip
+                kept = {
+                    k: v
+                    for k, v in upstream.headers.items()
+                    if k.lower() not in ("transfer-encoding", "content-length")
+                }
                 return web.Response(status=upstream.status, body=body, headers=kept)
 
     async def close(self) -> None:
@@ -236,15 +245,26 @@ async def test_a_redacted_question_and_comment_leave_no_text_behind(people, bot,
     admin_room = await alice.create_room([bot.user_id], encrypted=True)
     bot.write_config(
         knowledge_config(port) + llm_config(llm) + f"[feedback]\nadmins = ['{alice.user_id}']\n",
-        allowed_users=[alice.user_id], admin_room=admin_room, edit_window_seconds=1,
-    )  # fmt: skip
+        allowed_users=[alice.user_id],
+        admin_room=admin_room,
+        edit_window_seconds=1,
+    )
     await bot.start()
     await alice.wait_for(admin_room, membership_of(bot.user_id, "join"))
     room = await room_with_bot(alice, bot, encrypted=True)
-    await put(port, "handbook", "travel", {"title": "Travel policy", "url": "https://wiki/t",
-              "content": "Trains are booked through Travelink two weeks ahead."})  # fmt: skip
-    question = await alice.say(room, "how do I book trains for the Quokkafest?",
-                               mentions=[bot.user_id])  # fmt: skip
+    await put(
+        port,
+        "handbook",
+        "travel",
+        {
+            "title": "Travel policy",
+            "url": "https://wiki/t",
+            "content": "Trains are booked through Travelink two weeks ahead.",
+        },
+    )
+    question = await alice.say(
+        room, "how do I book trains for the Quokkafest?", mentions=[bot.user_id]
+    )
     answer = await alice.wait_for(room, replies_to(question), timeout=60)
     await ask(alice, admin_room, "!feedback", bot)  # the answer is finished meanwhile
     await alice.react(room, answer["event_id"], THUMBS_DOWN)
@@ -252,8 +272,9 @@ async def test_a_redacted_question_and_comment_leave_no_text_behind(people, bot,
         room, lambda e: e["content"].get("body") == strings.FEEDBACK_ASK, timeout=30
     )
     thread = asked["content"]["m.relates_to"]["event_id"]
-    comment = await alice.say(room, "Quokkafest trains are not in it", thread=thread,
-                              reply_to=asked["event_id"])  # fmt: skip
+    comment = await alice.say(
+        room, "Quokkafest trains are not in it", thread=thread, reply_to=asked["event_id"]
+    )
     await alice.wait_for(room, replies_to(comment), timeout=30)
     report = (await ask(alice, admin_room, "!feedback worst", bot))["body"]
     assert "Quokkafest" in report, "the report quotes question and comment before"

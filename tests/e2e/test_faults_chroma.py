@@ -61,8 +61,15 @@ async def test_the_same_bot_answers_before_during_and_after_a_chroma_outage(
     )
     await bot.start()
     room = await room_with_bot(alice, bot)
-    await put(port, "handbook", "travel", {"title": "Travel policy",
-              "content": "Trains are booked through Travelink two weeks ahead."})  # fmt: skip
+    await put(
+        port,
+        "handbook",
+        "travel",
+        {
+            "title": "Travel policy",
+            "content": "Trains are booked through Travelink two weeks ahead.",
+        },
+    )
     before = await ask(alice, room, "how are trains booked?", bot)
     assert "Travelink" in before["body"]
 

@@ -26,9 +26,10 @@ def reports_seen(person, admin_room: str, bot) -> list[dict]:
     saying that an edit was applied (whether the last of those has reached the person
     yet is a race of the two syncs)."""
     return [
-        event for event in person.seen(admin_room, from_user(bot.user_id))
+        event
+        for event in person.seen(admin_room, from_user(bot.user_id))
         if event["content"].get("body") != strings.CONFIG_APPLIED
-    ]  # fmt: skip
+    ]
 
 
 async def next_report(person, admin_room: str, bot, seen: int) -> str:

@@ -39,8 +39,16 @@ async def start(people, bot, llm) -> tuple:
     )
     await bot.start()
     room = await room_with_bot(alice, bot)
-    await put(port, "handbook", "travel", {"title": "Travel policy", "url": "https://wiki/travel",
-              "content": "Trains are booked through Travelink two weeks ahead."})  # fmt: skip
+    await put(
+        port,
+        "handbook",
+        "travel",
+        {
+            "title": "Travel policy",
+            "url": "https://wiki/travel",
+            "content": "Trains are booked through Travelink two weeks ahead.",
+        },
+    )
     return alice, room, ops
 
 

@@ -50,8 +50,16 @@ async def test_votes_are_kept_withdrawn_persisted_and_reported_to_admins_only(pe
     room = await room_with_bot(alice, bot)
     # The admin reads alice's room, so the report may show its answers in detail.
     await bring_in(room, alice, admin)
-    await put(port, "handbook", "travel", {"title": "Travel policy", "url": "https://wiki/t",
-              "content": "Trains are booked through Travelink two weeks ahead."})  # fmt: skip
+    await put(
+        port,
+        "handbook",
+        "travel",
+        {
+            "title": "Travel policy",
+            "url": "https://wiki/t",
+            "content": "Trains are booked through Travelink two weeks ahead.",
+        },
+    )
 
     question = await alice.say(room, "how do I book trains?", mentions=[bot.user_id])
     answer = await alice.wait_for(room, replies_to(question), timeout=60)
@@ -110,8 +118,15 @@ async def test_votes_are_kept_withdrawn_persisted_and_reported_to_admins_only(pe
 async def test_a_vote_in_an_encrypted_room_counts_too(people, bot, llm):
     alice, port = await start_alice_and_bot(people, bot, llm)
     room = await room_with_bot(alice, bot, encrypted=True)
-    await put(port, "handbook", "travel", {"title": "Travel policy",
-              "content": "Trains are booked through Travelink two weeks ahead."})  # fmt: skip
+    await put(
+        port,
+        "handbook",
+        "travel",
+        {
+            "title": "Travel policy",
+            "content": "Trains are booked through Travelink two weeks ahead.",
+        },
+    )
     question = await alice.say(room, "how do I book trains?", mentions=[bot.user_id])
     answer = await alice.wait_for(room, replies_to(question), timeout=60)
     assert answer["event_id"] in alice.decrypted

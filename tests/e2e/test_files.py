@@ -45,16 +45,18 @@ async def ask_about(person: Person, room: str, question: str, bot, file_event: s
 async def test_a_pdf_shared_in_an_encrypted_room_is_answered_from_with_its_page(people, bot, llm):
     alice, bob = await people("alice"), await people("bob")
     llm.respond = chat_model
-    bot.write_config(knowledge_config(free_port()) + llm_config(llm) + FILES,
-                     allowed_users=[alice.user_id])  # fmt: skip
+    bot.write_config(
+        knowledge_config(free_port()) + llm_config(llm) + FILES, allowed_users=[alice.user_id]
+    )
     await bot.start()
     room = await room_with_bot(alice, bot, encrypted=True, visibility="joined")
     policy = await alice.share_file(room, make_pdf(), "travel-policy.pdf", PDF)
     scan = await alice.share_file(room, make_scanned_pdf(), "signed-contract.pdf", PDF)
     onboarding = await alice.share_file(room, make_docx(), "onboarding.docx", DOCX)
     large = await alice.share_file(room, make_docx(filler_paragraphs=200), "large.docx", DOCX)
-    liar = await alice.share_file(room, make_docx(filler_paragraphs=200), "liar.docx", DOCX,
-                                  claimed_size=500)  # fmt: skip
+    liar = await alice.share_file(
+        room, make_docx(filler_paragraphs=200), "liar.docx", DOCX, claimed_size=500
+    )
 
     answer = await ask_about(alice, room, "how much may a hotel night cost in Paris?", bot, policy)
     assert "140 euros" in answer["body"]
@@ -102,14 +104,22 @@ async def test_a_voice_message_in_a_direct_chat_is_transcribed_and_answered(
     llm.respond = reading_model
     port = free_port()
     bot.write_config(
-        knowledge_config(port) + llm_config(llm)
+        knowledge_config(port)
+        + llm_config(llm)
         + f'[speech]\nurl = "{speech.url}"\nmodel = "whisper-large-v3"\n'
         + '[room_defaults]\ntranscribe = "reply"\n',
         allowed_users=[alice.user_id],
-    )  # fmt: skip
+    )
     await bot.start()
-    await put(port, "handbook", "travel", {"title": "Travel policy",
-              "content": "Trains are booked through Travelink, in second class."})  # fmt: skip
+    await put(
+        port,
+        "handbook",
+        "travel",
+        {
+            "title": "Travel policy",
+            "content": "Trains are booked through Travelink, in second class.",
+        },
+    )
     direct = await room_with_bot(alice, bot, encrypted=True, direct=True)
     recording = make_wav(pitch=440)
     speech.say(recording, "How are trains booked?")
@@ -125,8 +135,9 @@ async def test_a_voice_message_in_a_direct_chat_is_transcribed_and_answered(
     assert speech.requests[0][:2] == ("whisper-large-v3", "voice.wav")
 
     speech.fail = True
-    failing = await alice.share_file(direct, make_wav(pitch=660), "voice.wav", "audio/wav",
-                                     voice=True)  # fmt: skip
+    failing = await alice.share_file(
+        direct, make_wav(pitch=660), "voice.wav", "audio/wav", voice=True
+    )
     notice = await alice.wait_for(direct, replies_to(failing), timeout=60)
     assert notice["content"]["body"] == strings.VOICE_FAILED
 
@@ -135,18 +146,21 @@ async def test_a_question_replying_to_a_file_is_answered_from_that_file_first(pe
     """Two versions of the hotel rules: the one replied to is the one answered from."""
     alice = await people("alice")
     llm.respond = reading_model
-    bot.write_config(knowledge_config(free_port()) + llm_config(llm) + FILES,
-                     allowed_users=[alice.user_id])  # fmt: skip
+    bot.write_config(
+        knowledge_config(free_port()) + llm_config(llm) + FILES, allowed_users=[alice.user_id]
+    )
     await bot.start()
     room = await room_with_bot(alice, bot)
     files = {}
     for cost in ("120", "140"):
         pages = (f"Hotels. A night costs at most {cost} euros in Paris.",)
-        files[cost] = await alice.share_file(room, make_pdf(pages, table=False),
-                                             f"hotels-{cost}.pdf", PDF)  # fmt: skip
+        files[cost] = await alice.share_file(
+            room, make_pdf(pages, table=False), f"hotels-{cost}.pdf", PDF
+        )
     for cost, event in [*files.items(), *reversed(files.items())]:
-        answer = await ask_about(alice, room, "how much may a hotel night cost in Paris?", bot,
-                                 event)  # fmt: skip
+        answer = await ask_about(
+            alice, room, "how much may a hotel night cost in Paris?", bot, event
+        )
         assert f"{cost} euros" in answer["body"].split("**Sources**")[0], answer["body"]
 
 
@@ -166,8 +180,9 @@ async def test_a_file_the_bot_never_read_says_why_and_summarize_this_needs_no_me
     room = await room_with_bot(alice, bot)
     early = await alice.share_file(room, make_pdf(), "travel-policy.pdf", PDF)
 
-    answer = await ask(alice, room, "how much may a hotel night cost in Paris?", bot,
-                       reply_to=early)  # fmt: skip
+    answer = await ask(
+        alice, room, "how much may a hotel night cost in Paris?", bot, reply_to=early
+    )
     assert answer["body"] == strings.FILE_NOT_KEPT_HERE.format(name="travel-policy.pdf")
     plain = await alice.say(room, "summarize this", reply_to=early)
     answer = await finished_reply(alice, room, replies_to(plain))
@@ -176,8 +191,9 @@ async def test_a_file_the_bot_never_read_says_why_and_summarize_this_needs_no_me
     # An admin turns files on while the bot runs.
     bot.write_config(base + FILES, allowed_users=[alice.user_id], admin_room=admin_room)
     await alice.wait_for(admin_room, lambda e: e["content"].get("body") == strings.CONFIG_APPLIED)
-    answer = await ask(alice, room, "how much may a hotel night cost in Paris?", bot,
-                       reply_to=early)  # fmt: skip
+    answer = await ask(
+        alice, room, "how much may a hotel night cost in Paris?", bot, reply_to=early
+    )
     assert answer["body"] == strings.FILE_SHARED_EARLIER.format(name="travel-policy.pdf")
 
     again = await alice.share_file(room, make_pdf(), "travel-policy.pdf", PDF)
@@ -202,13 +218,23 @@ async def test_scans_and_images_are_read_by_ocr_in_an_encrypted_room(people, bot
     alice = await people("alice")
     llm.respond = reading_model
     port = free_port()
-    bot.write_config(knowledge_config(port) + llm_config(llm) + FILES.replace("60000", "2000000"),
-                     allowed_users=[alice.user_id])  # fmt: skip
+    bot.write_config(
+        knowledge_config(port) + llm_config(llm) + FILES.replace("60000", "2000000"),
+        allowed_users=[alice.user_id],
+    )
     await bot.start()
-    await put(port, "handbook", "errors", {"title": "Error codes", "content": (
-        "What does error E4711 mean? ERROR E4711: quota exceeded for bucket reports-2027 means "
-        "the storage quota is used up: the IT desk raises it at extension 4242."
-    )})  # fmt: skip
+    await put(
+        port,
+        "handbook",
+        "errors",
+        {
+            "title": "Error codes",
+            "content": (
+                "What does error E4711 mean? ERROR E4711: quota exceeded for bucket reports-2027 means "
+                "the storage quota is used up: the IT desk raises it at extension 4242."
+            ),
+        },
+    )
     room = await room_with_bot(alice, bot, encrypted=True, visibility="joined")
     scan = await alice.share_file(room, make_scanned_text_pdf(), "scanned-policy.pdf", PDF)
     answer = await ask_about(alice, room, "how much may a hotel night cost in Paris?", bot, scan)
@@ -216,10 +242,12 @@ async def test_scans_and_images_are_read_by_ocr_in_an_encrypted_room(people, bot
     assert "scanned-policy.pdf (shared by alice" in answer["body"]
     assert ", p. 2, read from a scan]" in answer["body"], answer["body"]
 
-    error = render_text_image("ERROR E4711: quota exceeded for bucket reports-2027",
-                              width_mm=170, height_mm=25)  # fmt: skip
-    screenshot = await alice.share_file(room, error, "screenshot.png", "image/png",
-                                        msgtype="m.image")  # fmt: skip
+    error = render_text_image(
+        "ERROR E4711: quota exceeded for bucket reports-2027", width_mm=170, height_mm=25
+    )
+    screenshot = await alice.share_file(
+        room, error, "screenshot.png", "image/png", msgtype="m.image"
+    )
     answer = await ask(alice, room, "what does this error mean?", bot, reply_to=screenshot)
     assert "4242" in answer["body"] and "Error codes" in answer["body"], answer["body"]
 

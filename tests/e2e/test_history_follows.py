@@ -35,11 +35,15 @@ async def ask_until(person, room, question, bot, wanted: str, tries: int = 10) -
 
 
 async def edit(person, room: str, event_id: str, body: str) -> None:
-    await person.send(room, {
-        "msgtype": "m.text", "body": f"* {body}",
-        "m.new_content": {"msgtype": "m.text", "body": body},
-        "m.relates_to": {"rel_type": "m.replace", "event_id": event_id},
-    })  # fmt: skip
+    await person.send(
+        room,
+        {
+            "msgtype": "m.text",
+            "body": f"* {body}",
+            "m.new_content": {"msgtype": "m.text", "body": body},
+            "m.relates_to": {"rel_type": "m.replace", "event_id": event_id},
+        },
+    )
 
 
 async def test_redactions_and_edits_are_followed_by_history_and_memories(people, bot):

@@ -49,15 +49,25 @@ async def test_a_put_document_is_cited_in_a_room_and_private_ones_are_not(people
     await bot.start()
     room = await room_with_bot(alice, bot)
 
-    await put(port, "handbook", "travel", {
-        "title": "Travel policy",
-        "url": "https://wiki.example.org/travel",
-        "content": "# Travel\n\nTrains are booked through Travelink two weeks ahead.",
-    })  # fmt: skip
-    await put(port, "hr-private", "salaries", {
-        "title": "Salary bands",
-        "content": "Travelink bookings by executives are approved by the CFO; salary band E4 is secret.",
-    })  # fmt: skip
+    await put(
+        port,
+        "handbook",
+        "travel",
+        {
+            "title": "Travel policy",
+            "url": "https://wiki.example.org/travel",
+            "content": "# Travel\n\nTrains are booked through Travelink two weeks ahead.",
+        },
+    )
+    await put(
+        port,
+        "hr-private",
+        "salaries",
+        {
+            "title": "Salary bands",
+            "content": "Travelink bookings by executives are approved by the CFO; salary band E4 is secret.",
+        },
+    )
 
     question = await alice.say(room, "how do I book with Travelink?", mentions=[bot.user_id])
     answer = (await alice.wait_for(room, replies_to(question), timeout=60))["content"]

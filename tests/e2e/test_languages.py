@@ -20,13 +20,17 @@ from tests.pipeline.conftest import question_in, verdict
 pytestmark = pytest.mark.e2e
 
 HANDBOOK = {
-    "leave": ("Annual leave", "# Annual leave\n\nFull-time staff have 27 days of annual leave "
-              "per year. Up to five days carry over until March 31."),
-    "travel": ("Travel policy", "# Travel\n\nTrains are booked through Travelink two weeks "
-               "ahead."),
-    "vpn": ("VPN error WG-503", "Error WG-503 means your VPN profile expired: renew it in the "
-            "self-service portal."),
-}  # fmt: skip
+    "leave": (
+        "Annual leave",
+        "# Annual leave\n\nFull-time staff have 27 days of annual leave "
+        "per year. Up to five days carry over until March 31.",
+    ),
+    "travel": ("Travel policy", "# Travel\n\nTrains are booked through Travelink two weeks ahead."),
+    "vpn": (
+        "VPN error WG-503",
+        "Error WG-503 means your VPN profile expired: renew it in the self-service portal.",
+    ),
+}
 GERMAN = "Wie viele Urlaubstage haben Vollzeitkräfte im Jahr?"
 ENGLISH = "How many days of annual leave do full-time staff have per year?"
 
@@ -70,9 +74,7 @@ async def test_a_german_question_about_english_documents_is_answered_in_german(p
 
 async def test_help_comes_in_the_rooms_language(people, bot):
     alice = await people("alice")
-    bot.write_config(
-        '[room_defaults]\nlanguage = "fr"\n', allowed_users=[alice.user_id]
-    )  # fmt: skip
+    bot.write_config('[room_defaults]\nlanguage = "fr"\n', allowed_users=[alice.user_id])
     await bot.start()
     room = await room_with_bot(alice, bot)
     reply = await ask(alice, room, "!help", bot)
@@ -85,8 +87,9 @@ async def test_help_comes_in_the_rooms_language(people, bot):
 async def test_a_spanish_speakers_catchup_has_spanish_headings(people, bot):
     alice, bob, room, direct = await alice_and_bob_with_the_bot(people, bot)
     await alice.say(room, "Decision: the Vega launch moves to Monday.")
-    await alice.say(room, "bob, can you review the migration script by Friday?",
-                    mentions=[bob.user_id])  # fmt: skip
+    await alice.say(
+        room, "bob, can you review the migration script by Friday?", mentions=[bob.user_id]
+    )
 
     catchup = (await ask(bob, direct, "!catchup desde hace 3 días", bot, timeout=90))["body"]
     with speaking("es"):
@@ -118,15 +121,16 @@ async def test_a_short_french_question_with_codes_gets_french_framing(people, bo
     alice = await people("alice")
     port = free_port()
     bot.write_config(
-        f"[ingest_api]\nenabled = true\nport = {port}\n[sources.wiki]\ntoken = \"wiki-token\"\n"
+        f'[ingest_api]\nenabled = true\nport = {port}\n[sources.wiki]\ntoken = "wiki-token"\n'
         '[collections.handbook]\nsource = "wiki"\npublic = true\n',
         allowed_users=[alice.user_id],
-    )  # fmt: skip
+    )
     await bot.start()
     await handbook(port)
     room = await room_with_bot(alice, bot)
-    question = await alice.say(room, "Knowledge Bot: Que signifie l'erreur VPN WG-503 ?",
-                               mentions=[bot.user_id])  # fmt: skip
+    question = await alice.say(
+        room, "Knowledge Bot: Que signifie l'erreur VPN WG-503 ?", mentions=[bot.user_id]
+    )
     answer = await finished_reply(alice, room, replies_to(question), timeout=60)
     with speaking("fr"):
         intro, nothing = strings.SEARCH_ONLY_INTRO, strings.NOTHING_FOUND

@@ -75,7 +75,7 @@ async def serving(command: list[str], port: int, env: dict[str, str] | None = No
     assert MODEL.exists(), "run deploy/setup-llama.sh (tests/run.sh does) to build the server"
     process = subprocess.Popen(
         command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )  # fmt: skip
+    )
     url = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + 60
@@ -98,10 +98,18 @@ async def serving(command: list[str], port: int, env: dict[str, str] | None = No
 
 # Every sentence of a failure (core/pipeline/failures.py), the time-out's first.
 FAILURE_TEXTS = (
-    strings.LLM_FAILED, strings.LLM_TOO_LONG, strings.LLM_REFUSED, strings.LLM_UNAVAILABLE,
-    strings.LLM_SERVER_ERROR, strings.LLM_CUT_OFF, strings.LLM_INVALID, strings.LLM_FILTERED,
-    strings.LLM_STOPPED, strings.LLM_EMPTY, strings.LLM_ERROR,
-)  # fmt: skip
+    strings.LLM_FAILED,
+    strings.LLM_TOO_LONG,
+    strings.LLM_REFUSED,
+    strings.LLM_UNAVAILABLE,
+    strings.LLM_SERVER_ERROR,
+    strings.LLM_CUT_OFF,
+    strings.LLM_INVALID,
+    strings.LLM_FILTERED,
+    strings.LLM_STOPPED,
+    strings.LLM_EMPTY,
+    strings.LLM_ERROR,
+)
 
 DECLINES = (strings.INJECTION_DECLINED, strings.TOXIC_DECLINED, strings.COMMENT_ACK)
 
@@ -111,13 +119,24 @@ async def llama() -> AsyncIterator[str]:
     """llama.cpp's server on loopback with the prompts' chat format; its base URL."""
     port = free_port()
     command = [
-        str(VENV / "bin/python"), "-m", "llama_cpp.server", "--model", str(MODEL),
-        "--n_ctx", str(WINDOW), "--chat_format", "vicuna", "--host", "127.0.0.1",
-        "--port", str(port),
+        str(VENV / "bin/python"),
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(MODEL),
+        "--n_ctx",
+        str(WINDOW),
+        "--chat_format",
+        "vicuna",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
         # Its default cuts a running request off when another comes; the bot's answer
         # runs beside its pre-step (pipeline.early_answer), so requests must queue.
-        "--interrupt_requests", "False",
-    ]  # fmt: skip
+        "--interrupt_requests",
+        "False",
+    ]
     async for url in serving(command, port):
         yield url
 
@@ -141,16 +160,22 @@ async def test_a_real_model_server_answers_streamed_within_its_small_window(peop
         + "[llm.request_fields.prestep]\ntemperature = 0\n"
         + '[llm.request_fields.answer]\ntemperature = 0\nstop = ["\\n", "USER:", "<question>"]\n'
         + "[pipeline]\nsupport_check = false\nstream_edit_seconds = 0.2\n"
-        + "toxicity_threshold = 10\n" + PROMPTS,
-        allowed_users=[alice.user_id], placeholder_after_seconds=0,
-    )  # fmt: skip
+        + "toxicity_threshold = 10\n"
+        + PROMPTS,
+        allowed_users=[alice.user_id],
+        placeholder_after_seconds=0,
+    )
     await bot.start()
     room = await room_with_bot(alice, bot)
     # Far more than the window: the sources must be cut to fit it.
     policy = " ".join(f"Rule {n}: trains are booked through Travelink." for n in range(150))
     for n in range(4):
-        await put(port, "handbook", f"travel-{n}", {"title": f"Travel policy {n}",
-                  "url": f"https://wiki/travel-{n}", "content": policy})  # fmt: skip
+        await put(
+            port,
+            "handbook",
+            f"travel-{n}",
+            {"title": f"Travel policy {n}", "url": f"https://wiki/travel-{n}", "content": policy},
+        )
 
     question = await alice.say(room, "How are trains booked?", mentions=[bot.user_id])
     first = await alice.wait_for(room, replies_to(question), timeout=120)
@@ -180,12 +205,21 @@ async def test_the_readmes_local_model_answers_or_shows_the_passages_within_a_mi
     port = free_port()
     bot.write_config(
         knowledge_config(port) + f'[llm]\nurl = "{served}"\nmodel = "any"\n',
-        allowed_users=[alice.user_id], placeholder_after_seconds=0,
-    )  # fmt: skip
+        allowed_users=[alice.user_id],
+        placeholder_after_seconds=0,
+    )
     await bot.start()
     room = await room_with_bot(alice, bot)
-    await put(port, "handbook", "travel", {"title": "Travel policy", "url": "https://wiki/travel",
-              "content": "Trains are booked through Travelink two weeks ahead."})  # fmt: skip
+    await put(
+        port,
+        "handbook",
+        "travel",
+        {
+            "title": "Travel policy",
+            "url": "https://wiki/travel",
+            "content": "Trains are booked through Travelink two weeks ahead.",
+        },
+    )
 
     asked = time.monotonic()
     question = await alice.say(room, "How are trains booked?", mentions=[bot.user_id])
@@ -194,8 +228,9 @@ async def test_the_readmes_local_model_answers_or_shows_the_passages_within_a_mi
     def final(event: dict) -> bool:
         mentioned = event["content"].get("m.new_content", event["content"]).get("m.mentions")
         is_reply = event["event_id"] == first["event_id"] or edits_of(first["event_id"])(event)
-        return is_reply and bool((event["content"].get("m.mentions") or mentioned or {})
-                                 .get("user_ids"))  # fmt: skip
+        return is_reply and bool(
+            (event["content"].get("m.mentions") or mentioned or {}).get("user_ids")
+        )
 
     done = await alice.wait_for(room, final, timeout=120)
     seconds = time.monotonic() - asked

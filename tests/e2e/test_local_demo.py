@@ -30,8 +30,12 @@ START_SECONDS = 240
 
 
 def start_demo(folder: Path, llm, log: Path) -> subprocess.Popen:
-    env = {**os.environ, "LOCAL_DEMO_DIR": str(folder), "LLM_URL": llm.url,
-           "LLM_MODEL": "test-model"}  # fmt: skip
+    env = {
+        **os.environ,
+        "LOCAL_DEMO_DIR": str(folder),
+        "LLM_URL": llm.url,
+        "LLM_MODEL": "test-model",
+    }
     return subprocess.Popen(
         ["deploy/local.sh"], cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT
     )
@@ -96,9 +100,12 @@ async def test_the_demo_runs_once_answers_with_the_model_and_has_an_alias(tmp_pa
 
         # The MCP server is on, with the same token: its search finds the handbook's page.
         mcp_url = next(
-            word for line in shown.splitlines() if line.startswith("MCP server")
-            for word in line.split() if word.startswith("http://")
-        )  # fmt: skip
+            word
+            for line in shown.splitlines()
+            if line.startswith("MCP server")
+            for word in line.split()
+            if word.startswith("http://")
+        )
         async with connect_to(mcp_url, state["chat_token"]) as mcp:
             found = await mcp.call_tool("search", {"query": "what does error WG-503 mean?"})
         assert "WG-503" in json.dumps(found.structured_content), found
@@ -107,8 +114,9 @@ async def test_the_demo_runs_once_answers_with_the_model_and_has_an_alias(tmp_pa
         # from it.
         assert "Files shared in the demo room are kept" in shown
         policy = await person.share_file(room, make_pdf(), "travel-policy.pdf", PDF)
-        answer = await ask_about(person, room, "how much may a hotel night cost in Paris?", bot,
-                                 policy)  # fmt: skip
+        answer = await ask_about(
+            person, room, "how much may a hotel night cost in Paris?", bot, policy
+        )
         assert "140 euros" in answer["body"], answer["body"]
     finally:
         if person:
@@ -154,9 +162,12 @@ async def test_the_demo_goes_back_to_search_only_has_a_colleague_and_keeps_the_a
     log = tmp_path / "second.log"
     env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_")}
     demo = subprocess.Popen(
-        ["deploy/local.sh"], cwd=ROOT, env={**env, "LOCAL_DEMO_DIR": str(folder)},
-        stdout=log.open("w"), stderr=subprocess.STDOUT,
-    )  # fmt: skip
+        ["deploy/local.sh"],
+        cwd=ROOT,
+        env={**env, "LOCAL_DEMO_DIR": str(folder)},
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+    )
     people: list[Person] = []
     try:
         await wait_until_running(demo, log)
@@ -212,9 +223,12 @@ async def test_the_demo_goes_back_to_search_only_has_a_colleague_and_keeps_the_a
         direct = await person.create_room([bot.user_id], encrypted=True, direct=True)
         await person.wait_for(direct, membership_of(bot.user_id, "join"), timeout=60)
         voice = await person.share_file(
-            direct, speak("How many days of annual leave do full time staff get?"),
-            "Voice message.ogg", "audio/ogg", voice=True,
-        )  # fmt: skip
+            direct,
+            speak("How many days of annual leave do full time staff get?"),
+            "Voice message.ogg",
+            "audio/ogg",
+            voice=True,
+        )
         answer = await finished_reply(person, direct, replies_to(voice), timeout=120)
         assert "27 days of annual leave" in answer["body"], answer["body"]
     finally:

@@ -58,8 +58,15 @@ async def test_a_room_recalls_its_own_discussion_and_memories_and_never_another_
 async def test_follow_ups_use_the_previous_turn_unless_it_was_toxic(people, bot, llm):
     alice, port = await start_alice_and_bot(people, bot, llm)
     room = await room_with_bot(alice, bot)
-    await put(port, "handbook", "leave", {"title": "Annual leave", "content":
-              "Full-time staff have 27 days of annual leave. Part-time staff have 15 days."})  # fmt: skip
+    await put(
+        port,
+        "handbook",
+        "leave",
+        {
+            "title": "Annual leave",
+            "content": "Full-time staff have 27 days of annual leave. Part-time staff have 15 days.",
+        },
+    )
 
     def prestep_conversation() -> str:
         prompts = [h["messages"][1]["content"] for h in llm.history if "response_format" in h]

@@ -16,14 +16,22 @@ from tests.support.embeddings_server import embeddings_server, endpoint_config
 pytestmark = pytest.mark.e2e
 
 HANDBOOK = {
-    "leave": ("Annual leave", "# Annual leave\n\nFull-time staff get 27 days of annual leave "
-              "per year. Up to five days carry over until March 31."),
-    "travel": ("Travel policy", "# Travel\n\nTrains are booked through Travelink two weeks "
-               "ahead. Flights need a manager's approval."),
-    "vpn": ("VPN error WG-503", "Error WG-503 means your VPN profile expired: renew it in the "
-            "self-service portal."),
+    "leave": (
+        "Annual leave",
+        "# Annual leave\n\nFull-time staff get 27 days of annual leave "
+        "per year. Up to five days carry over until March 31.",
+    ),
+    "travel": (
+        "Travel policy",
+        "# Travel\n\nTrains are booked through Travelink two weeks "
+        "ahead. Flights need a manager's approval.",
+    ),
+    "vpn": (
+        "VPN error WG-503",
+        "Error WG-503 means your VPN profile expired: renew it in the self-service portal.",
+    ),
     "parking": ("Parking", "The garage has 40 spaces, assigned by a monthly lottery."),
-}  # fmt: skip
+}
 # Neither shares a word with the English page (the number is not in the questions).
 GERMAN = "Wie viele Tage Jahresurlaub bekommen Vollzeitbeschäftigte?"
 RUSSIAN = "Сколько дней ежегодного отпуска получают сотрудники на полной ставке?"

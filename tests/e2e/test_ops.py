@@ -33,8 +33,15 @@ async def test_health_and_metrics_tell_what_works(people, bot, llm):
     bot.write_config(config, allowed_users=[alice.user_id], ops_port=ops)
     await bot.start()
     room = await room_with_bot(alice, bot)
-    await put(port, "handbook", "travel", {"title": "Travel policy",
-              "content": "Trains are booked through Travelink two weeks ahead."})  # fmt: skip
+    await put(
+        port,
+        "handbook",
+        "travel",
+        {
+            "title": "Travel policy",
+            "content": "Trains are booked through Travelink two weeks ahead.",
+        },
+    )
     status, body = await get(f"http://127.0.0.1:{ops}/health")
     assert status == 200, body
     assert '"sync": "ok"' in body and '"chroma": "ok"' in body and '"llm": "ok"' in body
@@ -59,12 +66,23 @@ async def test_a_shutdown_tells_about_unfinished_answers_and_answers_after_resta
     llm.respond = reading_model
     port = free_port()
     config = knowledge_config(port) + llm_config(llm, "timeout_seconds = 30\n")
-    bot.write_config(config, allowed_users=[alice.user_id], placeholder_after_seconds=0,
-                     shutdown_grace_seconds=0.5)  # fmt: skip
+    bot.write_config(
+        config,
+        allowed_users=[alice.user_id],
+        placeholder_after_seconds=0,
+        shutdown_grace_seconds=0.5,
+    )
     await bot.start()
     room = await room_with_bot(alice, bot)
-    await put(port, "handbook", "travel", {"title": "Travel policy",
-              "content": "Trains are booked through Travelink two weeks ahead."})  # fmt: skip
+    await put(
+        port,
+        "handbook",
+        "travel",
+        {
+            "title": "Travel policy",
+            "content": "Trains are booked through Travelink two weeks ahead.",
+        },
+    )
     llm.delay = 20
     question = await alice.say(room, "how do I book trains?", mentions=[bot.user_id])
     placeholder = await alice.wait_for(room, replies_to(question), timeout=30)
@@ -111,8 +129,10 @@ async def test_an_api_whose_port_is_taken_is_reported_once_and_named_on_health(
     try:
         bot.write_config(
             knowledge_config(port) + f"[chat_api]\nenabled = true\nport = {chat}\n",
-            allowed_users=[alice.user_id], admin_room=admin_room, ops_port=ops,
-        )  # fmt: skip
+            allowed_users=[alice.user_id],
+            admin_room=admin_room,
+            ops_port=ops,
+        )
         await bot.start()
         await alice.wait_for(admin_room, membership_of(bot.user_id, "join"))
         notice = await alice.wait_for(
@@ -125,8 +145,12 @@ async def test_an_api_whose_port_is_taken_is_reported_once_and_named_on_health(
         assert status == 503 and '"loop: chat API": "failing"' in health, health
         assert f"127.0.0.1:{chat}" in json.loads(health)["problems"]["loop: chat API"]
         # The other services run on: a document is put and searched.
-        await put(port, "handbook", "travel", {"title": "Travel policy",
-                  "content": "Trains are booked through Travelink."})  # fmt: skip
+        await put(
+            port,
+            "handbook",
+            "travel",
+            {"title": "Travel policy", "content": "Trains are booked through Travelink."},
+        )
         room = await room_with_bot(alice, bot)
         answer = await ask(alice, room, "how are trains booked?", bot)
         assert "Travelink" in answer["body"]

@@ -87,8 +87,16 @@ async def test_a_model_that_is_down_gets_an_apology_not_silence(people, bot, llm
     )
     await bot.start()
     room = await room_with_bot(alice, bot)
-    await put(port, "handbook", "travel", {"title": "Travel policy", "url": "https://wiki/travel",
-              "content": "Trains are booked through Travelink two weeks ahead."})  # fmt: skip
+    await put(
+        port,
+        "handbook",
+        "travel",
+        {
+            "title": "Travel policy",
+            "url": "https://wiki/travel",
+            "content": "Trains are booked through Travelink two weeks ahead.",
+        },
+    )
     llm.enqueue(status=503)  # the pre-step: the question goes on as asked
     llm.enqueue(status=503)  # the answer: the passages found, under what happened
     question = await alice.say(room, "how do I book a train?", mentions=[bot.user_id])

@@ -18,18 +18,24 @@ from tests.e2e.test_knowledge import knowledge_config, put
 from tests.pipeline.conftest import verdict
 
 pytestmark = pytest.mark.e2e
-TRAVEL = {"title": "Travel policy", "url": "https://wiki/travel",
-          "content": "Trains are booked through Travelink two weeks ahead."}  # fmt: skip
+TRAVEL = {
+    "title": "Travel policy",
+    "url": "https://wiki/travel",
+    "content": "Trains are booked through Travelink two weeks ahead.",
+}
 
 
 async def start(people, bot, llm, extra: str = "", reasoning_known=True, **bot_settings) -> tuple:
     alice = await people("alice")
     port = free_port()
     bot.write_config(
-        knowledge_config(port) + llm_config(llm, extra, reasoning_known=reasoning_known)
+        knowledge_config(port)
+        + llm_config(llm, extra, reasoning_known=reasoning_known)
         + "stream_edit_seconds = 0.2\n",
-        allowed_users=[alice.user_id], placeholder_after_seconds=0, **bot_settings,
-    )  # fmt: skip
+        allowed_users=[alice.user_id],
+        placeholder_after_seconds=0,
+        **bot_settings,
+    )
     await bot.start()
     room = await room_with_bot(alice, bot)
     await put(port, "handbook", "travel", TRAVEL)
@@ -109,8 +115,12 @@ async def test_a_window_smaller_than_the_default_prompt_is_fitted(
     alice, room, port = await start(people, bot, llm)
     filler = " ".join(f"Clause {n}: expenses are filed within thirty days." for n in range(120))
     for n in range(6):
-        await put(port, "handbook", f"expenses-{n}", {"title": f"Expenses {n}",
-                  "url": f"https://wiki/expenses-{n}", "content": filler})  # fmt: skip
+        await put(
+            port,
+            "handbook",
+            f"expenses-{n}",
+            {"title": f"Expenses {n}", "url": f"https://wiki/expenses-{n}", "content": filler},
+        )
     answer = await ask(alice, room, "how are trains booked, and expenses filed?", bot)
     assert answer["body"].startswith("From the document"), answer["body"]
     asked = [body for body in llm.history if body.get("stream")]

@@ -113,9 +113,14 @@ def two_bot_configs(
         + shared_storage
     )
     return write_configs(
-        bot, 2, extra, allowed_users=[alice.user_id], placeholder_after_seconds=0,
-        shutdown_grace_seconds=0, lease_seconds=3,
-    )  # fmt: skip
+        bot,
+        2,
+        extra,
+        allowed_users=[alice.user_id],
+        placeholder_after_seconds=0,
+        shutdown_grace_seconds=0,
+        lease_seconds=3,
+    )
 
 
 async def active_and_standby(

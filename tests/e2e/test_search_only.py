@@ -18,18 +18,29 @@ from tests.e2e.test_knowledge import knowledge_config, put
 pytestmark = pytest.mark.e2e
 
 HANDBOOK = {
-    "laptops": ("Hardware", "# Hardware\n\n## Laptop replacement\n\nLaptops are replaced "
-                "every four years; request a new one with form HW-12."),
+    "laptops": (
+        "Hardware",
+        "# Hardware\n\n## Laptop replacement\n\nLaptops are replaced "
+        "every four years; request a new one with form HW-12.",
+    ),
     "phones": ("Phones", "Mobile phones are replaced every three years by IT."),
-    "leave": ("Leave", "# Annual leave\n\nFull-time staff have 27 days of annual leave per "
-              "year. Carry-over of up to five days is allowed until March 31."),
-    "travel": ("Travel policy", "Trains are booked through Travelink two weeks ahead. "
-               "Flights need approval from your cost-center lead."),
+    "leave": (
+        "Leave",
+        "# Annual leave\n\nFull-time staff have 27 days of annual leave per "
+        "year. Carry-over of up to five days is allowed until March 31.",
+    ),
+    "travel": (
+        "Travel policy",
+        "Trains are booked through Travelink two weeks ahead. "
+        "Flights need approval from your cost-center lead.",
+    ),
     "vpn": ("VPN error WG-503", "Error WG-503 means your VPN profile expired."),
-    "printing": ("Printing", "Send print jobs to the queue PRINT-ALL and release them at any "
-                 "printer with your badge."),
+    "printing": (
+        "Printing",
+        "Send print jobs to the queue PRINT-ALL and release them at any printer with your badge.",
+    ),
     "canteen": ("Canteen", "The canteen opens at 11:30 and serves lunch until 14:00."),
-}  # fmt: skip
+}
 BADGES = (
     "<html><head><title>Office badges</title></head><body><nav>Intranet menu</nav>"
     "<h1>Office badges</h1><p>Badges open the main entrance from 6:00 to 22:00.</p>"
@@ -61,8 +72,9 @@ async def test_search_only_shows_relevant_passages_or_says_nothing_was_found(peo
     room = await room_with_bot(alice, bot)
     for doc_id, (title, content) in HANDBOOK.items():
         await put(port, "handbook", doc_id, {"title": title, "content": content})
-    await put(port, "handbook", "badges", {"title": "Office badges", "content": BADGES,
-                                           "format": "html"})  # fmt: skip
+    await put(
+        port, "handbook", "badges", {"title": "Office badges", "content": BADGES, "format": "html"}
+    )
 
     laptops = await ask(alice, room, "how often are laptops replaced?", bot)
     assert "replaced every four years" in laptops["body"]
@@ -90,13 +102,19 @@ async def test_search_only_shows_relevant_passages_or_says_nothing_was_found(peo
 
 
 DISCUSSION = [
-    ("alice", "We compared Postgres and MySQL for the Atlas metadata store at length this "
-              "morning: replication, backups, the licence, and what the team can operate."),
-    ("bob", "MySQL has the simpler replication setup, but our backup tooling and the on-call "
-            "runbooks are all written for Postgres, and nobody wants to relearn them."),
+    (
+        "alice",
+        "We compared Postgres and MySQL for the Atlas metadata store at length this "
+        "morning: replication, backups, the licence, and what the team can operate.",
+    ),
+    (
+        "bob",
+        "MySQL has the simpler replication setup, but our backup tooling and the on-call "
+        "runbooks are all written for Postgres, and nobody wants to relearn them.",
+    ),
     ("alice", "So which database do we pick for the Atlas metadata store?"),
     ("bob", "Let's go with the Postgres option, it is what we know best."),
-]  # fmt: skip
+]
 
 
 async def test_search_only_quotes_history_as_whole_lines_with_who_a_link_and_a_marker(people, bot):

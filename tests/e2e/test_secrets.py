@@ -54,9 +54,11 @@ def stored_pickles(data: Path) -> dict[str, list[str]]:
     [database] = (data / "matrix-store").glob("*.db")
     with closing(sqlite3.connect(database)) as db:
         return {
-            table: [bytes(value).decode() for (value,) in db.execute(f"SELECT {column} FROM {table}")]
+            table: [
+                bytes(value).decode() for (value,) in db.execute(f"SELECT {column} FROM {table}")
+            ]
             for table, column in PICKLES.items()
-        }  # fmt: skip
+        }
 
 
 def saved_session(data: Path) -> dict[str, str]:
@@ -93,10 +95,15 @@ async def test_a_debug_log_holds_no_message_text_secret_or_key_material(people, 
     try:
         await bot.start()
         room = await room_with_bot(alice, bot, encrypted=True)
-        await put(port, "handbook", "vault", {
-            "title": "Vault",
-            "content": f"The vault opens on Tuesdays with the code {document_phrase}.",
-        })  # fmt: skip
+        await put(
+            port,
+            "handbook",
+            "vault",
+            {
+                "title": "Vault",
+                "content": f"The vault opens on Tuesdays with the code {document_phrase}.",
+            },
+        )
         ignored = await alice.say(room, f"just between us: {chat}")
         answer = await ask(alice, room, f"when does the vault open? ({question_phrase})", bot)
         # The bot decides to ignore the chat line at DEBUG (after decrypting it).
@@ -211,13 +218,26 @@ async def test_an_event_nio_cannot_read_leaves_no_trace_of_its_content_in_the_lo
     try:
         await bot.start()
         room = await room_with_bot(alice, bot)
-        malformed = await alice.send(room, {
-            "msgtype": "m.file", "body": text,
-            "file": {"url": "mxc://localhost/x", "v": "v2", "iv": "AAAAAAAAAAAAAAAAAAAAAA",
-                     "hashes": {"sha256": 12345},
-                     "key": {"kty": "oct", "alg": "A256CTR", "k": key, "ext": True,
-                             "key_ops": ["encrypt", "decrypt"]}},
-        })  # fmt: skip
+        malformed = await alice.send(
+            room,
+            {
+                "msgtype": "m.file",
+                "body": text,
+                "file": {
+                    "url": "mxc://localhost/x",
+                    "v": "v2",
+                    "iv": "AAAAAAAAAAAAAAAAAAAAAA",
+                    "hashes": {"sha256": 12345},
+                    "key": {
+                        "kty": "oct",
+                        "alg": "A256CTR",
+                        "k": key,
+                        "ext": True,
+                        "key_ops": ["encrypt", "decrypt"],
+                    },
+                },
+            },
+        )
         await ask(alice, room, "!help", bot)  # the bot has synced past it
         await alice.wait_until(lambda: any(malformed in line for line in capture.lines))
         await bot.stop()

@@ -31,12 +31,20 @@ def chat_model(body: dict) -> str | dict:
     found = LINE.findall(user)
     return {
         "tldr": f"{len(found)} messages.",
-        "decisions": [{"text": t.removeprefix("Decision: "), "messages": [int(n)]}
-                      for n, _, t in found if t.startswith("Decision:")],
-        "action_items": [{"text": t, "owner": s, "due": "Friday" if "Friday" in t else "",
-                          "messages": [int(n)]} for n, s, t in found if t.startswith("I will")],
-        "open_questions": [{"text": t, "messages": [int(n)]} for n, _, t in found if t.endswith("?")],
-    }  # fmt: skip
+        "decisions": [
+            {"text": t.removeprefix("Decision: "), "messages": [int(n)]}
+            for n, _, t in found
+            if t.startswith("Decision:")
+        ],
+        "action_items": [
+            {"text": t, "owner": s, "due": "Friday" if "Friday" in t else "", "messages": [int(n)]}
+            for n, s, t in found
+            if t.startswith("I will")
+        ],
+        "open_questions": [
+            {"text": t, "messages": [int(n)]} for n, _, t in found if t.endswith("?")
+        ],
+    }
 
 
 def config(llm, port: int, extra: str = "") -> str:
@@ -213,8 +221,10 @@ async def test_messages_sent_before_the_bot_joined_an_encrypted_room_are_counted
     await bob.wait_until(lambda: room in bob.client.invited_rooms)
     await bob.join(room)
     await alice.wait_for(room, membership_of(bob.user_id, "join"))
-    said = [await bob.say(room, text) for text in
-            ("Decision: the budget is frozen", "The audit is on Monday", "Bring badges")]  # fmt: skip
+    said = [
+        await bob.say(room, text)
+        for text in ("Decision: the budget is frozen", "The audit is on Monday", "Bring badges")
+    ]
     await alice.wait_for(room, lambda e: e["event_id"] == said[-1])
     # Bob's device goes away: nobody will ever share his keys with the bot.
     await bob.close()
@@ -235,11 +245,15 @@ async def test_messages_sent_before_the_bot_joined_an_encrypted_room_are_counted
 
 
 QUESTIONS_TO_THE_BOT = [
-    "how often are laptops replaced?", "where is the VPN gateway?",
-    "who approves travel?", "what is the wifi password policy?",
-    "how many days of leave do we get?", "when does the canteen open?",
-    "how do I print from my laptop?", "what is error WG-503?",
-]  # fmt: skip
+    "how often are laptops replaced?",
+    "where is the VPN gateway?",
+    "who approves travel?",
+    "what is the wifi password policy?",
+    "how many days of leave do we get?",
+    "when does the canteen open?",
+    "how do I print from my laptop?",
+    "what is error WG-503?",
+]
 
 
 @pytest.mark.parametrize("history", [True, False], ids=["from the store", "from the homeserver"])

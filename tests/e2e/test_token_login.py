@@ -43,8 +43,9 @@ async def token_for_device(homeserver: str, token: str, device_id: str | None) -
     same device), or for a new device when None."""
     headers = {"Authorization": f"Bearer {token}"}
     async with aiohttp.ClientSession() as http:
-        async with http.post(f"{homeserver}/_matrix/client/v1/login/get_token",
-                             json={}, headers=headers) as response:  # fmt: skip
+        async with http.post(
+            f"{homeserver}/_matrix/client/v1/login/get_token", json={}, headers=headers
+        ) as response:
             assert response.status == 200, await response.text()
             login_token = (await response.json())["login_token"]
         body: dict = {"type": "m.login.token", "token": login_token}
@@ -92,8 +93,9 @@ async def test_a_bot_without_password_login_runs_on_a_token_file_and_takes_a_new
         assert first["body"]
 
         # The token is renewed for the same device while the bot runs.
-        renewed = await token_for_device(passwordless.url, session["access_token"],
-                                         session["device_id"])  # fmt: skip
+        renewed = await token_for_device(
+            passwordless.url, session["access_token"], session["device_id"]
+        )
         assert renewed["device_id"] == session["device_id"]
         token_file.write_text(renewed["access_token"] + "\n")
         await alice.wait_for(

@@ -47,15 +47,22 @@ async def test_the_bot_follows_an_upgraded_room_with_its_settings_memories_summa
         + '[summaries]\ndefault_hours = 24\ncollection = "room-summaries"\npost_in_room = true\n'
         + f'[rooms."{room}"]\nlanguage = "de"\nsummary_schedule = "every 10s"\n',
         allowed_users=[alice.user_id],
-    )  # fmt: skip
+    )
     await bot.start()
     await alice.wait_for(room, membership_of(bot.user_id, "join"))
     await ask(alice, room, "remember that the parking code is 4711", bot)
     await alice.say(room, "Decision: the offsite moves to Lisbon")
     await alice.say(room, "I will book the venue by Friday")
     await ask(alice, room, "!summarize", bot)
-    await alice.wait_for(room, lambda e: from_user(bot.user_id)(e) and "m.relates_to" not in
-                         e["content"] and "Lisbon" in e["content"].get("body", ""), 90)  # fmt: skip
+    await alice.wait_for(
+        room,
+        lambda e: (
+            from_user(bot.user_id)(e)
+            and "m.relates_to" not in e["content"]
+            and "Lisbon" in e["content"].get("body", "")
+        ),
+        90,
+    )
 
     new = await upgrade(alice, room)
     # Where the new room does not let it join by itself (invite only), the invite that

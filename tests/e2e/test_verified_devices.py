@@ -34,16 +34,21 @@ async def test_only_cross_signed_devices_are_answered_and_get_the_keys(people, b
     assert refused["body"] == strings.UNVERIFIED_DEVICE, refused["body"]
     again = await bob.say(room, "Knowledge Bot: hello?", mentions=[bot.user_id])
 
-    question = await alice.say(room, "Knowledge Bot: what is the leave policy?",
-                               mentions=[bot.user_id])  # fmt: skip
+    question = await alice.say(
+        room, "Knowledge Bot: what is the leave policy?", mentions=[bot.user_id]
+    )
     answer = await alice.wait_for(room, replies_to(question), timeout=60)
     assert answer["event_id"] in alice.decrypted, "the cross-signed device reads the answer"
     # Bob's device got no room key for it: his client holds it, undecryptable.
     await bob.wait_for(room, lambda e: e["event_id"] == answer["event_id"], timeout=60)
     assert answer["event_id"] not in bob.decrypted
     # One notice per device and room: his second message got none.
-    notices = alice.seen(room, lambda e: from_user(bot.user_id)(e)
-                         and e["content"].get("body") == strings.UNVERIFIED_DEVICE)  # fmt: skip
+    notices = alice.seen(
+        room,
+        lambda e: (
+            from_user(bot.user_id)(e) and e["content"].get("body") == strings.UNVERIFIED_DEVICE
+        ),
+    )
     assert len(notices) == 1 and not alice.seen(room, replies_to(again))
 
     # With the setting off, bob's device is answered too.

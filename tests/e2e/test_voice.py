@@ -45,9 +45,12 @@ async def test_a_spoken_question_in_an_encrypted_direct_chat_is_answered_from_it
     direct = await room_with_bot(alice, bot, encrypted=True, direct=True)
 
     voice = await alice.share_file(
-        direct, speak("How many days of annual leave do full time staff get?"),
-        "Voice message.ogg", "audio/ogg", voice=True,
-    )  # fmt: skip
+        direct,
+        speak("How many days of annual leave do full time staff get?"),
+        "Voice message.ogg",
+        "audio/ogg",
+        voice=True,
+    )
 
     def answering(event: dict) -> bool:
         return replies_to(voice)(event) and not is_transcript(event)
@@ -75,9 +78,12 @@ async def test_a_redacted_voice_message_leaves_no_transcript(people, bot, homese
     await bot.start()
     room = await room_with_bot(alice, bot, encrypted=True)
     voice = await alice.share_file(
-        room, speak("The door code of the server room is blue falcon."),
-        "Voice message.ogg", "audio/ogg", voice=True,
-    )  # fmt: skip
+        room,
+        speak("The door code of the server room is blue falcon."),
+        "Voice message.ogg",
+        "audio/ogg",
+        voice=True,
+    )
     transcript = await alice.wait_for(room, is_transcript, timeout=120)
     assert "falcon" in transcript["content"]["body"].lower()
 

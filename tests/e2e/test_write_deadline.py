@@ -50,12 +50,13 @@ class HoldingProxy:
                 raise
         self.forwarded.append(f"{request.method} {request.path}")
         async with self.session.request(
-            request.method, self.upstream + request.path_qs, data=await request.read(),
+            request.method,
+            self.upstream + request.path_qs,
+            data=await request.read(),
             headers={k: v for k, v in request.headers.items() if k.lower() != "host"},
-        ) as answer:  # fmt: skip
+        ) as answer:
             body = await answer.read()
-            return web.Response(body=body, status=answer.status,
-                                content_type=answer.content_type)  # fmt: skip
+            return web.Response(body=body, status=answer.status, content_type=answer.content_type)
 
     async def start(self) -> web.AppRunner:
         self.session = aiohttp.ClientSession()
@@ -75,8 +76,10 @@ async def test_a_send_held_past_the_lease_is_abandoned_and_never_lands(
     proxy = HoldingProxy(homeserver.url)
     runner = await proxy.start()
     user_id = homeserver.register(unique("bot"), PASSWORD)
-    config = (f'[matrix]\nhomeserver = "{proxy.url}"\nuser_id = "{user_id}"\n'
-              f'password = "{PASSWORD}"\nencryption = false\n')  # fmt: skip
+    config = (
+        f'[matrix]\nhomeserver = "{proxy.url}"\nuser_id = "{user_id}"\n'
+        f'password = "{PASSWORD}"\nencryption = false\n'
+    )
     settings = parse_config(config, origin="test", env={}, base_dir=tmp_path)
     ends = time.monotonic() + 3600.0
     account = await connect(settings.matrix, tmp_path, lambda: ends - time.monotonic())

@@ -15,22 +15,40 @@ from core.evaluation.questions import QuestionSetError
 from tests.evaluation.test_evaluation import CONFIG
 
 PAGES = {
-    "vacation": ("Annual leave", "Full-time staff have 27 days of annual leave. Carry-over of "
-                 "up to five days is allowed until March."),
-    "payroll": ("Salary and payslips", "Salaries are paid on the 25th of each month. Payslips "
-                "are in the HR portal under Documents."),
-    "parking": ("Parking", "The garage has 40 spaces, assigned by a monthly lottery. Charging "
-                "points for electric cars are on level -2."),
-    "printer": ("Printing", "Send the job to the queue PRINT-ALL and release it at any printer "
-                "with your badge."),
-    "wifi": ("Wi-Fi", "Staff connect to the network CORP-SECURE with their account; guests use "
-             "CORP-GUEST with a daily code from reception."),
+    "vacation": (
+        "Annual leave",
+        "Full-time staff have 27 days of annual leave. Carry-over of "
+        "up to five days is allowed until March.",
+    ),
+    "payroll": (
+        "Salary and payslips",
+        "Salaries are paid on the 25th of each month. Payslips "
+        "are in the HR portal under Documents.",
+    ),
+    "parking": (
+        "Parking",
+        "The garage has 40 spaces, assigned by a monthly lottery. Charging "
+        "points for electric cars are on level -2.",
+    ),
+    "printer": (
+        "Printing",
+        "Send the job to the queue PRINT-ALL and release it at any printer with your badge.",
+    ),
+    "wifi": (
+        "Wi-Fi",
+        "Staff connect to the network CORP-SECURE with their account; guests use "
+        "CORP-GUEST with a daily code from reception.",
+    ),
     "canteen": ("Canteen", "Lunch is served 11:30-14:00. Vegetarian options every day."),
-    "training": ("Training budget", "Each employee has 1,500 euros per year for courses and "
-                 "conferences."),
-    "offboarding": ("Leaving the company", "Return your laptop and badge on the last day. "
-                    "Accounts are disabled at midnight."),
-}  # fmt: skip
+    "training": (
+        "Training budget",
+        "Each employee has 1,500 euros per year for courses and conferences.",
+    ),
+    "offboarding": (
+        "Leaving the company",
+        "Return your laptop and badge on the last day. Accounts are disabled at midnight.",
+    ),
+}
 ENGLISH = [
     ("How many days of annual leave do I get?", "vacation", "27 days of annual leave"),
     ("When are salaries paid?", "payroll", "paid on the 25th"),
@@ -54,19 +72,35 @@ def write_set(tmp_path: Path) -> list[str]:
         )
     )
     (tmp_path / "questions.jsonl").write_text(
-        "".join(json.dumps({"question": q, "expected_ids": [p], "facts": [f]}) + "\n"
-                for q, p, f in ENGLISH)
-    )  # fmt: skip
+        "".join(
+            json.dumps({"question": q, "expected_ids": [p], "facts": [f]}) + "\n"
+            for q, p, f in ENGLISH
+        )
+    )
     other = [
-        {"question": q, "language": lang, "english": ENGLISH[n][0],
-         "expected_ids": [ENGLISH[n][1]], "facts": [ENGLISH[n][2]]}
+        {
+            "question": q,
+            "language": lang,
+            "english": ENGLISH[n][0],
+            "expected_ids": [ENGLISH[n][1]],
+            "facts": [ENGLISH[n][2]],
+        }
         for q, lang, n in OTHER
-    ]  # fmt: skip
+    ]
     (tmp_path / "other.jsonl").write_text("".join(json.dumps(item) + "\n" for item in other))
-    return ["--config", str(tmp_path / "config.toml"), "retrieval", "--collection", "handbook",
-            "--corpus", str(tmp_path / "documents.jsonl"),
-            "--questions", str(tmp_path / "questions.jsonl"),
-            "--other-languages", str(tmp_path / "other.jsonl")]  # fmt: skip
+    return [
+        "--config",
+        str(tmp_path / "config.toml"),
+        "retrieval",
+        "--collection",
+        "handbook",
+        "--corpus",
+        str(tmp_path / "documents.jsonl"),
+        "--questions",
+        str(tmp_path / "questions.jsonl"),
+        "--other-languages",
+        str(tmp_path / "other.jsonl"),
+    ]
 
 
 def cross_rows(output: str) -> dict[tuple[str, str], dict[str, float]]:
@@ -104,8 +138,18 @@ def test_the_upper_bound_finds_what_the_question_as_asked_does_not(tmp_path, cap
 
 def test_each_row_searches_its_own_query(tmp_path):
     path = tmp_path / "other.jsonl"
-    path.write_text(json.dumps({"question": "Wann?", "language": "de", "english": "When?",
-                                "expected_ids": ["a"], "facts": []}) + "\n")  # fmt: skip
+    path.write_text(
+        json.dumps(
+            {
+                "question": "Wann?",
+                "language": "de",
+                "english": "When?",
+                "expected_ids": ["a"],
+                "facts": [],
+            }
+        )
+        + "\n"
+    )
     (item,) = read_foreign_questions(path)
     assert [query_of(item, row) for row in ROWS] == [
         ("When?", {}),

@@ -39,9 +39,21 @@ def write_config(folder: Path, extra: str = "") -> Path:
 
 
 def evaluate(config: Path, questions: Path, label: str, capsys) -> tuple[int, str]:
-    code = main(["--config", str(config), "run", "--collection", "handbook", "--corpus",
-                 str(DATA / "retrieval" / "documents.jsonl"), "--questions", str(questions),
-                 "--label", label])  # fmt: skip
+    code = main(
+        [
+            "--config",
+            str(config),
+            "run",
+            "--collection",
+            "handbook",
+            "--corpus",
+            str(DATA / "retrieval" / "documents.jsonl"),
+            "--questions",
+            str(questions),
+            "--label",
+            label,
+        ]
+    )
     return code, capsys.readouterr().out
 
 
@@ -92,8 +104,10 @@ async def run_in_thread(*args):
 
 async def test_answers_are_scored_judged_stored_and_compared(tmp_path, capsys, llm):
     llm.respond = scripted
-    config = write_config(tmp_path, f'[llm]\nurl = "{llm.url}"\nmodel = "test-model"\n'
-                                    "[pipeline]\nsupport_check = false\n")  # fmt: skip
+    config = write_config(
+        tmp_path,
+        f'[llm]\nurl = "{llm.url}"\nmodel = "test-model"\n[pipeline]\nsupport_check = false\n',
+    )
     questions = DATA / "evaluation" / "questions.jsonl"
     code, output = await run_in_thread(evaluate, config, questions, "with a model", capsys)
     assert code == 0, output
@@ -115,9 +129,14 @@ async def test_answers_are_scored_judged_stored_and_compared(tmp_path, capsys, l
 
 def test_scores_of_one_result():
     scores = score_result(
-        ranked=["b", "a", "c"], context="Full-time staff have 27 days", answer="27 days [1]",
-        cited=["a", "z"], refused=False, expected_ids=["a"], expected_answer="27 days",
-    )  # fmt: skip
+        ranked=["b", "a", "c"],
+        context="Full-time staff have 27 days",
+        answer="27 days [1]",
+        cited=["a", "z"],
+        refused=False,
+        expected_ids=["a"],
+        expected_answer="27 days",
+    )
     assert scores["hit@1"] == 0.0 and scores["hit@3"] == 1.0 and scores["mrr"] == 0.5
     assert scores["citation_validity"] == 0.5 and scores["citation_precision"] == 0.5
     assert scores["context_token_recall"] == 1.0 and scores["answer_token_recall"] == 1.0
@@ -126,6 +145,17 @@ def test_scores_of_one_result():
 def test_a_broken_question_set_is_refused_with_its_line(tmp_path, capsys):
     questions = tmp_path / "questions.jsonl"
     questions.write_text('{"question": "ok"}\n{"expected_ids": []}\n')
-    code = main(["--config", str(write_config(tmp_path)), "run", "--collection", "handbook",
-                 "--corpus", str(DATA / "retrieval"), "--questions", str(questions)])  # fmt: skip
+    code = main(
+        [
+            "--config",
+            str(write_config(tmp_path)),
+            "run",
+            "--collection",
+            "handbook",
+            "--corpus",
+            str(DATA / "retrieval"),
+            "--questions",
+            str(questions),
+        ]
+    )
     assert code == 2 and "questions.jsonl:2: KeyError" in capsys.readouterr().err

@@ -54,8 +54,19 @@ def rows_of(output: str) -> dict[tuple[str, str, str], dict[str, float]]:
 
 def test_retrieval_on_a_slice_of_the_postgresql_documentation(tmp_path, capsys):
     folder, questions = slice_of(tmp_path)
-    code = main(["--config", str(DATA / "eval.toml"), "retrieval", "--collection", "pgdocs",
-                 "--corpus", str(folder), "--questions", str(questions)])  # fmt: skip
+    code = main(
+        [
+            "--config",
+            str(DATA / "eval.toml"),
+            "retrieval",
+            "--collection",
+            "pgdocs",
+            "--corpus",
+            str(folder),
+            "--questions",
+            str(questions),
+        ]
+    )
     output = capsys.readouterr().out
     assert code == 0, output
     table = rows_of(output)

@@ -92,8 +92,9 @@ def test_logs_nobody_tuned_on_are_reported_per_language_and_hold_their_floor(
     tmp_path, capsys, folder
 ):
     least, most_noise = NEW_SETS[folder]
-    code = main(["--config", str(write_config(tmp_path)), "summaries", "--logs",
-                 str(LOGS / folder)])  # fmt: skip
+    code = main(
+        ["--config", str(write_config(tmp_path)), "summaries", "--logs", str(LOGS / folder)]
+    )
     output = capsys.readouterr().out
     assert code == 0, output
     covered, facts, noise = rows(output)["total"]
@@ -111,11 +112,21 @@ def summary_model(body: dict) -> dict:
     schema = body["response_format"]["json_schema"]["name"]
     if schema == "summary_support":
         points = re.findall(r"^Point (\d+): (.*)$", body["messages"][1]["content"], re.M)
-        return {"points": [{"point": int(n), "risk": "high" if "invented" in text else "low"}
-                           for n, text in points]}  # fmt: skip
-    return {"tldr": "t", "action_items": [], "open_questions": [],
-            "decisions": [{"text": "what the first messages say", "messages": [1, 2, 3]},
-                          {"text": "an invented decision", "messages": [4]}]}  # fmt: skip
+        return {
+            "points": [
+                {"point": int(n), "risk": "high" if "invented" in text else "low"}
+                for n, text in points
+            ]
+        }
+    return {
+        "tldr": "t",
+        "action_items": [],
+        "open_questions": [],
+        "decisions": [
+            {"text": "what the first messages say", "messages": [1, 2, 3]},
+            {"text": "an invented decision", "messages": [4]},
+        ],
+    }
 
 
 async def test_with_a_model_the_report_scores_the_checked_summary(tmp_path, llm, capsys):
@@ -131,9 +142,10 @@ async def test_with_a_model_the_report_scores_the_checked_summary(tmp_path, llm,
     assert code == 0, output
     assert "without a model" in output and "model scripted" in output
     checks = [
-        call["messages"][1]["content"] for call in llm.history
+        call["messages"][1]["content"]
+        for call in llm.history
         if call["response_format"]["json_schema"]["name"] == "summary_support"
-    ]  # fmt: skip
+    ]
     assert len(checks) == 1 and "Point 2: an invented decision" in checks[0], "one check"
     total = re.search(r"^total\s+\S+\s*\(\s*\d+%\)\s+\d+\s+\d+%\s+(\d+)/(\d+)", output, re.M)
     assert total is not None and int(total.group(2)) == 10, output

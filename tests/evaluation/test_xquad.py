@@ -40,14 +40,28 @@ async def test_the_multilingual_model_finds_english_paragraphs_from_five_languag
         DATA, "multilingual-e5-small", {}, questions, LANGUAGES, embedders, ("as asked",)
     )
     found = {lang: figures[("held-out", lang, "as asked")]["hit@5"] for lang in LANGUAGES}
-    missed = {lang: f"{found[lang]:.2f} < {goal}" for lang, goal in MULTILINGUAL_GOALS.items()
-              if found[lang] < goal}  # fmt: skip
+    missed = {
+        lang: f"{found[lang]:.2f} < {goal}"
+        for lang, goal in MULTILINGUAL_GOALS.items()
+        if found[lang] < goal
+    }
     assert not missed, missed
 
 
 def test_the_report_shows_the_english_default_unchanged_in_english(capsys):
-    code = main(["xquad", "--models", "all-MiniLM-L6-v2", "--split", "held-out",
-                 "--languages", "en", "--per-split", "100"])  # fmt: skip
+    code = main(
+        [
+            "xquad",
+            "--models",
+            "all-MiniLM-L6-v2",
+            "--split",
+            "held-out",
+            "--languages",
+            "en",
+            "--per-split",
+            "100",
+        ]
+    )
     table = capsys.readouterr().out
     assert code == 0
     row = next(line for line in table.splitlines() if line.startswith("| all-MiniLM-L6-v2"))

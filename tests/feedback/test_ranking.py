@@ -17,8 +17,21 @@ DOCS = [
 
 def answer(answer_id: str, doc_id: str) -> AnswerRecord:
     source = SourceRecord("handbook", doc_id, doc_id, "", 0.03)
-    return AnswerRecord(answer_id, f"$e{answer_id}", "!r", "@a:x", "q", "q", "a", "answer",
-                        "m", "v", [], (source,), 1.0)  # fmt: skip
+    return AnswerRecord(
+        answer_id,
+        f"$e{answer_id}",
+        "!r",
+        "@a:x",
+        "q",
+        "q",
+        "a",
+        "answer",
+        "m",
+        "v",
+        [],
+        (source,),
+        1.0,
+    )
 
 
 async def test_downvoted_documents_rank_lower_and_upvoted_ones_higher(kb, open_database):  # noqa: F811

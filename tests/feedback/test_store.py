@@ -13,10 +13,20 @@ from core.feedback.store import AnswerRecord, SourceRecord, SqlFeedbackStore
 
 def record(answer_id: str, room: str = "!team", *sources: SourceRecord) -> AnswerRecord:
     return AnswerRecord(
-        answer_id, f"$event-{answer_id}", room, "@asker:x", f"question {answer_id}",
-        f"rephrased {answer_id}", "answer text", "answer", "test-model", "2026-11-21.2",
-        [{"name": "retrieve", "seconds": 0.01, "details": {}}], sources, 1.0,
-    )  # fmt: skip
+        answer_id,
+        f"$event-{answer_id}",
+        room,
+        "@asker:x",
+        f"question {answer_id}",
+        f"rephrased {answer_id}",
+        "answer text",
+        "answer",
+        "test-model",
+        "2026-11-21.2",
+        [{"name": "retrieve", "seconds": 0.01, "details": {}}],
+        sources,
+        1.0,
+    )
 
 
 TRAVEL = SourceRecord("handbook", "travel", "Travel policy", "https://wiki/travel", 0.031)

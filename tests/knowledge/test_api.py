@@ -242,65 +242,97 @@ def raw_json(text: str) -> dict:
 DEEP = "[" * 50_000 + "]" * 50_000
 UNREADABLE = {
     "JSON nested 50,000 deep": (
-        "PUT", "/collections/handbook/documents/a", raw_json(DEEP),
-        "invalid_json", "nests arrays or objects too deeply",
+        "PUT",
+        "/collections/handbook/documents/a",
+        raw_json(DEEP),
+        "invalid_json",
+        "nests arrays or objects too deeply",
     ),
     "a 5,000-digit number": (
-        "PUT", "/collections/handbook/documents/a",
+        "PUT",
+        "/collections/handbook/documents/a",
         raw_json('{"title": "T", "content": "C", "version": ' + "7" * 5000 + "}"),
-        "invalid_json", "a number has more than 100 digits",
+        "invalid_json",
+        "a number has more than 100 digits",
     ),
     "a date in the year 9999": (
-        "PUT", "/collections/handbook/documents/a",
+        "PUT",
+        "/collections/handbook/documents/a",
         {"json": {**DOC, "date": "9999-12-31"}, "headers": WIKI},
-        "invalid_document", "date '9999-12-31' is out of range: years 1 to 9998",
+        "invalid_document",
+        "date '9999-12-31' is out of range: years 1 to 9998",
     ),
     "a period that ends in the year 9999": (
-        "PUT", "/collections/handbook/documents/a",
+        "PUT",
+        "/collections/handbook/documents/a",
         {"json": {**DOC, "date": "2026-01-01", "date_end": "9999-12-31"}, "headers": WIKI},
-        "invalid_document", "date_end '9999-12-31' is out of range: years 1 to 9998",
+        "invalid_document",
+        "date_end '9999-12-31' is out of range: years 1 to 9998",
     ),
     "a lone surrogate in the content": (
-        "PUT", "/collections/handbook/documents/a",
+        "PUT",
+        "/collections/handbook/documents/a",
         raw_json('{"title": "T", "content": "broken \\ud800 text"}'),
-        "invalid_json", "content: has a lone UTF-16 surrogate",
+        "invalid_json",
+        "content: has a lone UTF-16 surrogate",
     ),
     "a lone surrogate in the title": (
-        "PUT", "/collections/handbook/documents/a",
+        "PUT",
+        "/collections/handbook/documents/a",
         raw_json('{"title": "\\udfff", "content": "C"}'),
-        "invalid_json", "title: has a lone UTF-16 surrogate",
+        "invalid_json",
+        "title: has a lone UTF-16 surrogate",
     ),
     "a body that is not UTF-8": (
-        "PUT", "/collections/handbook/documents/a",
+        "PUT",
+        "/collections/handbook/documents/a",
         {"data": b'{"title": "\xed\xa0\x80", "content": "C"}', "headers": WIKI},
-        "invalid_json", "not utf-8 text",
+        "invalid_json",
+        "not utf-8 text",
     ),
     "an unknown charset": (
-        "PUT", "/collections/handbook/documents/a",
+        "PUT",
+        "/collections/handbook/documents/a",
         {"data": b"{}", "headers": {**WIKI, "Content-Type": "application/json; charset=nope"}},
-        "invalid_json", "unknown charset 'nope'",
+        "invalid_json",
+        "unknown charset 'nope'",
     ),
     "NUL in a document id": (
-        "PUT", "/collections/handbook/documents/a%00b", {"json": DOC, "headers": WIKI},
-        "invalid_id", "control characters or lone surrogates (found U+0000)",
+        "PUT",
+        "/collections/handbook/documents/a%00b",
+        {"json": DOC, "headers": WIKI},
+        "invalid_id",
+        "control characters or lone surrogates (found U+0000)",
     ),
     "ESC in a document id": (
-        "PUT", "/collections/handbook/documents/a%1B[31m", {"json": DOC, "headers": WIKI},
-        "invalid_id", "(found U+001B)",
+        "PUT",
+        "/collections/handbook/documents/a%1B[31m",
+        {"json": DOC, "headers": WIKI},
+        "invalid_id",
+        "(found U+001B)",
     ),
     "DEL in a document id to delete": (
-        "DELETE", "/collections/handbook/documents/a%7F", {"headers": WIKI},
-        "invalid_id", "(found U+007F)",
+        "DELETE",
+        "/collections/handbook/documents/a%7F",
+        {"headers": WIKI},
+        "invalid_id",
+        "(found U+007F)",
     ),
     "a C1 control in a document id asked about": (
-        "GET", "/collections/handbook/documents/a%C2%85", {"headers": WIKI},
-        "invalid_id", "(found U+0085)",
+        "GET",
+        "/collections/handbook/documents/a%C2%85",
+        {"headers": WIKI},
+        "invalid_id",
+        "(found U+0085)",
     ),
     "a control character in a collection name": (
-        "PUT", "/collections/hand%00book/documents/a", {"json": DOC, "headers": WIKI},
-        "invalid_collection", "a collection name cannot hold control characters",
+        "PUT",
+        "/collections/hand%00book/documents/a",
+        {"json": DOC, "headers": WIKI},
+        "invalid_collection",
+        "a collection name cannot hold control characters",
     ),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize(
@@ -354,18 +386,24 @@ def wrapped(body: dict) -> dict:
 async def test_pdf_and_word_files_are_indexed_from_their_text(api):
     """A PDF's passages keep their page; a Word document's tables stay whole."""
     status, body = await call(
-        api, "PUT", "/collections/handbook/documents/travel.pdf?wait=true",
-        json=file_body(make_pdf(), "pdf", "Travel policy (PDF)"), headers=WIKI,
-    )  # fmt: skip
+        api,
+        "PUT",
+        "/collections/handbook/documents/travel.pdf?wait=true",
+        json=file_body(make_pdf(), "pdf", "Travel policy (PDF)"),
+        headers=WIKI,
+    )
     assert (status, body["state"], body["indexed"]["chunks"]) == (200, "indexed", 3)
     [hit] = await api.kb.retriever.search("how much may a hotel night cost?", k=1)
     assert (hit.document_id, hit.heading) == ("travel.pdf", "p. 2")
     assert "140 euros" in hit.text
 
     status, body = await call(
-        api, "PUT", "/collections/handbook/documents/onboarding.docx?wait=true",
-        json=wrapped(file_body(make_docx(), "docx", "Onboarding")), headers=WIKI,
-    )  # fmt: skip
+        api,
+        "PUT",
+        "/collections/handbook/documents/onboarding.docx?wait=true",
+        json=wrapped(file_body(make_docx(), "docx", "Onboarding")),
+        headers=WIKI,
+    )
     assert (status, body["state"]) == (200, "indexed")
     [hit] = await api.kb.retriever.search("contacts of each team", k=1)
     assert hit.document_id == "onboarding.docx" and "| IT desk | Room 204 |" in hit.text
@@ -373,9 +411,12 @@ async def test_pdf_and_word_files_are_indexed_from_their_text(api):
 
 async def test_a_scanned_pdf_and_an_image_are_indexed_from_their_text_read_by_ocr(api):
     status, body = await call(
-        api, "PUT", "/collections/handbook/documents/scan.pdf?wait=true",
-        json=file_body(make_scanned_text_pdf(), "pdf", "Travel policy (scan)"), headers=WIKI,
-    )  # fmt: skip
+        api,
+        "PUT",
+        "/collections/handbook/documents/scan.pdf?wait=true",
+        json=file_body(make_scanned_text_pdf(), "pdf", "Travel policy (scan)"),
+        headers=WIKI,
+    )
     assert (status, body["state"]) == (200, "indexed")
     [hit] = await api.kb.retriever.search("how much may a hotel night cost?", k=1)
     assert (hit.document_id, hit.heading) == ("scan.pdf", "p. 2 (scan)")
@@ -383,9 +424,12 @@ async def test_a_scanned_pdf_and_an_image_are_indexed_from_their_text_read_by_oc
 
     screenshot = render_text_image("ERROR E4711: quota exceeded", width_mm=120, height_mm=25)
     status, body = await call(
-        api, "PUT", "/collections/handbook/documents/error.png?wait=true",
-        json=file_body(screenshot, "image", "Error screenshot"), headers=WIKI,
-    )  # fmt: skip
+        api,
+        "PUT",
+        "/collections/handbook/documents/error.png?wait=true",
+        json=file_body(screenshot, "image", "Error screenshot"),
+        headers=WIKI,
+    )
     assert (status, body["state"]) == (200, "indexed")
     [hit] = await api.kb.retriever.search("quota exceeded error", k=1)
     assert hit.document_id == "error.png" and "E4711" in hit.text
@@ -394,9 +438,12 @@ async def test_a_scanned_pdf_and_an_image_are_indexed_from_their_text_read_by_oc
 async def test_a_300_page_scan_is_refused_with_the_reason_before_it_is_read(api):
     scan = make_scanned_text_pdf(TRAVEL_PAGES, repeat=100)
     got, answer = await call(
-        api, "PUT", "/collections/handbook/documents/archive.pdf?wait=true",
-        json=file_body(scan, "pdf", "Archive"), headers=WIKI,
-    )  # fmt: skip
+        api,
+        "PUT",
+        "/collections/handbook/documents/archive.pdf?wait=true",
+        json=file_body(scan, "pdf", "Archive"),
+        headers=WIKI,
+    )
     assert (got, answer["error"]["code"]) == (400, "unreadable_document")
     assert answer["error"]["message"] == (
         "the pdf file cannot be read: it has 300 pages without a text layer (scans), more "
@@ -405,18 +452,43 @@ async def test_a_300_page_scan_is_refused_with_the_reason_before_it_is_read(api)
 
 
 FILE_REFUSALS = {
-    "a scan without text": (file_body(make_scanned_pdf(), "pdf", "Scan"), 400,
-                            "unreadable_document", "the pdf file cannot be read: it has no text layer"),
-    "a locked PDF": (file_body(make_locked_pdf(), "pdf", "Locked"), 400,
-                     "unreadable_document", "protected by a password"),
-    "not base64": ({"title": "T", "format": "pdf", "content_base64": "%%%"}, 400,
-                   "invalid_document", "content_base64: not valid base64"),
-    "a PDF sent as text": ({"title": "T", "format": "pdf", "content": "hello"}, 400,
-                           "invalid_document", "sent as content_base64, not content"),
-    "Markdown without content": ({"title": "T"}, 400, "invalid_document", "content: Field required"),
-    "base64 for Markdown": ({"title": "T", "content_base64": "aGVsbG8="}, 400,
-                            "invalid_document", "content_base64 is for pdf, docx and image files"),
-}  # fmt: skip
+    "a scan without text": (
+        file_body(make_scanned_pdf(), "pdf", "Scan"),
+        400,
+        "unreadable_document",
+        "the pdf file cannot be read: it has no text layer",
+    ),
+    "a locked PDF": (
+        file_body(make_locked_pdf(), "pdf", "Locked"),
+        400,
+        "unreadable_document",
+        "protected by a password",
+    ),
+    "not base64": (
+        {"title": "T", "format": "pdf", "content_base64": "%%%"},
+        400,
+        "invalid_document",
+        "content_base64: not valid base64",
+    ),
+    "a PDF sent as text": (
+        {"title": "T", "format": "pdf", "content": "hello"},
+        400,
+        "invalid_document",
+        "sent as content_base64, not content",
+    ),
+    "Markdown without content": (
+        {"title": "T"},
+        400,
+        "invalid_document",
+        "content: Field required",
+    ),
+    "base64 for Markdown": (
+        {"title": "T", "content_base64": "aGVsbG8="},
+        400,
+        "invalid_document",
+        "content_base64 is for pdf, docx and image files",
+    ),
+}
 
 
 @pytest.mark.parametrize("body,status,code,says", FILE_REFUSALS.values(), ids=FILE_REFUSALS)

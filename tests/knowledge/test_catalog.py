@@ -14,8 +14,20 @@ from core.knowledge.search.retrieval import build_hit
 
 
 def record(doc_id: str, title: str, chunks: int, *, room: str = "", version: str = "1"):
-    return DocumentRecord("handbook", doc_id, "wiki", title, f"https://wiki/{doc_id}", "en",
-                          version, room, room == "", f"hash-{doc_id}-{version}", chunks, 1.0)  # fmt: skip
+    return DocumentRecord(
+        "handbook",
+        doc_id,
+        "wiki",
+        title,
+        f"https://wiki/{doc_id}",
+        "en",
+        version,
+        room,
+        room == "",
+        f"hash-{doc_id}-{version}",
+        chunks,
+        1.0,
+    )
 
 
 async def put(
@@ -42,8 +54,9 @@ async def test_keyword_search_ranks_titles_first_and_sees_only_current_chunks(op
     assert found[0] == "trains#1#0" and "misc#1#0" in found
     assert "badges#1#0" not in found, "a chunk must share two words with the question"
 
-    await put(catalog, "trains", "Train travel", ["Trains are now booked one week ahead."],
-              version="2")  # fmt: skip
+    await put(
+        catalog, "trains", "Train travel", ["Trains are now booked one week ahead."], version="2"
+    )
     found = await catalog.keyword_search("train travel", SearchFilters(), 5)
     assert "trains#1#0" not in found and "trains#2#0" in found, "the old version is gone"
     assert await catalog.delete_document("handbook", "trains")
@@ -63,10 +76,22 @@ async def test_word_forms_are_found_on_both_backends(open_database, backend):
 
 async def test_room_documents_only_for_their_room_and_from_its_cut_off(open_database):
     catalog = await SqlCatalog.open(await open_database())
-    await put(catalog, "s1", "Summary of the ops room", ["The deploy moved to Friday."],
-              room="!ops", dates=(100.0, 200.0))  # fmt: skip
-    await put(catalog, "s2", "Summary of the ops room", ["The deploy moved to Monday."],
-              room="!ops", dates=(300.0, 400.0))  # fmt: skip
+    await put(
+        catalog,
+        "s1",
+        "Summary of the ops room",
+        ["The deploy moved to Friday."],
+        room="!ops",
+        dates=(100.0, 200.0),
+    )
+    await put(
+        catalog,
+        "s2",
+        "Summary of the ops room",
+        ["The deploy moved to Monday."],
+        room="!ops",
+        dates=(300.0, 400.0),
+    )
     ids = ["s1#1#0", "s2#1#0"]
     assert await catalog.current_chunks(ids, SearchFilters()) == {}, "room knowledge is opt-in"
     assert set(await catalog.current_chunks(ids, SearchFilters(rooms=("!ops",)))) == set(ids)

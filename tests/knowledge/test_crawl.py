@@ -36,26 +36,58 @@ schedule = "every 1d"
 source = "site"
 public = true
 """
-LISTED = ["/docs/trains.html", "/docs/hotels.html", "/docs/parking.html", "/docs/laptops.html",
-          "/docs/away.html", "/docs/private/salaries.html", "/docs/manual.pdf"]  # fmt: skip
-INDEXED = ["/docs/hotels.html", "/docs/manual.pdf", "/docs/new-home.html", "/docs/parking.html",
-           "/docs/trains.html"]  # fmt: skip
+LISTED = [
+    "/docs/trains.html",
+    "/docs/hotels.html",
+    "/docs/parking.html",
+    "/docs/laptops.html",
+    "/docs/away.html",
+    "/docs/private/salaries.html",
+    "/docs/manual.pdf",
+]
+INDEXED = [
+    "/docs/hotels.html",
+    "/docs/manual.pdf",
+    "/docs/new-home.html",
+    "/docs/parking.html",
+    "/docs/trains.html",
+]
 
 
 def build_site() -> DocsSite:
     site = DocsSite()
     site.pages = {
-        "/docs/trains.html": Page("Trains", "Trains to the Lyon office are booked two weeks ahead through Travelink.", "etag"),
-        "/docs/hotels.html": Page("Hotels", "A hotel night in Paris costs at most 140 euros.", "last-modified"),
-        "/docs/parking.html": Page("Parking", "Bicycles are parked in the basement garage behind the canteen.", "none"),
-        "/docs/new-home.html": Page("Laptops", "Laptops are replaced every four years by the IT desk.", "etag"),
-        "/docs/private/salaries.html": Page("Salaries", "The salary bands are a secret of the board."),
-        "/docs/manual.pdf": Page("", body=make_pdf(("Expenses. Receipts are filed within thirty days in the expenses tool.",), table=False),
-                                 content_type="application/pdf"),
+        "/docs/trains.html": Page(
+            "Trains",
+            "Trains to the Lyon office are booked two weeks ahead through Travelink.",
+            "etag",
+        ),
+        "/docs/hotels.html": Page(
+            "Hotels", "A hotel night in Paris costs at most 140 euros.", "last-modified"
+        ),
+        "/docs/parking.html": Page(
+            "Parking", "Bicycles are parked in the basement garage behind the canteen.", "none"
+        ),
+        "/docs/new-home.html": Page(
+            "Laptops", "Laptops are replaced every four years by the IT desk.", "etag"
+        ),
+        "/docs/private/salaries.html": Page(
+            "Salaries", "The salary bands are a secret of the board."
+        ),
+        "/docs/manual.pdf": Page(
+            "",
+            body=make_pdf(
+                ("Expenses. Receipts are filed within thirty days in the expenses tool.",),
+                table=False,
+            ),
+            content_type="application/pdf",
+        ),
         "/elsewhere/page.html": Page("Elsewhere", "Canteen menus are published on Fridays."),
-    }  # fmt: skip
-    site.redirects = {"/docs/laptops.html": "/docs/new-home.html",
-                      "/docs/away.html": "/elsewhere/page.html"}  # fmt: skip
+    }
+    site.redirects = {
+        "/docs/laptops.html": "/docs/new-home.html",
+        "/docs/away.html": "/elsewhere/page.html",
+    }
     site.sitemap = list(LISTED)
     return site
 
@@ -116,8 +148,12 @@ async def test_the_first_run_indexes_exactly_the_allowed_pages(crawl):
     )
     assert any("thirty days" in text for text in await found(kb, "When are receipts filed?"))
     assert {k: report[k] for k in ("pages_seen", "changed", "unchanged", "removed", "failed")} == {
-        "pages_seen": 6, "changed": 5, "unchanged": 0, "removed": 0, "failed": 0,
-    }  # fmt: skip
+        "pages_seen": 6,
+        "changed": 5,
+        "unchanged": 0,
+        "removed": 0,
+        "failed": 0,
+    }
     # robots.txt, the index, the sitemap; 4 pages, a redirect followed (2 requests) and
     # one that is not (1 request).
     assert report["requests"] == len(site.log) == 3 + 4 + 2 + 1
@@ -142,12 +178,24 @@ async def test_a_second_run_changes_nothing_and_asks_each_page_once_conditionall
         if r.path not in ("/robots.txt", "/sitemap_index.xml", "/sitemaps/pages.xml")
     ]
     assert sorted(r.path for r in pages) == sorted(
-        ["/docs/trains.html", "/docs/hotels.html", "/docs/parking.html", "/docs/laptops.html",
-         "/docs/new-home.html", "/docs/away.html", "/docs/manual.pdf"]
-    ), "one request per page (a redirect's target is the same page)"  # fmt: skip
+        [
+            "/docs/trains.html",
+            "/docs/hotels.html",
+            "/docs/parking.html",
+            "/docs/laptops.html",
+            "/docs/new-home.html",
+            "/docs/away.html",
+            "/docs/manual.pdf",
+        ]
+    ), "one request per page (a redirect's target is the same page)"
     conditional = {r.path for r in pages if r.conditional}
-    assert conditional == {"/docs/trains.html", "/docs/hotels.html", "/docs/laptops.html",
-                           "/docs/new-home.html", "/docs/manual.pdf"}  # fmt: skip
+    assert conditional == {
+        "/docs/trains.html",
+        "/docs/hotels.html",
+        "/docs/laptops.html",
+        "/docs/new-home.html",
+        "/docs/manual.pdf",
+    }
     assert report["requests"] == len(site.log) == 3 + 7
     assert await kb.catalog.db.fetch("SELECT doc_id, updated_at FROM documents") == before  # type: ignore[attr-defined]
     assert await kb.jobs.queue_depth() == 0
@@ -213,8 +261,12 @@ async def test_a_restart_in_the_middle_of_a_run_goes_on_from_the_saved_frontier(
             while await kb.jobs.queue_depth():  # noqa: ASYNC110
                 await asyncio.sleep(0.05)
         assert sorted(await indexed(kb, site)) == INDEXED
-        for path in ("/sitemap_index.xml", "/sitemaps/pages.xml", "/docs/trains.html",
-                     "/docs/hotels.html"):  # fmt: skip
+        for path in (
+            "/sitemap_index.xml",
+            "/sitemaps/pages.xml",
+            "/docs/trains.html",
+            "/docs/hotels.html",
+        ):
             assert len(site.requests_of(path)) == 1, f"{path} was fetched again"
         assert len(site.requests_of("/docs/parking.html")) == 2, "the page under way, again"
         assert (report["pages_seen"], report["changed"]) == (6, 5), "the counts go on too"
@@ -267,9 +319,11 @@ async def test_a_crawled_source_without_a_token_never_authenticates(crawl):
     await api.start_server()
     try:
         for header in ("Bearer ", "Bearer  ", "Bearer"):
-            response = await api.put("/api/v1/collections/docs/documents/x",
-                                      json={"title": "T", "content": "c"},
-                                      headers={"Authorization": header})  # fmt: skip
+            response = await api.put(
+                "/api/v1/collections/docs/documents/x",
+                json={"title": "T", "content": "c"},
+                headers={"Authorization": header},
+            )
             assert response.status == 401
     finally:
         await api.close()
@@ -294,12 +348,16 @@ async def test_start_pages_lead_to_their_links_breadth_first_within_max_pages(
 ):
     site = DocsSite()
     site.pages = {
-        "/docs/start.html": Page("Start", "Welcome to the handbook.", links=("a.html", "/docs/private/x.html", "../outside.html", "b.html")),
+        "/docs/start.html": Page(
+            "Start",
+            "Welcome to the handbook.",
+            links=("a.html", "/docs/private/x.html", "../outside.html", "b.html"),
+        ),
         "/docs/a.html": Page("A", "Alpha page about trains.", links=("c.html",)),
         "/docs/b.html": Page("B", "Beta page about hotels.", "last-modified"),
         "/docs/c.html": Page("C", "Gamma page, beyond max_pages."),
         "/docs/private/x.html": Page("X", "Private."),
-    }  # fmt: skip
+    }
     await site.start()
     settings = site_settings(tmp_path, site, storage_toml, LINKED)
     kb = await KnowledgeBase.open(lambda: settings, embedders)
@@ -332,7 +390,7 @@ async def test_a_hub_that_redirects_to_a_login_once_does_not_take_its_pages_alon
         "/docs/a.html": Page("A", "Alpha page about trains."),
         "/docs/b.html": Page("B", "Beta page about hotels."),
         "/elsewhere/login.html": Page("Sign in", "Sign in to continue."),
-    }  # fmt: skip
+    }
     await site.start()
     settings = site_settings(tmp_path, site, storage_toml, LINKED.replace("max_pages = 3", ""))
     kb = await KnowledgeBase.open(lambda: settings, embedders)

@@ -31,9 +31,15 @@ HIDDEN = Page("Hidden", "The salary bands are a secret of the board.")
 
 
 async def crawl_once(
-    tmp_path, embedders, storage_toml, site: DocsSite, *, base: str = "",
-    allow: tuple[str, ...] = (), private: bool = True,
-) -> tuple[dict, list[str]]:  # fmt: skip
+    tmp_path,
+    embedders,
+    storage_toml,
+    site: DocsSite,
+    *,
+    base: str = "",
+    allow: tuple[str, ...] = (),
+    private: bool = True,
+) -> tuple[dict, list[str]]:
     """One run from `/docs/start.html`, to its report: the report and the paths indexed."""
     base = base or site.base
     config = CONFIG.format(
@@ -190,9 +196,15 @@ async def test_a_redirect_to_an_inner_address_in_any_spelling_is_not_followed(
     }
     canary_origins = tuple(f"http://{host}:{canary_port}/" for host in hosts.values())
     try:
-        report, docs = await crawl_once(tmp_path, embedders, storage_toml, site,
-                                        base=f"http://localhost:{port}",
-                                        allow=canary_origins, private=False)  # fmt: skip
+        report, docs = await crawl_once(
+            tmp_path,
+            embedders,
+            storage_toml,
+            site,
+            base=f"http://localhost:{port}",
+            allow=canary_origins,
+            private=False,
+        )
     finally:
         await site.close()
         await canary.close()

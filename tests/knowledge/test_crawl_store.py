@@ -27,8 +27,14 @@ async def test_a_run_is_found_again_as_it_was_left(open_database):
     entries = [Entry("https://d/a", False), Entry("https://d/b", True)]
     await store.begin_run("site", "f1", 100.0, entries, {"seen": 0})
     page = PageState("https://d/a", "https://d/a", '"e"', "", "h", ("https://d/c",))
-    await store.record("site", "https://d/a", page, previous=False,
-                       new_entries=[(2, Entry("https://d/c", True))], counts={"seen": 1})  # fmt: skip
+    await store.record(
+        "site",
+        "https://d/a",
+        page,
+        previous=False,
+        new_entries=[(2, Entry("https://d/c", True))],
+        counts={"seen": 1},
+    )
 
     again = await SqlCrawlStore.open(await open_database())
     row = await again.run_row("site")

@@ -51,8 +51,14 @@ class FlakyEmbeddings:
             {"object": "embedding", "index": i, "embedding": _vector(text, size)}
             for i, text in enumerate(body["input"])
         ]
-        return web.json_response({"object": "list", "data": data, "model": body["model"],
-                                  "usage": {"prompt_tokens": 1, "total_tokens": 1}})  # fmt: skip
+        return web.json_response(
+            {
+                "object": "list",
+                "data": data,
+                "model": body["model"],
+                "usage": {"prompt_tokens": 1, "total_tokens": 1},
+            }
+        )
 
     async def start(self) -> web.AppRunner:
         app = web.Application()
@@ -98,9 +104,12 @@ async def test_the_endpoint_gives_the_bundled_models_vectors(embedders: Embedder
     with embeddings_server() as url:
         text = endpoint_config("e5", url)
         settings = parse_config(
-            "[matrix]\nhomeserver = 'http://127.0.0.1:1'\nuser_id = '@b:l'\npassword = 'x'\n" + text,
-            origin="test.toml", env={}, base_dir=Path("."),
-        )  # fmt: skip
+            "[matrix]\nhomeserver = 'http://127.0.0.1:1'\nuser_id = '@b:l'\npassword = 'x'\n"
+            + text,
+            origin="test.toml",
+            env={},
+            base_dir=Path("."),
+        )
         remote = Embedders(endpoints=lambda: settings.knowledge.embedding_endpoints).get("e5")
         for kind in ("embed_queries", "embed_passages"):
             texts = ["Wie viele Urlaubstage?", "Full-time staff get 27 days of annual leave."]
@@ -113,9 +122,12 @@ async def test_the_endpoint_gives_the_bundled_models_vectors(embedders: Embedder
 
 @pytest.mark.parametrize(
     ("mode", "told"),
-    [("error", "answered HTTP 500"), ("slow", "did not answer within 1 s"),
-     ("down", "cannot be reached")],
-)  # fmt: skip
+    [
+        ("error", "answered HTTP 500"),
+        ("slow", "did not answer within 1 s"),
+        ("down", "cannot be reached"),
+    ],
+)
 async def test_a_failing_endpoint_indexes_nothing_and_is_an_outage(
     tmp_path, storage_toml, embedders, flaky, mode, told
 ):

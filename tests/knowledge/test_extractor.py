@@ -47,8 +47,10 @@ def docx_of_text(
             if item.filename != "word/document.xml":
                 out.writestr(item, base.read(item))
         with out.open("word/document.xml", "w", force_zip64=True) as xml:
-            xml.write(b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
-                      b'<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>')  # fmt: skip
+            xml.write(
+                b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+                b'<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>'
+            )
             run = f"<w:p><w:r><w:t>{paragraph}</w:t></w:r></w:p>".encode()
             for _ in range(megabytes * 1_000_000 // len(paragraph)):
                 xml.write(run)
@@ -90,9 +92,11 @@ def test_a_small_file_of_huge_text_is_refused_without_the_memory(tmp_path, megab
     docx_of_text(path, megabytes)
     assert path.stat().st_size < 2_000_000
     result = subprocess.run(
-        [sys.executable, "-c", PEAK, str(path), "2000000"], capture_output=True, text=True,
+        [sys.executable, "-c", PEAK, str(path), "2000000"],
+        capture_output=True,
+        text=True,
         timeout=300,
-    )  # fmt: skip
+    )
     reason, sizes = result.stdout.split("\n")[:2]
     grown_kib, child_kib = map(int, sizes.split())
     assert reason == "FILE_TEXT_TOO_LARGE", result.stdout + result.stderr

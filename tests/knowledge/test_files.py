@@ -25,8 +25,11 @@ def test_front_matter_gives_title_link_and_date_and_is_not_content(tmp_path):
     (tmp_path / "travel.md").write_text(TRAVEL)
     [doc] = read(tmp_path)
     assert (doc.id, doc.title, doc.url, doc.date) == (
-        "travel.md", "Travel policy", "https://wiki.example.org/travel", "2026-03-01",
-    )  # fmt: skip
+        "travel.md",
+        "Travel policy",
+        "https://wiki.example.org/travel",
+        "2026-03-01",
+    )
     assert doc.content.startswith("# Booking trains") and "owner" not in doc.content
 
 

@@ -22,9 +22,11 @@ TRAVEL = Document(
     url="https://wiki.example.org/travel",
 )
 LEAVE = Document(
-    "handbook", "policies/leave.md", "Leave policy",
+    "handbook",
+    "policies/leave.md",
+    "Leave policy",
     "Everyone gets 25 days of paid vacation per year. Sick leave needs a doctor's note after 3 days.",
-)  # fmt: skip
+)
 
 
 async def test_a_put_document_is_found_with_everything_needed_to_cite_it(kb):
@@ -126,12 +128,23 @@ async def test_filters_on_collection_source_public_and_rooms(kb):
 
 async def test_a_time_range_keeps_dated_documents_that_meet_it_and_all_undated_ones(kb):
     notes = [
-        Document("handbook", "nov", "Ops meeting 3 Nov", "Decision: the VPN moves to vpn2.",
-                 date="2026-11-03"),
-        Document("handbook", "oct", "Ops meeting October", "Decision: the VPN stays on vpn1.",
-                 date="2026-10-01", date_end="2026-10-31"),
+        Document(
+            "handbook",
+            "nov",
+            "Ops meeting 3 Nov",
+            "Decision: the VPN moves to vpn2.",
+            date="2026-11-03",
+        ),
+        Document(
+            "handbook",
+            "oct",
+            "Ops meeting October",
+            "Decision: the VPN stays on vpn1.",
+            date="2026-10-01",
+            date_end="2026-10-31",
+        ),
         Document("handbook", "policy", "VPN policy", "The VPN is required off-site."),
-    ]  # fmt: skip
+    ]
     await kb.indexer.put_many(notes)
     november = SearchFilters(dated_between=parse_document_dates("2026-11-01", "2026-11-30"))
     found = {h.document_id for h in await kb.retriever.search("VPN decision", november, k=10)}

@@ -10,8 +10,20 @@ from tests.knowledge.conftest import knowledge_settings
 
 
 def record(collection: str, doc_id: str, title: str) -> DocumentRecord:
-    return DocumentRecord(collection, doc_id, "wiki", title, f"https://wiki/{doc_id}", "de", "1",
-                          "", True, f"hash-{doc_id}", 1, 1.0)  # fmt: skip
+    return DocumentRecord(
+        collection,
+        doc_id,
+        "wiki",
+        title,
+        f"https://wiki/{doc_id}",
+        "de",
+        "1",
+        "",
+        True,
+        f"hash-{doc_id}",
+        1,
+        1.0,
+    )
 
 
 async def put(catalog: SqlCatalog, collection: str, doc_id: str, title: str, text: str) -> None:
@@ -57,16 +69,26 @@ async def test_a_collection_indexed_in_another_language_is_indexed_again_once(op
 
 
 DOCUMENTS = [
-    Document("handbook", "leave", "Annual leave",
-             "# Annual leave\n\nEvery employee has 28 days of paid holiday per calendar year. "
-             "Unused days carry over until the end of March."),
-    Document("handbook", "travel", "Business travel",
-             "# Business travel\n\nBook trains and hotels through the travel desk two weeks "
-             "ahead."),
-    Document("handbook", "parking", "Parking",
-             "# Parking\n\nThe garage under building B has spaces for bicycles and electric "
-             "cars."),
-]  # fmt: skip
+    Document(
+        "handbook",
+        "leave",
+        "Annual leave",
+        "# Annual leave\n\nEvery employee has 28 days of paid holiday per calendar year. "
+        "Unused days carry over until the end of March.",
+    ),
+    Document(
+        "handbook",
+        "travel",
+        "Business travel",
+        "# Business travel\n\nBook trains and hotels through the travel desk two weeks ahead.",
+    ),
+    Document(
+        "handbook",
+        "parking",
+        "Parking",
+        "# Parking\n\nThe garage under building B has spaces for bicycles and electric cars.",
+    ),
+]
 
 
 async def test_a_german_question_finds_english_documents_through_its_translation(

@@ -16,8 +16,9 @@ async def test_a_failed_job_says_why_in_words_for_the_application(tmp_path, embe
     settings = [knowledge_settings(tmp_path)]
     kb = await KnowledgeBase.open(lambda: settings[0], embedders)
     try:
-        job = await kb.queue.submit_put(Document(collection="handbook", id="a", title="A",
-                                                 content="Trains are booked ahead."))  # fmt: skip
+        job = await kb.queue.submit_put(
+            Document(collection="handbook", id="a", title="A", content="Trains are booked ahead.")
+        )
         settings[0] = settings[0].model_copy(update={"collections": {}})
         worker = asyncio.create_task(kb.queue.run())
         async with asyncio.timeout(30):

@@ -20,9 +20,15 @@ GERMAN = "Wie viele Tage Jahresurlaub bekommen Vollzeitbeschäftigte?"
 
 @pytest.mark.parametrize(
     ("recorded", "has_chunks", "again"),
-    [(None, False, False), (None, True, True), (("m", True), True, False),
-     (("old", True), True, True), (("m", False), True, True), (("old", False), False, True)],
-)  # fmt: skip
+    [
+        (None, False, False),
+        (None, True, True),
+        (("m", True), True, False),
+        (("old", True), True, True),
+        (("m", False), True, True),
+        (("old", False), False, True),
+    ],
+)
 def test_decide_realign(recorded, has_chunks, again):
     assert decide_realign(recorded, "m", has_chunks) is again
 

@@ -93,26 +93,36 @@ async def mcp_process(tmp_path: Path) -> AsyncIterator[McpProcess]:
     wiki.acl = {"@alice:example.org": {("wiki", "salaries")}}
     wiki_server = await serve(wiki)
     tokens, lines = {}, []
-    for name, reader in (("alice", "@alice:example.org"), ("bob", "@bob:example.org"),
-                         ("carol", "@carol:example.org"), ("visitor", "")):  # fmt: skip
+    for name, reader in (
+        ("alice", "@alice:example.org"),
+        ("bob", "@bob:example.org"),
+        ("carol", "@carol:example.org"),
+        ("visitor", ""),
+    ):
         tokens[name], entry = build_token_entry(name, reader)
         lines.append(entry)
     tokens_file = tmp_path / "tokens.toml"
     tokens_file.write_text("\n".join(lines))
     ingest_port, mcp_port = free_port(), free_port()
     config = tmp_path / "config.toml"
-    config.write_text(CONFIG.format(
-        data=tmp_path / "data", ingest_port=ingest_port, mcp_port=mcp_port,
-        keys=keys_toml(("bot-1", "EdDSA", write_key(tmp_path / "bot.pem"))),
-        rights_url=wiki_server.make_url("/rights"),
-    ))  # fmt: skip
+    config.write_text(
+        CONFIG.format(
+            data=tmp_path / "data",
+            ingest_port=ingest_port,
+            mcp_port=mcp_port,
+            keys=keys_toml(("bot-1", "EdDSA", write_key(tmp_path / "bot.pem"))),
+            rights_url=wiki_server.make_url("/rights"),
+        )
+    )
     wiki.jwks_url = f"http://127.0.0.1:{ingest_port}/api/v1/jwks.json"
     log = tmp_path / "knowledge-api.log"
     process = subprocess.Popen(
-        [str(KNOWLEDGE_API), "--config", str(config)], cwd=tmp_path,
-        stdout=log.open("w"), stderr=subprocess.STDOUT,
+        [str(KNOWLEDGE_API), "--config", str(config)],
+        cwd=tmp_path,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
         env={**os.environ, "HF_HUB_OFFLINE": "1"},
-    )  # fmt: skip
+    )
     try:
         await wait_for_log(log, r"MCP server listening", process)
         await wait_for_log(log, r"ingestion API on http", process)

@@ -91,8 +91,15 @@ async def test_search_only_answers_show_the_rooms_own_history_too(memory, kb):
     answerer = PassagesAnswerer(kb.retriever, kb.rights, kb.indexer.settings, memory)
 
     def ask(room: str) -> Request:
-        return Request("Where is the VPN gateway now?", "@ann:x", room, None, is_direct=True,
-                       readers=("@ann:x",), knowledge=((room, ALWAYS),))  # fmt: skip
+        return Request(
+            "Where is the VPN gateway now?",
+            "@ann:x",
+            room,
+            None,
+            is_direct=True,
+            readers=("@ann:x",),
+            knowledge=((room, ALWAYS),),
+        )
 
     here = await answerer.answer(ask("!a"))
     assert "vpn2.example.org" in here.text
@@ -114,9 +121,14 @@ async def test_every_rooms_history_shares_one_collection(memory):
 async def test_the_earlier_one_collection_per_room_layout_is_moved_over(memory):
     history, model = memory.history, memory.history._model()
     window = HistoryWindow(
-        f"{collection_of('!old')}-0-1", "!old", 0, NOVEMBER, NOVEMBER + 1,
-        "ann: The VPN gateway moved to vpn2.example.org", "https://matrix.to/#/!old/$o0",
-    )  # fmt: skip
+        f"{collection_of('!old')}-0-1",
+        "!old",
+        0,
+        NOVEMBER,
+        NOVEMBER + 1,
+        "ann: The VPN gateway moved to vpn2.example.org",
+        "https://matrix.to/#/!old/$o0",
+    )
     embedder = history.embedders.get(model)
     vectors = await embedder.embed_passages([window.text])
     # As the earlier release wrote it: the room's own collection, no room on the vectors.
@@ -139,8 +151,15 @@ async def test_search_only_answers_show_what_the_room_asked_to_remember(memory, 
     from core.requests import Request
 
     def ask(text: str, room: str = "!a") -> Request:
-        return Request(text, "@ann:x", room, None, is_direct=True,
-                       readers=("@ann:x",), knowledge=((room, ALWAYS),))  # fmt: skip
+        return Request(
+            text,
+            "@ann:x",
+            room,
+            None,
+            is_direct=True,
+            readers=("@ann:x",),
+            knowledge=((room, ALWAYS),),
+        )
 
     wish = parse_remember("remember that the staging database password rotates on Mondays")
     assert wish is not None

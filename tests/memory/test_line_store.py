@@ -27,8 +27,15 @@ async def test_lines_carry_what_summaries_need_and_questions_stay_out_of_the_dia
 ):
     store = await SqlMemoryStore.open(await open_database())
     await add(store, "!a", 1, "the thread's root")
-    await add(store, "!a", 2, "in the thread", thread_root="$l1", reply_to="$l1",
-              mentions=("@bob:x", "@cid:x"))  # fmt: skip
+    await add(
+        store,
+        "!a",
+        2,
+        "in the thread",
+        thread_root="$l1",
+        reply_to="$l1",
+        mentions=("@bob:x", "@cid:x"),
+    )
     await add(store, "!a", 3, "Knowledge Bot: when is the release?", addressed=True)
     await add(store, "!a", 4, "a voice message's words", spoken=True)
     await add(store, "!a", 5, "")
@@ -38,8 +45,9 @@ async def test_lines_carry_what_summaries_need_and_questions_stay_out_of_the_dia
     assert [line.event_id for line in lines] == ["$l1", "$l2", "$l3"], (
         "no transcript (not a text message), no empty line, no command"
     )
-    assert lines[1] == RoomLine("$l2", "@ann:x", "in the thread", 2.0, "link2", "$l1", "$l1",
-                                ("@bob:x", "@cid:x"))  # fmt: skip
+    assert lines[1] == RoomLine(
+        "$l2", "@ann:x", "in the thread", 2.0, "link2", "$l1", "$l1", ("@bob:x", "@cid:x")
+    )
     assert lines[2].addressed
     thread = await store.room_lines("!a", 0.0, 10.0, thread_root="$l1")
     assert [line.event_id for line in thread] == ["$l1", "$l2"], "the root and its thread"
@@ -58,9 +66,9 @@ async def test_lines_carry_what_summaries_need_and_questions_stay_out_of_the_dia
     )
     assert len(await store.lines_between("!a", first, last)) == len(dialog)
 
-    assert await store.change_line("!a", "$l3", "Knowledge Bot: when is the launch?", "@ann:x") is None, (
-        "an edited question changes no window"
-    )  # fmt: skip
+    assert (
+        await store.change_line("!a", "$l3", "Knowledge Bot: when is the launch?", "@ann:x") is None
+    ), "an edited question changes no window"
     assert (await store.room_lines("!a", 3.0, 3.0))[0].text == "Knowledge Bot: when is the launch?"
     assert await store.change_line("!a", "$l3", None) is None
     assert await store.room_lines("!a", 3.0, 3.0) == [], "a redacted question is gone"

@@ -12,8 +12,9 @@ async def test_a_question_is_kept_for_summaries_and_never_in_a_window(memory: Co
     asked = "Knowledge Bot: where does the VPN gateway live these days?"
     for n, (sender, text) in enumerate(CHAT_A[:4]):
         await memory.observe("!a", f"$a{n}", sender, text, NOVEMBER + n, f"link{n}")
-        await memory.observe("!a", f"$q{n}", "@eve:x", asked, NOVEMBER + n + 0.5, f"q{n}",
-                             addressed=True)  # fmt: skip
+        await memory.observe(
+            "!a", f"$q{n}", "@eve:x", asked, NOVEMBER + n + 0.5, f"q{n}", addressed=True
+        )
     for n, (sender, text) in enumerate(CHAT_A[4:8], start=4):
         await memory.observe("!a", f"$a{n}", sender, text, NOVEMBER + n, f"link{n}")
 

@@ -47,10 +47,14 @@ SOURCE_CASES: list[tuple[str, float | None, Sources]] = [
     ("no span: all from the homeserver", None, Sources((100.0, 200.0), None)),
     ("the span covers the range: all from the store", 50.0, Sources(None, (100.0, 200.0))),
     ("a span from the range's start: all from the store", 100.0, Sources(None, (100.0, 200.0))),
-    ("a span inside: before it from the homeserver", 150.0, Sources((100.0, 150.0), (150.0, 200.0))),
+    (
+        "a span inside: before it from the homeserver",
+        150.0,
+        Sources((100.0, 150.0), (150.0, 200.0)),
+    ),
     ("a span after the range: all from the homeserver", 250.0, Sources((100.0, 200.0), None)),
     ("a span at the range's end", 200.0, Sources((100.0, 200.0), (200.0, 200.0))),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(

@@ -58,8 +58,10 @@ async def test_an_edit_or_a_redaction_changes_a_line_and_finds_its_windows(open_
     for n in range(3):
         await store.add_line("!a", RoomLine(f"$l{n}", "@ann:x", f"line {n}", float(n), f"link{n}"))
     first, second, third = [line.seq for line in await store.lines_from("!a", 0)]
-    windows = [HistoryWindow("w1", "!a", first, 0.0, 1.0, "t", "link0", second),
-               HistoryWindow("w2", "!a", second, 1.0, 2.0, "t", "link1", third)]  # fmt: skip
+    windows = [
+        HistoryWindow("w1", "!a", first, 0.0, 1.0, "t", "link0", second),
+        HistoryWindow("w2", "!a", second, 1.0, 2.0, "t", "link1", third),
+    ]
     await store.add_windows("!a", windows, next_start=third + 1, carried=0)
 
     assert await store.change_line("!a", "$l1", "edited", "@bob:x") is None, "not bob's"
@@ -98,8 +100,10 @@ async def test_a_rooms_retention_drops_its_old_lines_and_windows(open_database):
         await store.add_line("!a", RoomLine(f"$l{n}", "@ann:x", f"line {n}", float(n), f"link{n}"))
     await store.add_line("!b", RoomLine("$b0", "@ann:x", "other room", 0.0, "linkb"))
     seqs = [line.seq for line in await store.lines_from("!a", 0)]
-    windows = [HistoryWindow("w1", "!a", seqs[0], 0.0, 1.0, "t", "l", seqs[1]),
-               HistoryWindow("w2", "!a", seqs[2], 2.0, 3.0, "t", "l", seqs[3])]  # fmt: skip
+    windows = [
+        HistoryWindow("w1", "!a", seqs[0], 0.0, 1.0, "t", "l", seqs[1]),
+        HistoryWindow("w2", "!a", seqs[2], 2.0, 3.0, "t", "l", seqs[3]),
+    ]
     await store.add_windows("!a", windows, next_start=seqs[3] + 1, carried=0)
     assert await store.purge_before("!a", 2.0) == ["w1"]
     assert [line.text for line in await store.lines_from("!a", 0)] == ["line 2", "line 3"]
@@ -109,8 +113,10 @@ async def test_a_rooms_retention_drops_its_old_lines_and_windows(open_database):
 
 async def test_windows_of_an_earlier_release_that_span_a_redacted_message_go(open_database):
     store = await SqlMemoryStore.open(await open_database())
-    legacy = [HistoryWindow("old1", "!a", 1, 10.0, 20.0, "t", "l"),
-              HistoryWindow("old2", "!a", 5, 30.0, 40.0, "t", "l")]  # fmt: skip
+    legacy = [
+        HistoryWindow("old1", "!a", 1, 10.0, 20.0, "t", "l"),
+        HistoryWindow("old2", "!a", 5, 30.0, 40.0, "t", "l"),
+    ]
     await store.add_windows("!a", legacy, next_start=9, carried=0)
     assert await store.drop_legacy_windows("!a", 15.0) == ["old1"]
     assert await store.drop_legacy_windows("!b", 35.0) == [], "a room's own"

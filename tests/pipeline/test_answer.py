@@ -213,8 +213,10 @@ async def test_a_predetermined_answer_bypasses_the_model(pipeline, llm):
     settings = parse_config(
         '[matrix]\nhomeserver = "http://x"\nuser_id = "@b:x"\npassword = "p"\n'
         '[[predetermined]]\npatterns = ["emergency"]\nanswer = "Call 112."',
-        origin="t", env={}, base_dir=".",
-    )  # fmt: skip
+        origin="t",
+        env={},
+        base_dir=".",
+    )
     answer = await PredeterminedFirst(pipeline, lambda: settings).answer(ask("Emergency?"))
     assert answer.text == "Call 112." and llm.history == []
 

@@ -42,20 +42,26 @@ FAILURES = {
     "a server error": (LlmServerFailed("503"), strings.LLM_SERVER_ERROR, "llm_server_error"),
     "a refused request": (LlmRefused("404 model"), strings.LLM_REFUSED, "llm_refused"),
     "a prompt over the window": (
-        LlmPromptTooLong("4096", 4096), strings.LLM_TOO_LONG, "llm_too_long"
+        LlmPromptTooLong("4096", 4096),
+        strings.LLM_TOO_LONG,
+        "llm_too_long",
     ),
     "cut at the token limit": (LlmCutOff("length"), strings.LLM_CUT_OFF, "llm_cut_off"),
     "not JSON for the schema": (
-        LlmInvalidOutput("toxicity: not an int"), strings.LLM_INVALID, "llm_invalid_output"
+        LlmInvalidOutput("toxicity: not an int"),
+        strings.LLM_INVALID,
+        "llm_invalid_output",
     ),
     "a content filter": (LlmFiltered("filtered"), strings.LLM_FILTERED, "llm_filtered"),
     "a stream stopped with nothing": (
-        IncompleteAnswer("cut", ""), strings.LLM_STOPPED, "llm_incomplete"
+        IncompleteAnswer("cut", ""),
+        strings.LLM_STOPPED,
+        "llm_incomplete",
     ),
     "an empty answer": (EmptyAnswer("empty"), strings.LLM_EMPTY, "llm_empty"),
     "unavailable, no more said": (LlmUnavailable("down"), strings.LLM_UNAVAILABLE, "llm"),
     "any other": (LlmError("odd"), strings.LLM_ERROR, "llm"),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("error,text,cause", FAILURES.values(), ids=FAILURES)
@@ -91,15 +97,27 @@ def test_an_incomplete_answer_is_quoted_every_line_else_the_sentence():
 
 SETTINGS = parse_config(
     '[matrix]\nhomeserver = "http://x"\nuser_id = "@b:x"\npassword = "p"\n',
-    origin="t", env={}, base_dir=".",
-)  # fmt: skip
+    origin="t",
+    env={},
+    base_dir=".",
+)
 
 
 def hit(document: str, text: str, distance: float) -> Hit:
     return Hit(
-        f"{document}#0", "handbook", document, "docs", document.title(),
-        f"https://wiki/{document}", "", text, 0, True, 1.0, distance=distance,
-    )  # fmt: skip
+        f"{document}#0",
+        "handbook",
+        document,
+        "docs",
+        document.title(),
+        f"https://wiki/{document}",
+        "",
+        text,
+        0,
+        True,
+        1.0,
+        distance=distance,
+    )
 
 
 def sources(documents=(), memories=(), unchecked=False, **flags) -> Sources:
@@ -111,13 +129,18 @@ TRAVEL = hit("travel", "Trains are booked through Travelink two weeks ahead.", 0
 
 def test_the_fallback_is_the_true_notice_over_the_passages_with_their_sources():
     found = sources([TRAVEL, hit("far", "Unrelated canteen menu.", 0.95)], unchecked=True)
-    answer = build_fallback_answer(LlmTimedOut("slow"), "How are trains booked?", found,
-                                   SETTINGS, {})  # fmt: skip
+    answer = build_fallback_answer(
+        LlmTimedOut("slow"), "How are trains booked?", found, SETTINGS, {}
+    )
     assert answer is not None
-    assert answer.text == "\n\n".join([
-        strings.LLM_FAILED, strings.LLM_FALLBACK_INTRO,
-        "> Trains are booked through Travelink two weeks ahead. [1]", strings.SOURCES_UNCHECKED,
-    ])  # fmt: skip
+    assert answer.text == "\n\n".join(
+        [
+            strings.LLM_FAILED,
+            strings.LLM_FALLBACK_INTRO,
+            "> Trains are booked through Travelink two weeks ahead. [1]",
+            strings.SOURCES_UNCHECKED,
+        ]
+    )
     assert [(s.title, s.url) for s in answer.sources] == [("Travel", "https://wiki/travel")]
     assert answer.reason == "llm_fallback:llm_timeout" and answer.kind == "answer"
     assert "1. [Travel](https://wiki/travel)" in build_answer_markdown(answer)

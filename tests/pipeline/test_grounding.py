@@ -15,18 +15,26 @@ SUMMARY = replace(DOC, collection="room-summaries", room="!sealed")
 CASES = {
     "a document of no room": (DOC, ("!sealed",), True),
     "a summary written while its room was encrypted": (
-        replace(SUMMARY, encrypted=True), ("!sealed",), False,
+        replace(SUMMARY, encrypted=True),
+        ("!sealed",),
+        False,
     ),
     "a summary of an earlier release (not known)": (
-        replace(SUMMARY, encrypted=None), ("!sealed",), False,
+        replace(SUMMARY, encrypted=None),
+        ("!sealed",),
+        False,
     ),
     "a summary from before its room turned encryption on": (
-        replace(SUMMARY, encrypted=False), ("!sealed",), True,
+        replace(SUMMARY, encrypted=False),
+        ("!sealed",),
+        True,
     ),
     "an encrypted summary, into an encrypted room": (
-        replace(SUMMARY, encrypted=True), (), True,
+        replace(SUMMARY, encrypted=True),
+        (),
+        True,
     ),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("hit,plaintext_only,expected", CASES.values(), ids=CASES)

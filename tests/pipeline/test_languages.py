@@ -18,8 +18,9 @@ ENGLISH = "How many days of annual leave do full-time staff have?"
 
 
 def ask(text: str, language: str | None) -> Request:
-    return Request(text, BOB, "!room", None, is_direct=True, knowledge=(("!room", ALWAYS),),
-                   language=language)  # fmt: skip
+    return Request(
+        text, BOB, "!room", None, is_direct=True, knowledge=(("!room", ALWAYS),), language=language
+    )
 
 
 def translated(query: str = ENGLISH, language: str = "en") -> dict:
@@ -83,7 +84,9 @@ TRANSLATIONS = {
 
 @pytest.mark.parametrize("queries,expected", TRANSLATIONS.values(), ids=TRANSLATIONS.keys())
 def test_decide_translations(queries, expected):
-    found = PrestepVerdict.model_validate(verdict(search_queries=[
-        {"language": language, "query": query} for language, query in queries
-    ]))  # fmt: skip
+    found = PrestepVerdict.model_validate(
+        verdict(
+            search_queries=[{"language": language, "query": query} for language, query in queries]
+        )
+    )
     assert decide_translations(found, QUESTION, {"en", "de"}) == expected

@@ -198,13 +198,18 @@ def sealed(name: str) -> RoomMembers:
 
 PLAINTEXT_ONLY = {
     "an unencrypted room gets no encrypted room's knowledge": (
-        room(name="!here"), [sealed("!a"), room(name="!b")], ("!a",),
+        room(name="!here"),
+        [sealed("!a"), room(name="!b")],
+        ("!a",),
     ),
     "an encrypted room gets every room's": (sealed("!here"), [sealed("!a"), room(name="!b")], ()),
-    "every encrypted room is listed": (room(name="!here"), [sealed("!a"), sealed("!b")],
-                                       ("!a", "!b")),
+    "every encrypted room is listed": (
+        room(name="!here"),
+        [sealed("!a"), sealed("!b")],
+        ("!a", "!b"),
+    ),
     "the room itself is never listed": (room(name="!here"), [room(name="!here")], ()),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("own,others,expected", PLAINTEXT_ONLY.values(), ids=PLAINTEXT_ONLY)
@@ -214,7 +219,14 @@ def test_decide_plaintext_only(own, others, expected):
 
 def test_the_audience_carries_the_plaintext_only_rooms_whatever_its_readers():
     for public_only in (True, False):
-        found = decide_audience(ALICE, (BOB,), is_direct=False, room_public_only=public_only,
-                                open_room=False, max_members=50, rooms=KNOWLEDGE,
-                                plaintext_only=("!sealed",))  # fmt: skip
+        found = decide_audience(
+            ALICE,
+            (BOB,),
+            is_direct=False,
+            room_public_only=public_only,
+            open_room=False,
+            max_members=50,
+            rooms=KNOWLEDGE,
+            plaintext_only=("!sealed",),
+        )
         assert found.plaintext_only == ("!sealed",)

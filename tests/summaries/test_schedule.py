@@ -24,9 +24,11 @@ password_env = "BOT_PASSWORD"
 
 def settings_of(extra: str, **env: str):
     return parse_config(
-        MATRIX + extra, origin="bot.toml", env={"BOT_PASSWORD": "p", **env},
+        MATRIX + extra,
+        origin="bot.toml",
+        env={"BOT_PASSWORD": "p", **env},
         base_dir=Path("/srv/bot"),
-    )  # fmt: skip
+    )
 
 
 def job_store_of(extra: str, **env: str):

@@ -19,10 +19,15 @@ from core.summaries.summarizer import Summarizer
 
 def lines(count: int) -> list[SummaryLine]:
     return [
-        SummaryLine(n, f"@user{n % 3}:x", f"message number {n} about the release plan", 1e9 + n,
-                    f"https://matrix.to/#/!r/$e{n}")
+        SummaryLine(
+            n,
+            f"@user{n % 3}:x",
+            f"message number {n} about the release plan",
+            1e9 + n,
+            f"https://matrix.to/#/!r/$e{n}",
+        )
         for n in range(1, count + 1)
-    ]  # fmt: skip
+    ]
 
 
 def part_model(body: dict) -> dict:
@@ -33,8 +38,12 @@ def part_model(body: dict) -> dict:
         decisions = [d for draft in drafts for d in draft["decisions"]]
         return {"tldr": "merged", "decisions": decisions, "action_items": [], "open_questions": []}
     first = int(re.search(r"^\[(\d+)\]", user.split("<messages>\n", 1)[1]).group(1))
-    return {"tldr": f"part from {first}", "open_questions": [], "action_items": [],
-            "decisions": [{"text": f"decided at {first}", "messages": [first]}]}  # fmt: skip
+    return {
+        "tldr": f"part from {first}",
+        "open_questions": [],
+        "action_items": [],
+        "decisions": [{"text": f"decided at {first}", "messages": [first]}],
+    }
 
 
 async def test_a_long_range_is_summarised_in_parts_then_merged(llm):
@@ -61,12 +70,17 @@ async def test_a_long_range_is_summarised_in_parts_then_merged(llm):
 
 
 async def test_without_a_model_the_summary_is_the_most_representative_messages(embedders):
-    topics = (["The release moves to Friday because QA needs two more days."] * 4
-              + ["Lunch at the Thai place?", "Sure, 12:30."]
-              + ["The database migration to Postgres 17 is scheduled for Tuesday night."] * 4
-              + ["ok", "thanks", "👍", "lol"] + ["The VPN certificate expires on 3 December."] * 3)  # fmt: skip
-    chat = [SummaryLine(n, "@a:x", text, 1e9 + n, f"https://l/{n}")
-            for n, text in enumerate(topics, start=1)]  # fmt: skip
+    topics = (
+        ["The release moves to Friday because QA needs two more days."] * 4
+        + ["Lunch at the Thai place?", "Sure, 12:30."]
+        + ["The database migration to Postgres 17 is scheduled for Tuesday night."] * 4
+        + ["ok", "thanks", "👍", "lol"]
+        + ["The VPN certificate expires on 3 December."] * 3
+    )
+    chat = [
+        SummaryLine(n, "@a:x", text, 1e9 + n, f"https://l/{n}")
+        for n, text in enumerate(topics, start=1)
+    ]
     summarizer = Summarizer(None, load_prompts, embedders, lambda: DEFAULT_EMBEDDING_MODEL)
     result = await summarizer.summarize(chat, "**Summary**", timezone="UTC", part_tokens=1000)
     assert result.calls == 0
@@ -105,15 +119,16 @@ MEETING = [
 async def test_without_a_model_every_decision_action_item_and_open_question_is_kept(
     embedders,
 ):
-    chat = [SummaryLine(n, sender, text, 1e9 + n, f"https://l/{n}")
-            for n, (sender, text) in enumerate(MEETING, start=1)]  # fmt: skip
+    chat = [
+        SummaryLine(n, sender, text, 1e9 + n, f"https://l/{n}")
+        for n, (sender, text) in enumerate(MEETING, start=1)
+    ]
     summarizer = Summarizer(None, load_prompts, embedders, lambda: DEFAULT_EMBEDDING_MODEL)
     result = await summarizer.summarize(chat, "**Summary**", timezone="UTC", part_tokens=1000)
     sections = {
         title: result.markdown.split(f"**{title}**")[1].split("\n\n")[0]
-        for title in (strings.SUMMARY_DECISIONS, strings.SUMMARY_ACTIONS,
-                      strings.SUMMARY_QUESTIONS)
-    }  # fmt: skip
+        for title in (strings.SUMMARY_DECISIONS, strings.SUMMARY_ACTIONS, strings.SUMMARY_QUESTIONS)
+    }
     assert "upgrade staging to Postgres 17" in sections[strings.SUMMARY_DECISIONS]
     assert "release moves to Friday" in sections[strings.SUMMARY_DECISIONS]
     for action in ("review the two export fixes", "upgrade runbook", "status page"):
@@ -135,11 +150,13 @@ async def test_the_summary_is_asked_in_the_rooms_language_and_bounded(llm):
     object stops there (issue 49)."""
     llm.respond = part_model
     client = LlmClient(LlmSettings(url=llm.url, model="test-model", max_retries=0))
-    summarizer = Summarizer(client, load_prompts, None, lambda: DEFAULT_EMBEDDING_MODEL,
-                            check_support=lambda: False)  # fmt: skip
+    summarizer = Summarizer(
+        client, load_prompts, None, lambda: DEFAULT_EMBEDDING_MODEL, check_support=lambda: False
+    )
     with speaking("de"):
-        await summarizer.summarize(lines(300), "**Zusammenfassung**", timezone="UTC",
-                                   part_tokens=1000)  # fmt: skip
+        await summarizer.summarize(
+            lines(300), "**Zusammenfassung**", timezone="UTC", part_tokens=1000
+        )
     systems = [call["messages"][0]["content"] for call in llm.history]
     assert len(systems) > 2 and all("in German" in system for system in systems), systems[-1]
     assert all(call["max_tokens"] == 1500 for call in llm.history)

@@ -58,10 +58,14 @@ def test_the_block_numbers_points_in_order_with_their_messages():
 
 VERDICTS = {
     "high is dropped and counted": ({1: "high", 2: "low"}, ["release notes"], 1, ("low", None)),
-    "medium stays with its verdict": ({2: "medium"}, ["Atlas", "release notes"], 0,
-                                      (None, "medium", None)),
+    "medium stays with its verdict": (
+        {2: "medium"},
+        ["Atlas", "release notes"],
+        0,
+        (None, "medium", None),
+    ),
     "no verdict: kept, unmarked": ({}, ["Atlas", "release notes"], 0, (None, None, None)),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("verdicts,kept,dropped,risks", VERDICTS.values(), ids=VERDICTS.keys())
@@ -78,20 +82,30 @@ def judging_model(invented: str, risk: str = "high"):
         user = body["messages"][1]["content"]
         if schema == "summary_support":
             points = re.findall(r"^Point (\d+): (.*)$", user, re.M)
-            return {"points": [{"point": int(n), "risk": risk if invented in t else "low"}
-                               for n, t in points]}  # fmt: skip
-        return {"tldr": "Atlas ships.", "action_items": [], "open_questions": [],
-                "decisions": [{"text": "Atlas ships on 14 December", "messages": [1]},
-                              {"text": invented, "messages": [2]},
-                              {"text": "a point citing nothing", "messages": []}]}  # fmt: skip
+            return {
+                "points": [
+                    {"point": int(n), "risk": risk if invented in t else "low"} for n, t in points
+                ]
+            }
+        return {
+            "tldr": "Atlas ships.",
+            "action_items": [],
+            "open_questions": [],
+            "decisions": [
+                {"text": "Atlas ships on 14 December", "messages": [1]},
+                {"text": invented, "messages": [2]},
+                {"text": "a point citing nothing", "messages": []},
+            ],
+        }
 
     return respond
 
 
 async def summarize(llm, check: bool = True):
     client = LlmClient(LlmSettings(url=llm.url, model="test-model", max_retries=0))
-    summarizer = Summarizer(client, load_prompts, None, lambda: DEFAULT_EMBEDDING_MODEL,
-                            check_support=lambda: check)  # fmt: skip
+    summarizer = Summarizer(
+        client, load_prompts, None, lambda: DEFAULT_EMBEDDING_MODEL, check_support=lambda: check
+    )
     try:
         return await summarizer.summarize(LINES, "**S**", timezone="UTC", part_tokens=1000)
     finally:
@@ -137,11 +151,17 @@ async def test_the_check_goes_to_the_support_tasks_model_when_summaries_have_the
     llm.respond = judging_model("The budget doubles next year")
     checker = await FakeLlm().start()
     checker.respond = llm.respond
-    settings = LlmSettings.model_validate({
-        "url": "http://127.0.0.1:1/v1", "model": "main", "max_retries": 0,
-        "tasks": {"summary": {"url": llm.url, "model": "summarizer"},
-                  "support": {"url": checker.url, "model": "checker"}},
-    })  # fmt: skip
+    settings = LlmSettings.model_validate(
+        {
+            "url": "http://127.0.0.1:1/v1",
+            "model": "main",
+            "max_retries": 0,
+            "tasks": {
+                "summary": {"url": llm.url, "model": "summarizer"},
+                "support": {"url": checker.url, "model": "checker"},
+            },
+        }
+    )
     client = LlmClient(settings)
     summarizer = Summarizer(client, load_prompts, None, lambda: DEFAULT_EMBEDDING_MODEL)
     try:

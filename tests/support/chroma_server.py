@@ -23,10 +23,19 @@ class ChromaServer:
     def start(self) -> None:
         """Start it and return once it answers its heartbeat."""
         self.process = subprocess.Popen(
-            [str(CHROMA), "run", "--path", str(self.path), "--host", "127.0.0.1",
-             "--port", str(self.port)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+            [
+                str(CHROMA),
+                "run",
+                "--path",
+                str(self.path),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         wait_until_answering(f"{self.url}/api/v2/heartbeat", self.process, "chroma run", 30)
 
     def kill(self) -> None:

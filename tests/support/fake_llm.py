@@ -52,8 +52,14 @@ from aiohttp.test_utils import TestServer
 Ending = Literal["stop", "length", "no_done", "cut", "empty", "error", "content_filter"]
 AFTER_STREAM_SECONDS = 30
 ENDINGS: tuple[Ending, ...] = (
-    "stop", "length", "no_done", "cut", "empty", "error", "content_filter"
-)  # fmt: skip
+    "stop",
+    "length",
+    "no_done",
+    "cut",
+    "empty",
+    "error",
+    "content_filter",
+)
 FINISH_REASONS = {"stop": "stop", "length": "length", "content_filter": "content_filter"}
 
 
@@ -168,10 +174,14 @@ class FakeLlm:
             self._streamed.set()
         if "response_format" in body and self.response_format == "refuse":
             return web.json_response(
-                {"error": {"message": "response_format is not supported by this server",
-                           "type": "invalid_request_error"}},
+                {
+                    "error": {
+                        "message": "response_format is not supported by this server",
+                        "type": "invalid_request_error",
+                    }
+                },
                 status=400,
-            )  # fmt: skip
+            )
         asked_format = body.get("response_format", {}).get("type")
         if asked_format == "json_schema" and self.response_format == "json_object":
             message = (
@@ -194,10 +204,15 @@ class FakeLlm:
                 "the length of the messages or completion."
             )
             return web.json_response(
-                {"object": "error", "message": message, "type": "BadRequestError",
-                 "param": None, "code": 400},
+                {
+                    "object": "error",
+                    "message": message,
+                    "type": "BadRequestError",
+                    "param": None,
+                    "code": 400,
+                },
                 status=400,
-            )  # fmt: skip
+            )
         queued = self._next_reply(streamed=bool(body.get("stream")))
         if queued is not None:
             reply = queued
@@ -264,8 +279,12 @@ class FakeLlm:
             request.transport.close()
             return response
         if ending == "error":
-            error = {"message": "scripted failure mid-stream", "type": "InternalServerError",
-                     "param": None, "code": 500}  # fmt: skip
+            error = {
+                "message": "scripted failure mid-stream",
+                "type": "InternalServerError",
+                "param": None,
+                "code": 500,
+            }
             await response.write(f"data: {json.dumps({'error': error})}\n\n".encode())
         if ending != "no_done":
             await response.write(b"data: [DONE]\n\n")

@@ -68,8 +68,11 @@ def make_docx(*, filler_paragraphs: int = 0) -> bytes:
     document.add_paragraph("The mail account is opened by the IT desk.", style="List Bullet")
     document.add_heading("Contacts", level=2)
     table = document.add_table(rows=3, cols=2)
-    for row, cells in zip(table.rows, (("Team", "Contact"), ("IT desk", "Room 204"),
-                                       ("Reception", "Ground floor")), strict=True):  # fmt: skip
+    for row, cells in zip(
+        table.rows,
+        (("Team", "Contact"), ("IT desk", "Room 204"), ("Reception", "Ground floor")),
+        strict=True,
+    ):
         for cell, text in zip(row.cells, cells, strict=True):
             cell.text = text
     for n in range(filler_paragraphs):
@@ -100,8 +103,9 @@ def make_wav(seconds: float = 1.0, pitch: int = 440) -> bytes:
     return out.getvalue()
 
 
-def render_text_image(text: str, *, width_mm: float = 210, height_mm: float = 297,
-                      dpi: int = 200) -> bytes:  # fmt: skip
+def render_text_image(
+    text: str, *, width_mm: float = 210, height_mm: float = 297, dpi: int = 200
+) -> bytes:
     """A PNG of `text` typeset on a page (or a screenshot-sized box): real pixels, no text
     layer, as a scanner or a screenshot makes them. fpdf2 typesets, pdfium renders."""
     import pypdfium2

@@ -61,17 +61,46 @@ class PostgresServer:
             shutil.chown(self.folder, "postgres")
             shutil.chown(sockets, "postgres")
         subprocess.run(
-            [*self._as_user, find_bin("initdb"), "-D", str(data), "-U", USER,
-             "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C.UTF-8"],
-            check=True, capture_output=True,
-        )  # fmt: skip
+            [
+                *self._as_user,
+                find_bin("initdb"),
+                "-D",
+                str(data),
+                "-U",
+                USER,
+                "--auth=trust",
+                "--no-sync",
+                "-E",
+                "UTF8",
+                "--locale=C.UTF-8",
+            ],
+            check=True,
+            capture_output=True,
+        )
         self._process = subprocess.Popen(
-            [*self._as_user, find_bin("postgres"), "-D", str(data), "-p", str(self.port),
-             "-k", str(sockets), "-h", "127.0.0.1", "-c", "fsync=off",
-             "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-             "-c", "max_connections=300"],
-            stdout=subprocess.DEVNULL, stderr=(self.folder / "server.log").open("wb"),
-        )  # fmt: skip
+            [
+                *self._as_user,
+                find_bin("postgres"),
+                "-D",
+                str(data),
+                "-p",
+                str(self.port),
+                "-k",
+                str(sockets),
+                "-h",
+                "127.0.0.1",
+                "-c",
+                "fsync=off",
+                "-c",
+                "synchronous_commit=off",
+                "-c",
+                "full_page_writes=off",
+                "-c",
+                "max_connections=300",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=(self.folder / "server.log").open("wb"),
+        )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self._process.poll() is not None:

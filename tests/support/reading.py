@@ -63,11 +63,14 @@ def reading_model(body: dict) -> str | dict:
         return judge_points(user)
     question = words(question_in(user))
     best = max(
-        ((number, kind, line) for number, kind, text in SOURCE.findall(user)
-         for line in text.splitlines()),
+        (
+            (number, kind, line)
+            for number, kind, text in SOURCE.findall(user)
+            for line in text.splitlines()
+        ),
         key=lambda found: len(words(found[2]) & question),
         default=None,
-    )  # fmt: skip
+    )
     if best is None:
         return "I found nothing."
     number, kind, line = best

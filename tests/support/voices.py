@@ -17,8 +17,10 @@ def speak_wav(text: str, words_per_minute: int = 160) -> bytes:
         out = Path(folder) / "said.wav"
         subprocess.run(
             ["espeak-ng", "-v", "en-us", "-s", str(words_per_minute), "-w", str(out), text],
-            check=True, capture_output=True, timeout=60,
-        )  # fmt: skip
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
         return out.read_bytes()
 
 

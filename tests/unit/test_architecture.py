@@ -49,9 +49,13 @@ def test_the_contracts_fail_when_broken(tmp_path):
     votes.write_text(votes.read_text() + "\nimport aiohttp  # noqa\n")
     lint = Path(sys.executable).parent / "lint-imports"
     result = subprocess.run(
-        [str(lint), "--no-cache"], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        [str(lint), "--no-cache"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
         env={**os.environ, "PYTHONPATH": str(tmp_path)},
-    )  # fmt: skip
+    )
     assert result.returncode != 0
     assert "only bot.matrix talks to matrix-nio BROKEN" in result.stdout
     assert "the Matrix account knows nothing of what the bot does with it BROKEN" in result.stdout

@@ -74,6 +74,9 @@ def test_the_linter_refuses_a_new_wait_for_in_the_bot_and_the_core():
     for place in ("bot/features/new.py", "core/new.py"):
         checked = subprocess.run(
             [sys.executable, "-m", "ruff", "check", "--stdin-filename", place, "-"],
-            input=source, capture_output=True, text=True, cwd=ROOT,
-        )  # fmt: skip
+            input=source,
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
         assert checked.returncode == 1 and "TID251" in checked.stdout, checked.stdout

@@ -19,8 +19,9 @@ BOB = Reader("@bob:x", names=("Bob Stone", "bob"), own_events=frozenset({"$mine"
 
 
 def line(text: str, sender: str = "@ann:x", n: int = 1, **extra) -> SummaryLine:
-    return SummaryLine(n, sender, text, float(n), f"https://matrix.to/#/!r/$e{n}", f"$e{n}",
-                       **extra)  # fmt: skip
+    return SummaryLine(
+        n, sender, text, float(n), f"https://matrix.to/#/!r/$e{n}", f"$e{n}", **extra
+    )
 
 
 ADDRESSED = {

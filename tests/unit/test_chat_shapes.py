@@ -22,16 +22,26 @@ REFUSED = {
     "not an object": ([], None),
     "no model": ({"messages": [USER]}, "model"),
     "no messages": ({"model": "m", "messages": []}, "messages"),
-    "unknown role": ({"model": "m", "messages": [{"role": "boss", "content": "x"}]},
-                     "messages.0.role"),
-    "image part": ({"model": "m", "messages": [{"role": "user", "content": [
-        {"type": "image_url", "image_url": {"url": "x"}}]}]}, "messages.0.content"),
-    "ends with the assistant": ({"model": "m", "messages": [USER, {"role": "assistant",
-                                "content": "Hi"}]}, "messages"),
-    "empty question": ({"model": "m", "messages": [{"role": "user", "content": "  "}]},
-                       "messages"),
+    "unknown role": (
+        {"model": "m", "messages": [{"role": "boss", "content": "x"}]},
+        "messages.0.role",
+    ),
+    "image part": (
+        {
+            "model": "m",
+            "messages": [
+                {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}
+            ],
+        },
+        "messages.0.content",
+    ),
+    "ends with the assistant": (
+        {"model": "m", "messages": [USER, {"role": "assistant", "content": "Hi"}]},
+        "messages",
+    ),
+    "empty question": ({"model": "m", "messages": [{"role": "user", "content": "  "}]}, "messages"),
     "stream not a bool": ({"model": "m", "messages": [USER], "stream": "yes"}, "stream"),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("body,param", REFUSED.values(), ids=REFUSED.keys())
@@ -42,15 +52,18 @@ def test_a_body_that_cannot_be_answered_names_its_field(body, param):
 
 
 def test_the_last_user_message_is_the_question_and_system_messages_are_left_out():
-    call = parse_chat_call({
-        "model": "docs", "stream": True,
-        "messages": [
-            {"role": "system", "content": "Be terse."},
-            {"role": "user", "content": [{"type": "text", "text": "Hi"}]},
-            {"role": "assistant", "content": "Hello!"},
-            {"role": "user", "content": " How is travel booked? "},
-        ],
-    })  # fmt: skip
+    call = parse_chat_call(
+        {
+            "model": "docs",
+            "stream": True,
+            "messages": [
+                {"role": "system", "content": "Be terse."},
+                {"role": "user", "content": [{"type": "text", "text": "Hi"}]},
+                {"role": "assistant", "content": "Hello!"},
+                {"role": "user", "content": " How is travel booked? "},
+            ],
+        }
+    )
     assert call.question == "How is travel booked?" and call.stream
     assert call.history == (("user", "Hi"), ("assistant", "Hello!"))
 
@@ -127,14 +140,17 @@ def test_a_token_name_must_be_a_plain_key():
 MATRIX = '[matrix]\nhomeserver = "http://h"\nuser_id = "@b:h"\npassword = "p"\n'
 WIKI = '[sources.wiki]\ntoken = "t"\n[collections.handbook]\nsource = "wiki"\n'
 ASSISTANT_ERRORS = {
-    "unknown collection": ('[assistants.docs]\ncollections = ["wiki"]\n',
-                           "assistants: docs.collections: 'wiki' is not a [collections] entry"),
+    "unknown collection": (
+        '[assistants.docs]\ncollections = ["wiki"]\n',
+        "assistants: docs.collections: 'wiki' is not a [collections] entry",
+    ),
     "bad name": ('[assistants."Docs Bot"]\n', "the name 'Docs Bot' must match"),
-    "unknown placeholder": ('[assistants.docs]\nanswer_system = "Answer {questoin}"\n',
-                            "assistants.docs.answer_system"),
-    "tokens file missing": ('[chat_api]\ntokens_file = "nowhere.toml"\n',
-                            "chat_api.tokens_file"),
-}  # fmt: skip
+    "unknown placeholder": (
+        '[assistants.docs]\nanswer_system = "Answer {questoin}"\n',
+        "assistants.docs.answer_system",
+    ),
+    "tokens file missing": ('[chat_api]\ntokens_file = "nowhere.toml"\n', "chat_api.tokens_file"),
+}
 
 
 @pytest.mark.parametrize("text,named", ASSISTANT_ERRORS.values(), ids=ASSISTANT_ERRORS.keys())

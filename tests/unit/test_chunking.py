@@ -68,9 +68,11 @@ def test_html_sections_skip_scripts_navigation_and_the_head():
         "<ul><li>Item</li><li><p>Other</p></li></ul></body></html>"
     )
     assert [(b.kind, b.text) for b in html_to_blocks(html)] == [
-        ("heading", "Title"), ("text", "One bold line."), ("heading", "Sub"),
+        ("heading", "Title"),
+        ("text", "One bold line."),
+        ("heading", "Sub"),
         ("list", "Item\nOther"),
-    ]  # fmt: skip
+    ]
     assert [(c.heading, c.text) for c in chunks(html, fmt="html")] == [
         ("Title", "One bold line."),
         ("Title > Sub", "Item\nOther"),
@@ -224,16 +226,21 @@ def test_searches_in_two_languages_are_ranked_as_one():
 
 QUERIES_BY_LANGUAGE = {
     "the question everywhere, its translation where its language is": (
-        {"en": "How many leave days?"}, {"docs": "en", "wiki": "de"},
+        {"en": "How many leave days?"},
+        {"docs": "en", "wiki": "de"},
         [("Wie viele Urlaubstage?", ("docs", "wiki")), ("How many leave days?", ("docs",))],
     ),
     "no collection of that language": (
-        {"fr": "Combien ?"}, {"docs": "en"}, [("Wie viele Urlaubstage?", ("docs",))],
+        {"fr": "Combien ?"},
+        {"docs": "en"},
+        [("Wie viele Urlaubstage?", ("docs",))],
     ),
     "a translation that repeats the question": (
-        {"de": "wie viele urlaubstage?"}, {"wiki": "de"}, [("Wie viele Urlaubstage?", ("wiki",))],
+        {"de": "wie viele urlaubstage?"},
+        {"wiki": "de"},
+        [("Wie viele Urlaubstage?", ("wiki",))],
     ),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize(

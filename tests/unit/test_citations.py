@@ -200,14 +200,17 @@ def test_styles_collected_outside_the_parser(case):
 CHUNKS = [("travel", 1), ("leave", 1), ("travel", 2), ("travel", 3)]
 BY_DOCUMENT = {
     "two chunks of one document: one number": (
-        "Trains [1]. Hotels [3].", "Trains [1]. Hotels [1].", [("travel", 1)]
+        "Trains [1]. Hotels [3].",
+        "Trains [1]. Hotels [1].",
+        [("travel", 1)],
     ),
     "renumbered around the merged document": (
-        "Leave [2]. Hotels [3]. Trains [1].", "Leave [1]. Hotels [2]. Trains [2].",
+        "Leave [2]. Hotels [3]. Trains [1].",
+        "Leave [1]. Hotels [2]. Trains [2].",
         [("leave", 1), ("travel", 2)],
     ),
     "a group of chunks of one document": ("All [1, 3, 4].", "All [1].", [("travel", 1)]),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("text,expected,cited", BY_DOCUMENT.values(), ids=BY_DOCUMENT.keys())

@@ -40,12 +40,16 @@ PAGES = {
     "no answer": (KNOWN, Answer(0), "failed"),
     "429": (KNOWN, Answer(429, "https://d/a"), "failed"),
     "403 is kept": (KNOWN, Answer(403, "https://d/a"), "failed"),
-    "redirected out of the prefixes": (KNOWN, Answer(200, "https://x/a", "h1", HTML, allowed=False), "remove"),
+    "redirected out of the prefixes": (
+        KNOWN,
+        Answer(200, "https://x/a", "h1", HTML, allowed=False),
+        "remove",
+    ),
     "a redirect that is not followed": (KNOWN, Answer(301, "https://x/a", allowed=False), "remove"),
     "no longer a page": (KNOWN, Answer(200, "https://d/a", "h1", "image/png"), "remove"),
     "a PDF": (None, Answer(200, "https://d/a.pdf", "h1", "application/pdf"), "index"),
     "too large": (KNOWN, Answer(200, "https://d/a", "h9", HTML, too_large=True), "failed"),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("previous,answer,verdict", PAGES.values(), ids=PAGES.keys())
@@ -61,8 +65,9 @@ def test_conditional_headers():
     assert conditional_headers(None) == {}
     both = PageState("u", "u", etag='"x"', last_modified="Wed, 01 May 2024 00:00:00 GMT")
     assert conditional_headers(both) == {
-        "If-None-Match": '"x"', "If-Modified-Since": "Wed, 01 May 2024 00:00:00 GMT",
-    }  # fmt: skip
+        "If-None-Match": '"x"',
+        "If-Modified-Since": "Wed, 01 May 2024 00:00:00 GMT",
+    }
 
 
 def test_removals_only_when_discovery_was_complete():
@@ -100,8 +105,9 @@ def test_sitemaps():
       </urlset>"""
     found = parse_sitemap(urlset)
     assert (found.kind, [(e.loc, e.lastmod) for e in found.entries]) == (
-        "urlset", [("https://d/a", "2024-05-01"), ("https://d/b", "")],
-    )  # fmt: skip
+        "urlset",
+        [("https://d/a", "2024-05-01"), ("https://d/b", "")],
+    )
     index = b"<sitemapindex><sitemap><loc>https://d/s.xml</loc></sitemap></sitemapindex>"
     assert parse_sitemap(index).kind == "sitemapindex"
     for bad in (b"<html></html>", b"not xml", b""):
@@ -150,20 +156,45 @@ def test_the_frontier_is_breadth_first_and_bounded():
 MATRIX = '[matrix]\nhomeserver = "http://h"\nuser_id = "@b:h"\npassword = "p"\n'
 CRAWLED = '[sources.site]\ncrawl = ["https://docs.example.org/sitemap.xml"]\n'
 CONFIG_ERRORS = {
-    "crawl keys without crawl": ('[sources.wiki]\ntoken = "t"\nmax_pages = 5\n', "sources.wiki: max_pages: only for a crawled source"),
-    "not a URL": ('[sources.site]\ncrawl = ["docs.example.org"]\n', "sources.site.crawl: 'docs.example.org' is not an http"),
-    "bad schedule": (CRAWLED + 'schedule = "sometimes"\n', "sources.site.schedule: 'sometimes': write"),
+    "crawl keys without crawl": (
+        '[sources.wiki]\ntoken = "t"\nmax_pages = 5\n',
+        "sources.wiki: max_pages: only for a crawled source",
+    ),
+    "not a URL": (
+        '[sources.site]\ncrawl = ["docs.example.org"]\n',
+        "sources.site.crawl: 'docs.example.org' is not an http",
+    ),
+    "bad schedule": (
+        CRAWLED + 'schedule = "sometimes"\n',
+        "sources.site.schedule: 'sometimes': write",
+    ),
     "empty schedule": (CRAWLED + 'schedule = ""\n', "a crawled source needs a schedule"),
-    "rate": (CRAWLED + "requests_per_second = 0\n", "sources.site.requests_per_second: Input should be greater than 0"),
-    "two collections": (CRAWLED + '[collections.a]\nsource = "site"\npublic = true\n[collections.b]\nsource = "site"\npublic = true\n',
-                        "collections: sources.site.crawl: a crawled source owns exactly one collection; 2 name it (a, b)"),
-    "no collection": (CRAWLED + '[sources.wiki]\ntoken = "t"\n[collections.a]\nsource = "wiki"\n',
-                      "sources.site.crawl: a crawled source owns exactly one collection; 0 name it"),
-    "no collections at all": (CRAWLED, "collections: sources.site.crawl: a crawled source owns exactly one collection; 0 name it"),
-    "not public without rights_url": (CRAWLED + '[collections.docs]\nsource = "site"\n',
-                                      "collections: docs.public: must be true"),
-    "an API source still needs a token": ("[sources.wiki]\n", "sources.wiki: give exactly one of token or token_env"),
-}  # fmt: skip
+    "rate": (
+        CRAWLED + "requests_per_second = 0\n",
+        "sources.site.requests_per_second: Input should be greater than 0",
+    ),
+    "two collections": (
+        CRAWLED
+        + '[collections.a]\nsource = "site"\npublic = true\n[collections.b]\nsource = "site"\npublic = true\n',
+        "collections: sources.site.crawl: a crawled source owns exactly one collection; 2 name it (a, b)",
+    ),
+    "no collection": (
+        CRAWLED + '[sources.wiki]\ntoken = "t"\n[collections.a]\nsource = "wiki"\n',
+        "sources.site.crawl: a crawled source owns exactly one collection; 0 name it",
+    ),
+    "no collections at all": (
+        CRAWLED,
+        "collections: sources.site.crawl: a crawled source owns exactly one collection; 0 name it",
+    ),
+    "not public without rights_url": (
+        CRAWLED + '[collections.docs]\nsource = "site"\n',
+        "collections: docs.public: must be true",
+    ),
+    "an API source still needs a token": (
+        "[sources.wiki]\n",
+        "sources.wiki: give exactly one of token or token_env",
+    ),
+}
 
 
 @pytest.mark.parametrize("text,expected", CONFIG_ERRORS.values(), ids=CONFIG_ERRORS.keys())

@@ -36,12 +36,20 @@ URLS = {
     "scheme-relative": ("//Other:8080/x", "https://d/a", "https://other:8080/x"),
     "query only": ("?q=1", "http://d/a/b", "http://d/a/b?q=1"),
     "empty reference": ("", "http://d/a?q=1#f", "http://d/a?q=1"),
-    "unreserved decoded, others in capitals": ("http://d/%7euser/a%2fb%41", "", "http://d/~user/a%2FbA"),
+    "unreserved decoded, others in capitals": (
+        "http://d/%7euser/a%2fb%41",
+        "",
+        "http://d/~user/a%2FbA",
+    ),
     "a stray percent": ("http://d/100%", "", "http://d/100%25"),
     "spaces and non-ASCII encoded": ("http://d/a b/é", "", "http://d/a%20b/%C3%A9"),
     "query normalised": ("http://d/a?x=%7e&y=a b&z=[1]", "", "http://d/a?x=~&y=a%20b&z=%5B1%5D"),
     "empty query dropped": ("http://d/a?", "", "http://d/a"),
-    "backslashes as a browser reads them": ("http://d/docs\\..\\admin?a\\b", "", "http://d/admin?a%5Cb"),
+    "backslashes as a browser reads them": (
+        "http://d/docs\\..\\admin?a\\b",
+        "",
+        "http://d/admin?a%5Cb",
+    ),
     "tabs and newlines dropped": ("http://d/a\tb\n", "", "http://d/ab"),
     "a control character": ("http://d/a\x00b", "", None),
     "decimal IPv4": ("http://2130706433/", "", "http://127.0.0.1/"),
@@ -56,7 +64,7 @@ URLS = {
     "international host": ("http://Bücher.example/", "", "http://xn--bcher-kva.example/"),
     "percent in the host": ("http://%6c%6fcalhost/", "", None),
     "space in the host": ("http://a b/", "", None),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("url,base,expected", URLS.values(), ids=URLS.keys())
@@ -112,7 +120,7 @@ ADDRESSES = {
     "Teredo": ("2001:0:4136:e378:8000:63bf:3fff:fdd2", False),
     "ISATAP of a private address": ("2606:4700::5efe:10.0.0.1", False),
     "not an address": ("docs.example.org", False),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("address,public", ADDRESSES.values(), ids=ADDRESSES.keys())
@@ -134,7 +142,7 @@ LINKS = {
     "hexadecimal loopback": ("http://0x7f000001:8080/a", False, "private"),
     "short loopback": ("http://127.1:8080/a", False, "private"),
     "v6 loopback": ("http://[::1]/a", False, "private"),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("url,private,refusal", LINKS.values(), ids=LINKS.keys())
@@ -144,8 +152,16 @@ def test_which_links_are_requested(url, private, refusal):
     assert decide_link(normalized, PREFIXES, private) == refusal
 
 
-IPV6_FORMS = ["[::ffff:127.0.0.1]", "[::ffff:7f00:1]", "[::127.0.0.1]", "[::ffff:0:127.0.0.1]",
-              "[2002:7f00:1::]", "[64:ff9b::127.0.0.1]", "[64:ff9b::a9fe:a9fe]", "[::10.0.0.1]"]  # fmt: skip
+IPV6_FORMS = [
+    "[::ffff:127.0.0.1]",
+    "[::ffff:7f00:1]",
+    "[::127.0.0.1]",
+    "[::ffff:0:127.0.0.1]",
+    "[2002:7f00:1::]",
+    "[64:ff9b::127.0.0.1]",
+    "[64:ff9b::a9fe:a9fe]",
+    "[::10.0.0.1]",
+]
 
 
 @pytest.mark.parametrize("host", IPV6_FORMS)
@@ -190,7 +206,7 @@ ROBOT_URLS = {
     "an escape of the same path": ("http://d/docs/%70rivate/x", False),
     "under a Disallow once %2F is decoded": ("http://d/docs/private%2Fx", False),
     "elsewhere": ("http://d/docs/public/x", True),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("url,allowed", ROBOT_URLS.values(), ids=ROBOT_URLS.keys())

@@ -56,8 +56,13 @@ def test_the_published_keys_and_a_signed_device_verify_along_the_chain():
     body = build_public_keys("@bot:x", keys)
     verify(body["self_signing_key"], "@bot:x", keys.public("master"))
     verify(body["user_signing_key"], "@bot:x", keys.public("master"))
-    device = {"user_id": "@bot:x", "device_id": "D", "keys": {"ed25519:D": "k"},
-              "signatures": {"@bot:x": {"ed25519:D": "own"}}, "unsigned": {"name": "bot"}}  # fmt: skip
+    device = {
+        "user_id": "@bot:x",
+        "device_id": "D",
+        "keys": {"ed25519:D": "k"},
+        "signatures": {"@bot:x": {"ed25519:D": "own"}},
+        "unsigned": {"name": "bot"},
+    }
     signed = build_signed(device, "@bot:x", keys.private["self_signing"])
     verify(signed, "@bot:x", keys.public("self_signing"))
     assert signed["signatures"]["@bot:x"]["ed25519:D"] == "own", "the device's own is kept"

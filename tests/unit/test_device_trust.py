@@ -10,8 +10,12 @@ ALICE = "@alice:hs"
 
 
 def device(device_id: str) -> dict:
-    return {"user_id": ALICE, "device_id": device_id, "algorithms": ["m.megolm.v1.aes-sha2"],
-            "keys": {f"ed25519:{device_id}": "abc", f"curve25519:{device_id}": "def"}}  # fmt: skip
+    return {
+        "user_id": ALICE,
+        "device_id": device_id,
+        "algorithms": ["m.megolm.v1.aes-sha2"],
+        "keys": {f"ed25519:{device_id}": "abc", f"curve25519:{device_id}": "def"},
+    }
 
 
 def answer(keys: CrossSigningKeys, devices: dict, *, ssk_signed: bool = True) -> dict:

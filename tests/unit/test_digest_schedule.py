@@ -117,8 +117,9 @@ async def test_a_digest_whose_person_blocks_invites_is_paused_and_reported(
             await reported.wait()
     finally:
         running.cancel()
-    assert reports == [strings.DIGEST_PAUSED_REPORT.format(
-        user="@bob:x", reason=strings.PRIVATE_CHAT_BLOCKED)]  # fmt: skip
+    assert reports == [
+        strings.DIGEST_PAUSED_REPORT.format(user="@bob:x", reason=strings.PRIVATE_CHAT_BLOCKED)
+    ]
     paused = await store.digest_of("@bob:x")
     assert paused is not None and paused.paused == "invites_blocked"
     assert await store.due_digests(now=now + 3600) == [], "paused: not run again"

@@ -40,8 +40,14 @@ def test_a_pdf_keeps_its_pages_and_its_table():
 
 def test_chunks_of_a_pdf_never_span_two_pages():
     extracted = extract_text(make_pdf(), "pdf", max_pages=10)
-    chunks = build_chunks(extracted.content, "paged", budget=200, overlap=0,
-                          count=lambda t: len(t.split()), sentences=lambda t: t.split(". "))  # fmt: skip
+    chunks = build_chunks(
+        extracted.content,
+        "paged",
+        budget=200,
+        overlap=0,
+        count=lambda t: len(t.split()),
+        sentences=lambda t: t.split(". "),
+    )
     assert [decide_page(c.heading) for c in chunks] == [1, 2, 3]
 
 

@@ -38,10 +38,17 @@ def test_parse_vote(key, expected):
 
 def test_adjustments_stay_within_their_bounds():
     factors = decide_adjustments(
-        {("h", "liked"): (3, 0), ("h", "loved"): (50, 0), ("h", "hated"): (0, 50),
-         ("h", "mixed"): (5, 1)},
-        up_step=0.02, down_step=0.1, max_up=0.1, max_down=0.5,
-    )  # fmt: skip
+        {
+            ("h", "liked"): (3, 0),
+            ("h", "loved"): (50, 0),
+            ("h", "hated"): (0, 50),
+            ("h", "mixed"): (5, 1),
+        },
+        up_step=0.02,
+        down_step=0.1,
+        max_up=0.1,
+        max_down=0.5,
+    )
     assert factors[("h", "liked")] == pytest.approx(1.06)
     assert factors[("h", "loved")] == pytest.approx(1.1)
     assert factors[("h", "hated")] == pytest.approx(0.5)
@@ -70,18 +77,33 @@ def test_decide_feedback_request(args, sender, room, expected):
 
 
 def test_no_admin_room_means_nobody():
-    found = decide_feedback_request("", sender=ADMIN, room=ROOM, admins=(ADMIN,),
-                                    admin_room=None, prefix="!")  # fmt: skip
+    found = decide_feedback_request(
+        "", sender=ADMIN, room=ROOM, admins=(ADMIN,), admin_room=None, prefix="!"
+    )
     assert found == strings.FEEDBACK_REFUSED
 
 
 def test_the_report_shows_rooms_periods_and_the_worst_answers_with_sources():
-    worst = [{
-        "answer_id": "a1", "room": "!team", "question": "How do I book trains?", "up": 0,
-        "down": 2, "comments": ["the link is dead"], "readers": [ADMIN, "@ann:example.org"],
-        "sources": [{"title": "Travel", "collection": "handbook", "document_id": "travel",
-                     "url": "", "score": 0.0312}],
-    }]  # fmt: skip
+    worst = [
+        {
+            "answer_id": "a1",
+            "room": "!team",
+            "question": "How do I book trains?",
+            "up": 0,
+            "down": 2,
+            "comments": ["the link is dead"],
+            "readers": [ADMIN, "@ann:example.org"],
+            "sources": [
+                {
+                    "title": "Travel",
+                    "collection": "handbook",
+                    "document_id": "travel",
+                    "url": "",
+                    "score": 0.0312,
+                }
+            ],
+        }
+    ]
     text = build_feedback_reply(
         FeedbackRequest("summary"),
         counts={7: [RoomCounts("!team", 1, 2)], 30: [RoomCounts("!team", 4, 2)]},
@@ -119,11 +141,23 @@ def test_decide_shown(answer, room, expected):
 
 def test_a_hidden_answer_shows_counts_and_ids_only():
     item = {
-        "answer_id": "a1", "room": "!team", "question": "What is the secret budget?",
-        "up": 1, "down": 2, "comments": ["wrong figure"], "readers": [ADMIN],
-        "sources": [{"title": "Budget 2027", "collection": "wiki", "document_id": "budget",
-                     "url": "", "score": None}],
-    }  # fmt: skip
+        "answer_id": "a1",
+        "room": "!team",
+        "question": "What is the secret budget?",
+        "up": 1,
+        "down": 2,
+        "comments": ["wrong figure"],
+        "readers": [ADMIN],
+        "sources": [
+            {
+                "title": "Budget 2027",
+                "collection": "wiki",
+                "document_id": "budget",
+                "url": "",
+                "score": None,
+            }
+        ],
+    }
     text = build_feedback_reply(
         FeedbackRequest("worst"),
         counts={},
@@ -135,11 +169,23 @@ def test_a_hidden_answer_shows_counts_and_ids_only():
     assert "a1" in text and "👎 2 · 👍 1" in text
     for secret in ("secret budget", "Budget 2027", "wrong figure"):
         assert secret not in text
-    record = {**item, "event_id": "$e", "created": 1.0, "trace": [{"prompt": "secret"}],
-              "votes": [{"user": ADMIN, "vote": "down", "ts": 1.0}]}  # fmt: skip
+    record = {
+        **item,
+        "event_id": "$e",
+        "created": 1.0,
+        "trace": [{"prompt": "secret"}],
+        "votes": [{"user": ADMIN, "vote": "down", "ts": 1.0}],
+    }
     hidden = build_export_record(record, {ADMIN, "@dave:x"}, True)
-    assert hidden == {"answer_id": "a1", "event_id": "$e", "room": "!team", "created": 1.0,
-                      "hidden": True, "up": 0, "down": 1}  # fmt: skip
+    assert hidden == {
+        "answer_id": "a1",
+        "event_id": "$e",
+        "room": "!team",
+        "created": 1.0,
+        "hidden": True,
+        "up": 0,
+        "down": 1,
+    }
     assert build_export_record(record, {ADMIN}, True) == record
 
 
@@ -159,14 +205,25 @@ def test_decide_postable(origin, room, expected):
 
 def test_an_encrypted_rooms_answer_is_hidden_in_an_unencrypted_admin_room():
     item = {
-        "answer_id": "a1", "room": "!sealed", "question": "What is the Lyra budget?",
-        "up": 0, "down": 1, "comments": ["too low"], "readers": [ADMIN], "encrypted": True,
+        "answer_id": "a1",
+        "room": "!sealed",
+        "question": "What is the Lyra budget?",
+        "up": 0,
+        "down": 1,
+        "comments": ["too low"],
+        "readers": [ADMIN],
+        "encrypted": True,
         "sources": [],
-    }  # fmt: skip
+    }
     for encrypted_room, shown in ((False, False), (True, True)):
-        text = build_feedback_reply(FeedbackRequest("worst"), counts={}, worst=[item],
-                                    room_readers={ADMIN}, room_encrypted=encrypted_room,
-                                    via="@bot:example.org")  # fmt: skip
+        text = build_feedback_reply(
+            FeedbackRequest("worst"),
+            counts={},
+            worst=[item],
+            room_readers={ADMIN},
+            room_encrypted=encrypted_room,
+            via="@bot:example.org",
+        )
         assert ("Lyra budget" in text) is shown and ("too low" in text) is shown
         assert shown or "a1" in text, "hidden, the line names the answer"
     record = {**item, "event_id": "$e", "created": 1.0, "trace": [], "votes": []}
@@ -174,11 +231,25 @@ def test_an_encrypted_rooms_answer_is_hidden_in_an_unencrypted_admin_room():
 
 
 def test_a_redacted_question_is_said_to_be_removed():
-    item = {"answer_id": "a1", "room": "!team", "question": "", "up": 0, "down": 1,
-            "comments": [], "readers": [ADMIN], "encrypted": False, "sources": []}  # fmt: skip
-    text = build_feedback_reply(FeedbackRequest("worst"), counts={}, worst=[item],
-                                room_readers={ADMIN}, room_encrypted=False,
-                                via="@bot:example.org")  # fmt: skip
+    item = {
+        "answer_id": "a1",
+        "room": "!team",
+        "question": "",
+        "up": 0,
+        "down": 1,
+        "comments": [],
+        "readers": [ADMIN],
+        "encrypted": False,
+        "sources": [],
+    }
+    text = build_feedback_reply(
+        FeedbackRequest("worst"),
+        counts={},
+        worst=[item],
+        room_readers={ADMIN},
+        room_encrypted=False,
+        via="@bot:example.org",
+    )
     assert strings.FEEDBACK_NO_QUESTION in text and "“”" not in text
 
 

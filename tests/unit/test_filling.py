@@ -16,12 +16,28 @@ from core.pipeline.filling import (
 )
 
 
-def hit(doc: str, position: int, score: float = 0.0, text: str = "", heading: str = "H",
-        distance: float | None = 0.3) -> Hit:  # fmt: skip
+def hit(
+    doc: str,
+    position: int,
+    score: float = 0.0,
+    text: str = "",
+    heading: str = "H",
+    distance: float | None = 0.3,
+) -> Hit:
     return Hit(
-        f"c/{doc}#v#{position}", "c", doc, "wiki", doc.title(), "", heading,
-        text or f"{doc} chunk {position}.", position, True, score, distance=distance,
-    )  # fmt: skip
+        f"c/{doc}#v#{position}",
+        "c",
+        doc,
+        "wiki",
+        doc.title(),
+        "",
+        heading,
+        text or f"{doc} chunk {position}.",
+        position,
+        True,
+        score,
+        distance=distance,
+    )
 
 
 def cost(h: Hit) -> int:
@@ -48,8 +64,10 @@ def test_neighbours_of_the_same_section_are_added_and_merged_into_one_passage():
 
 def test_neighbours_wait_for_the_budget_and_the_best_passage_grows_first():
     first, second = hit("a", 1, 0.9, "one two"), hit("b", 1, 0.8, "three four")
-    neighbours = {("c", "a", 2): hit("a", 2, text="five six"),
-                  ("c", "b", 2): hit("b", 2, text="seven eight")}  # fmt: skip
+    neighbours = {
+        ("c", "a", 2): hit("a", 2, text="five six"),
+        ("c", "b", 2): hit("b", 2, text="seven eight"),
+    }
     chosen = build_context_hits([first, second], neighbours, budget=6, cost=cost)
     assert [h.text for h in chosen] == ["one two\n\nfive six", "three four"]
 
@@ -64,8 +82,10 @@ def test_two_hits_side_by_side_become_one_passage_at_the_better_place():
 def test_a_long_document_does_not_crowd_out_the_others():
     hits = [hit("a", 0, 1.0), hit("a", 5, 0.95), hit("a", 9, 0.9), hit("b", 0, 0.8)]
     assert [(h.document_id, h.position) for h in decide_order(hits)][:3] == [
-        ("a", 0), ("b", 0), ("a", 5),
-    ]  # fmt: skip
+        ("a", 0),
+        ("b", 0),
+        ("a", 5),
+    ]
 
 
 JOINS = {
@@ -87,16 +107,20 @@ def test_build_joined_text(first, second, expected):
 
 RELEVANT = {
     "near ones, within reach of the best": (
-        [(0.35, None), (0.4, None), (0.6, None), (0.45, None)], ["0.35", "0.4", "0.45"],
+        [(0.35, None), (0.4, None), (0.6, None), (0.45, None)],
+        ["0.35", "0.4", "0.45"],
     ),
     "farther ones only with a keyword match too": (
-        [(0.62, 4), (0.65, None)], ["0.62"],
+        [(0.62, 4), (0.65, None)],
+        ["0.62"],
     ),
     "nothing near: none": ([(0.65, None), (0.8, 1)], []),
     "keyword-only hits are not shown alone": ([(None, 1), (0.4, 2)], ["0.4"]),
-    "at most the limit": ([(0.3, None), (0.31, 1), (0.32, None), (0.33, 2)],
-                          ["0.3", "0.31", "0.32"]),
-}  # fmt: skip
+    "at most the limit": (
+        [(0.3, None), (0.31, 1), (0.32, None), (0.33, 2)],
+        ["0.3", "0.31", "0.32"],
+    ),
+}
 
 
 @pytest.mark.parametrize("found,expected", RELEVANT.values(), ids=RELEVANT.keys())

@@ -36,9 +36,10 @@ def test_the_bot_speaks_german_french_and_spanish() -> None:
 def test_every_message_has_a_translation(language: str) -> None:
     catalog = _catalog(language)
     missing = [
-        where for where, text in MESSAGES.items()
+        where
+        for where, text in MESSAGES.items()
         if (entry := catalog.get(text)) is None or not entry.string or entry.fuzzy
-    ]  # fmt: skip
+    ]
     assert not missing, (
         f"{language}.po lacks (or marks fuzzy) {missing}: run python -m core.extract_strings and translate them"
     )
@@ -48,10 +49,12 @@ def test_every_message_has_a_translation(language: str) -> None:
 def test_translations_keep_the_placeholders(language: str) -> None:
     catalog = _catalog(language)
     wrong = [
-        where for where, text in MESSAGES.items()
-        if (entry := catalog.get(text)) is not None and entry.string
+        where
+        for where, text in MESSAGES.items()
+        if (entry := catalog.get(text)) is not None
+        and entry.string
         and _fields(entry.string) != _fields(text)
-    ]  # fmt: skip
+    ]
     assert not wrong, f"{language}.po changes the {{placeholders}} of {wrong}"
 
 
@@ -78,9 +81,18 @@ def test_the_notice_prefix_is_the_same_in_every_language() -> None:
 
 @pytest.mark.parametrize(
     ("value", "accepted"),
-    [("de", True), ("fr", True), ("es", True), ("pt", True), ("xx", False), ("DE", False),
-     ("deu", False), ("german", False), ("", False)],
-)  # fmt: skip
+    [
+        ("de", True),
+        ("fr", True),
+        ("es", True),
+        ("pt", True),
+        ("xx", False),
+        ("DE", False),
+        ("deu", False),
+        ("german", False),
+        ("", False),
+    ],
+)
 def test_language_codes_in_the_config(value: str, accepted: bool) -> None:
     if accepted:
         assert check_language_code(value) == value

@@ -45,24 +45,29 @@ def test_decide_due():
 
 def test_entries_of_a_draft_sit_at_their_first_known_message():
     draft = SummaryDraft(
-        tldr="t", open_questions=[],
+        tldr="t",
+        open_questions=[],
         decisions=[Point(text="Ship Monday", messages=[9, 2]), Point(text="x", messages=[7])],
         action_items=[ActionItem(text="Notes", owner="Dana", due="Fri", messages=[1])],
-    )  # fmt: skip
+    )
     entries = build_entries_from_draft(draft, [line("a", 1), line("b", 2)])
     assert [(e.kind, e.text, e.event_id) for e in entries] == [
-        ("decision", "Ship Monday", "$e2"), ("action", "Notes", "$e1"),
-    ], "a point that names no message of the summary is left out"  # fmt: skip
+        ("decision", "Ship Monday", "$e2"),
+        ("action", "Notes", "$e1"),
+    ], "a point that names no message of the summary is left out"
 
 
 def test_decide_listed_filters_by_words_and_owner_newest_first():
-    entries = [LedgerEntry("action", "Send the budget", "Dana", "", "l", "$1", 1.0),
-               LedgerEntry("action", "Review the budget", "@bob:x", "", "l", "$2", 2.0),
-               LedgerEntry("action", "Book rooms", "bob", "", "l", "$3", 3.0)]  # fmt: skip
+    entries = [
+        LedgerEntry("action", "Send the budget", "Dana", "", "l", "$1", 1.0),
+        LedgerEntry("action", "Review the budget", "@bob:x", "", "l", "$2", 2.0),
+        LedgerEntry("action", "Book rooms", "bob", "", "l", "$3", 3.0),
+    ]
     assert [e.event_id for e in decide_listed(entries, "budget")] == ["$2", "$1"]
     assert [e.event_id for e in decide_listed(entries, "", mine=["@bob:x", "bob"])] == [
-        "$3", "$2",
-    ]  # fmt: skip
+        "$3",
+        "$2",
+    ]
 
 
 async def test_the_ledger_keeps_entries_once_per_room_and_follows_its_messages(open_database):
@@ -91,17 +96,21 @@ RELEVANT = {
 
 @pytest.mark.parametrize("question,expected", RELEVANT.values(), ids=RELEVANT.keys())
 def test_decide_relevant_entries(question, expected):
-    entries = [LedgerEntry("decision", "Decision: we move the retro", "", "", "l", "$1", 1.0),
-               LedgerEntry("action", "Send the notes", "Dana", "", "l", "$2", 2.0)]  # fmt: skip
+    entries = [
+        LedgerEntry("decision", "Decision: we move the retro", "", "", "l", "$1", 1.0),
+        LedgerEntry("action", "Send the notes", "Dana", "", "l", "$2", 2.0),
+    ]
     assert [e.text for e in decide_relevant_entries(question, entries, 3)] == expected
 
 
 async def test_an_entry_goes_with_any_message_it_cites_and_long_texts_are_kept(open_database):
     store = await SqlLedgerStore.open(await open_database())
     draft = SummaryDraft(
-        tldr="t", open_questions=[], action_items=[],
+        tldr="t",
+        open_questions=[],
+        action_items=[],
         decisions=[Point(text="Ship Monday " + "and more " * 600, messages=[1, 2])],
-    )  # fmt: skip
+    )
     [entry] = build_entries_from_draft(draft, [line("a", 1), line("b", 2)])
     assert entry.ts == 2.0 and entry.cited == ("$e2",), "dated by its latest message"
     await store.add_entries("!a", [(entry, None)])
@@ -130,8 +139,15 @@ def test_the_ledger_and_the_catchup_read_whom_a_request_asks_alike(text):
 
 def test_a_deadline_is_read_forward_and_open_until_its_day_ends():
     tuesday = datetime(2026, 11, 24, 15, 0, tzinfo=UTC)
-    said = LedgerEntry("action", "I'll write the notes by Thursday", "@ann:x", "Thursday",
-                       "l", "$1", tuesday.timestamp())  # fmt: skip
+    said = LedgerEntry(
+        "action",
+        "I'll write the notes by Thursday",
+        "@ann:x",
+        "Thursday",
+        "l",
+        "$1",
+        tuesday.timestamp(),
+    )
     dated = build_dated_entry(said, ZoneInfo("UTC"))
     assert dated.due_ts == datetime(2026, 11, 27, tzinfo=UTC).timestamp()
     wednesday = datetime(2026, 11, 25, 9, 0, tzinfo=UTC).timestamp()

@@ -43,12 +43,15 @@ async def test_metrics_come_from_answer_traces():
         return 7
 
     metrics.watch_queue(seven)
-    answered = Answer("27 days [1].", trace=(
-        PrestepStep(0.3, verdict={}, prompt=[], tokens=120),
-        RetrieveStep(0.02, "q", hits=("a", "b")),
-        RightsStep(0.01, "everyone", denied=("b",), unchecked=False),
-        AnswerStep(0.8, [{"role": "user", "content": "x" * 400}], "raw", "m", "v1"),
-    ))  # fmt: skip
+    answered = Answer(
+        "27 days [1].",
+        trace=(
+            PrestepStep(0.3, verdict={}, prompt=[], tokens=120),
+            RetrieveStep(0.02, "q", hits=("a", "b")),
+            RightsStep(0.01, "everyone", denied=("b",), unchecked=False),
+            AnswerStep(0.8, [{"role": "user", "content": "x" * 400}], "raw", "m", "v1"),
+        ),
+    )
     metrics.observe_answer(answered)
     metrics.observe_answer(Answer("no", kind="refusal", reason="toxic"))
     await metrics.refresh()

@@ -32,9 +32,20 @@ def test_a_window_that_shares_no_word_is_quoted_from_its_start():
 
 
 def test_quoted_lines_are_whole_with_who_their_link_and_the_sources_number():
-    hit = Hit(chunk_id="w1", collection=HISTORY, document_id="w1", source=HISTORY,
-              title="Earlier discussion", url="l1", heading="", text="…", position=0,
-              public=False, score=0.0, room="!r")  # fmt: skip
+    hit = Hit(
+        chunk_id="w1",
+        collection=HISTORY,
+        document_id="w1",
+        source=HISTORY,
+        title="Earlier discussion",
+        url="l1",
+        heading="",
+        text="…",
+        position=0,
+        public=False,
+        score=0.0,
+        room="!r",
+    )
     text, sources = build_passages_answer([hit], (), {"w1": WINDOW[2:4]})
     assert text.endswith(
         "> @ann:x: So which database do we pick for Atlas? ([message](l3)) [1]\n\n"
@@ -46,5 +57,6 @@ def test_quoted_lines_are_whole_with_who_their_link_and_the_sources_number():
 def test_windows_of_an_earlier_release_are_read_from_their_text():
     lines = parse_window_lines("@ann:x: the gateway moved: vpn2\n@bob:x: thanks")
     assert [(line.sender, line.text, line.link) for line in lines] == [
-        ("@ann:x", "the gateway moved: vpn2", ""), ("@bob:x", "thanks", ""),
-    ]  # fmt: skip
+        ("@ann:x", "the gateway moved: vpn2", ""),
+        ("@bob:x", "thanks", ""),
+    ]

@@ -10,10 +10,12 @@ CASES = {
     "defaults": ("", "http://127.0.0.1:9100/health"),
     "another port": ("[ops]\nport = 9200\n", "http://127.0.0.1:9200/health"),
     "every interface, asked on the loopback": (
-        '[ops]\nhost = "0.0.0.0"\nport = 9100\n', "http://127.0.0.1:9100/health"),
+        '[ops]\nhost = "0.0.0.0"\nport = 9100\n',
+        "http://127.0.0.1:9100/health",
+    ),
     "an address of its own": ('[ops]\nhost = "10.0.0.5"\n', "http://10.0.0.5:9100/health"),
     "IPv6 loopback": ('[ops]\nhost = "::1"\n', "http://[::1]:9100/health"),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("config,url", CASES.values(), ids=CASES.keys())

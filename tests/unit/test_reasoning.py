@@ -12,13 +12,19 @@ FINAL = {
     "a thinking block": ("<thinking>hmm</thinking>Trains.", "Trains.", 24),
     "a reasoning block, upper case": ("<REASONING>x</REASONING> Trains.", "Trains.", 24),
     "a lone closing tag (the template opened it)": (
-        "The user asks about trains.\n</think>\n\nTrains [1].", "Trains [1].", 36,
+        "The user asks about trains.\n</think>\n\nTrains [1].",
+        "Trains [1].",
+        36,
     ),
     "an empty block (thinking turned off)": ("<think>\n\n</think>\n\nTrains.", "Trains.", 17),
     "a block that never closed (cut)": ("<think>They ask about", "", 21),
     "JSON after the reasoning": ('<think>grade it</think>{"toxicity": 0}', '{"toxicity": 0}', 23),
-    "other tags stay": ("Use <b>bold</b> and <thin> words.", "Use <b>bold</b> and <thin> words.", 0),
-}  # fmt: skip
+    "other tags stay": (
+        "Use <b>bold</b> and <thin> words.",
+        "Use <b>bold</b> and <thin> words.",
+        0,
+    ),
+}
 
 
 @pytest.mark.parametrize("raw,shown,reasoning", FINAL.values(), ids=FINAL)
@@ -37,7 +43,7 @@ STREAMED = {
     "reasoning without its tag, once known": ("The user asks", True, ""),
     "and its answer once closed": ("The user asks</think>\n\nTrains", True, "Trains"),
     "a known model that opens the tag itself": ("<think>x</think>Trains", True, "Trains"),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("raw,opens,shown", STREAMED.values(), ids=STREAMED)

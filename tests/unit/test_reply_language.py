@@ -25,9 +25,13 @@ def test_the_detection_text_leaves_out_the_bots_name():
 
 @pytest.mark.parametrize(
     "configured,detected,recent,expected",
-    [("de", "fr", "es", "de"), (None, "fr", "es", "fr"), (None, None, "es", "es"),
-     (None, None, None, None)],
-)  # fmt: skip
+    [
+        ("de", "fr", "es", "de"),
+        (None, "fr", "es", "fr"),
+        (None, None, "es", "es"),
+        (None, None, None, None),
+    ],
+)
 def test_decide_reply_language(configured, detected, recent, expected):
     assert decide_reply_language(configured, detected, recent) == expected
 
@@ -41,8 +45,10 @@ def languages(finder: LanguageFinder, room_toml: str = "") -> ReplyLanguages:
     settings = parse_config(
         '[matrix]\nhomeserver = "http://127.0.0.1:1"\nuser_id = "@knowledge-bot:localhost"\n'
         'password = "p"\n' + room_toml,
-        origin="test", env={}, base_dir=Path("."),
-    )  # fmt: skip
+        origin="test",
+        env={},
+        base_dir=Path("."),
+    )
     return ReplyLanguages(SettingsHolder(settings), finder, BOT)
 
 

@@ -302,42 +302,90 @@ def test_a_decision_this_release_does_not_know_is_decided_again(stored):
 
 
 def reaction(key: str, sender: str = ALICE) -> dict:
-    return {"type": "m.reaction", "sender": sender, "event_id": "$r",
-            "content": {"m.relates_to": {"rel_type": "m.annotation", "event_id": "$a", "key": key}}}  # fmt: skip
+    return {
+        "type": "m.reaction",
+        "sender": sender,
+        "event_id": "$r",
+        "content": {"m.relates_to": {"rel_type": "m.annotation", "event_id": "$a", "key": key}},
+    }
 
 
 REDACTION = {"type": "m.room.redaction", "sender": ALICE, "event_id": "$x", "redacts": "$q"}
-EDIT = {"type": "m.room.message", "sender": ALICE, "event_id": "$e", "origin_server_ts": 2_000,
-        "content": {"msgtype": "m.text", "body": "* new", "m.new_content": {"msgtype": "m.text", "body": "new"},
-                    "m.relates_to": {"rel_type": "m.replace", "event_id": "$q"}}}  # fmt: skip
+EDIT = {
+    "type": "m.room.message",
+    "sender": ALICE,
+    "event_id": "$e",
+    "origin_server_ts": 2_000,
+    "content": {
+        "msgtype": "m.text",
+        "body": "* new",
+        "m.new_content": {"msgtype": "m.text", "body": "new"},
+        "m.relates_to": {"rel_type": "m.replace", "event_id": "$q"},
+    },
+}
 ON_ANSWER = replace(FACTS, reacts_to_answer=True)
 KEEPS = replace(FACTS, keeps_files=True)
 
 
 def shared(name: str = "contract.pdf", sender: str = ALICE, ts: int = 2_000, **content) -> dict:
-    return {"type": "m.room.message", "sender": sender, "event_id": "$f", "origin_server_ts": ts,
-            "content": {"msgtype": "m.file", "body": name, "url": "mxc://hs/abc",
-                        "info": {"mimetype": "application/pdf", "size": 1234}, **content}}  # fmt: skip
+    return {
+        "type": "m.room.message",
+        "sender": sender,
+        "event_id": "$f",
+        "origin_server_ts": ts,
+        "content": {
+            "msgtype": "m.file",
+            "body": name,
+            "url": "mxc://hs/abc",
+            "info": {"mimetype": "application/pdf", "size": 1234},
+            **content,
+        },
+    }
 
 
 def image(caption: str = "", sender: str = ALICE, *, mentions: bool = False) -> dict:
-    content = {"msgtype": "m.image", "body": caption or "error.png", "filename": "error.png",
-               "url": "mxc://hs/png", "info": {"mimetype": "image/png"}}  # fmt: skip
+    content = {
+        "msgtype": "m.image",
+        "body": caption or "error.png",
+        "filename": "error.png",
+        "url": "mxc://hs/png",
+        "info": {"mimetype": "image/png"},
+    }
     if mentions:
         content["m.mentions"] = {"user_ids": [BOT.user_id]}
-    return {"type": "m.room.message", "sender": sender, "event_id": "$i",
-            "origin_server_ts": 2_000, "content": content}  # fmt: skip
+    return {
+        "type": "m.room.message",
+        "sender": sender,
+        "event_id": "$i",
+        "origin_server_ts": 2_000,
+        "content": content,
+    }
 
 
 def voice(sender: str = ALICE, ts: int = 2_000) -> dict:
-    return {"type": "m.room.message", "sender": sender, "event_id": "$v", "origin_server_ts": ts,
-            "content": {"msgtype": "m.audio", "body": "Voice message", "url": "mxc://hs/ogg",
-                        "info": {"mimetype": "audio/ogg"}, "org.matrix.msc3245.voice": {}}}  # fmt: skip
+    return {
+        "type": "m.room.message",
+        "sender": sender,
+        "event_id": "$v",
+        "origin_server_ts": ts,
+        "content": {
+            "msgtype": "m.audio",
+            "body": "Voice message",
+            "url": "mxc://hs/ogg",
+            "info": {"mimetype": "audio/ogg"},
+            "org.matrix.msc3245.voice": {},
+        },
+    }
 
 
 HEARS = replace(FACTS, transcribes=True)
-ENCRYPTED_FILE = {"url": "mxc://hs/enc", "key": {"k": "key"}, "iv": "iv",
-                  "hashes": {"sha256": "hash"}, "v": "v2"}  # fmt: skip
+ENCRYPTED_FILE = {
+    "url": "mxc://hs/enc",
+    "key": {"k": "key"},
+    "iv": "iv",
+    "hashes": {"sha256": "hash"},
+    "v": "v2",
+}
 
 EVENTS = {
     # name: (event, facts, expected)

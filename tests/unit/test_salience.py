@@ -30,7 +30,9 @@ SAID = {
     "German on call": ("Tobias hat nächste Woche Rufbereitschaft", "arrangement"),
     "French on call": ("Nicolas est d'astreinte ce week-end", "arrangement"),
     "leave it open, decide later": (
-        "let's leave the switchover date open and decide next Tuesday", "deferral"),
+        "let's leave the switchover date open and decide next Tuesday",
+        "deferral",
+    ),
     "stays open": ("ok, retention stays open until legal answers", "deferral"),
     "bring it to the retro": ("not in this room, bring it to the team retro", "deferral"),
     "German deferral": ("Lass uns das im nächsten Planning als Erstes besprechen", "deferral"),
@@ -44,8 +46,10 @@ SAID = {
     "a bare question mark": ("lunch?", None),
     "chit-chat": ("the build looks nice today", None),
     "a plan with a date is not an assignment": (
-        "The release moves to Friday because QA waits.", None),
-}  # fmt: skip
+        "The release moves to Friday because QA waits.",
+        None,
+    ),
+}
 
 
 @pytest.mark.parametrize("text,expected", SAID.values(), ids=SAID.keys())
@@ -78,66 +82,93 @@ def chat(*said: tuple[str, str] | tuple[str, str, dict]) -> list[SummaryLine]:
     lines = []
     for number, (sender, text, *more) in enumerate(said, start=1):
         links = {key: f"$e{value}" for key, value in (more[0] if more else {}).items()}
-        lines.append(SummaryLine(number, sender, text, 1e9 + 60 * number,
-                                 f"https://matrix.to/#/!r/$e{number}", f"$e{number}", **links))  # fmt: skip
+        lines.append(
+            SummaryLine(
+                number,
+                sender,
+                text,
+                1e9 + 60 * number,
+                f"https://matrix.to/#/!r/$e{number}",
+                f"$e{number}",
+                **links,
+            )
+        )
     return lines
 
 
 POINTS = {
     "an answer carries what it answers": (
-        chat(("dana", "The docs page still says we support Python 3.8, we dropped it in 2.3"),
-             ("ben", "I'll fix the docs page this afternoon")),
+        chat(
+            ("dana", "The docs page still says we support Python 3.8, we dropped it in 2.3"),
+            ("ben", "I'll fix the docs page this afternoon"),
+        ),
         [("action", (1, 2))],
     ),
     "a question and the answer that leaves it open are one open question": (
-        chat(("erin", "Do we support SSO with Azure AD for ACME?"),
-             ("ben", "Not yet. That's an open question for product, I'll raise it with Erin")),
+        chat(
+            ("erin", "Do we support SSO with Azure AD for ACME?"),
+            ("ben", "Not yet. That's an open question for product, I'll raise it with Erin"),
+        ),
         [("question", (1, 2))],
     ),
     "a question answered with a decision is a decision": (
-        chat(("ana", "Should we ship on Thursday then?"),
-             ("bo", "yes, let's ship Thursday")),
+        chat(("ana", "Should we ship on Thursday then?"), ("bo", "yes, let's ship Thursday")),
         [("decision", (1, 2))],
     ),
     "an arrangement said plainly": (
-        chat(("ana", "Bob is on call next week, Dave is backup"),),
+        chat(
+            ("ana", "Bob is on call next week, Dave is backup"),
+        ),
         [("arrangement", (1,))],
     ),
     "an explicit deferral is kept over a weaker line about the same subject": (
-        chat(("ana", "the switchover date is still tricky with the migration running"),
-             ("bo", "let's leave the switchover date open and decide next Tuesday")),
+        chat(
+            ("ana", "the switchover date is still tricky with the migration running"),
+            ("bo", "let's leave the switchover date open and decide next Tuesday"),
+        ),
         [("deferral", (2,))],
     ),
     "a reply carries the message it replies to, not the one before it": (
-        chat(("ana", "Who renews the VPN certificate this month?"),
-             ("bo", "the build is green again"),
-             ("cy", "I can take that, before Friday", {"reply_to": 1})),
+        chat(
+            ("ana", "Who renews the VPN certificate this month?"),
+            ("bo", "the build is green again"),
+            ("cy", "I can take that, before Friday", {"reply_to": 1}),
+        ),
         [("action", (1, 3))],
     ),
     "answers in a thread end where the thread ends": (
-        chat(("ana", "Will the per-tenant timeout survive the next upgrade?"),
-             ("bo", "good question, no idea", {"thread_root": 1}),
-             ("cy", "should, but let me confirm with the platform team on Monday",
-              {"thread_root": 1})),
+        chat(
+            ("ana", "Will the per-tenant timeout survive the next upgrade?"),
+            ("bo", "good question, no idea", {"thread_root": 1}),
+            (
+                "cy",
+                "should, but let me confirm with the platform team on Monday",
+                {"thread_root": 1},
+            ),
+        ),
         [("question", (1, 3))],
     ),
     "chatter and its quick replies stay out": (
-        chat(("ana", "anyone up for the Thai place at 12:15?"),
-             ("bo", "yes please"),
-             ("cy", "wasn't that supposed to be a surprise?")),
+        chat(
+            ("ana", "anyone up for the Thai place at 12:15?"),
+            ("bo", "yes please"),
+            ("cy", "wasn't that supposed to be a surprise?"),
+        ),
         [],
     ),
     "an update is joined to what it updates": (
-        chat(("ana", "The payment API is done, only the load tests are left"),
-             ("bo", "Bob is on call next week"),
-             ("ana", "load tests of the payment API started, results tomorrow")),
+        chat(
+            ("ana", "The payment API is done, only the load tests are left"),
+            ("bo", "Bob is on call next week"),
+            ("ana", "load tests of the payment API started, results tomorrow"),
+        ),
         [("arrangement", (2,)), ("status", (1, 3))],
     ),
     "a line said again counts once": (
         chat(("ana", "We agreed on Friday."), ("bo", "We agreed on Friday.")),
         [("decision", (1,))],
     ),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("lines,expected", POINTS.values(), ids=POINTS.keys())
@@ -147,7 +178,11 @@ def test_decide_points(lines, expected):
 
 
 def test_decisions_come_first_and_the_limit_keeps_the_strongest():
-    lines = chat(("ana", "Who joins the call on the new rollout?"), ("bo", "hmm"),
-                 ("cy", "We agreed on Friday."), ("dee", "Bo will book the room by Monday"))  # fmt: skip
+    lines = chat(
+        ("ana", "Who joins the call on the new rollout?"),
+        ("bo", "hmm"),
+        ("cy", "We agreed on Friday."),
+        ("dee", "Bo will book the room by Monday"),
+    )
     assert [p.said for p in decide_points(lines, 10)] == ["decision", "action", "question"]
     assert [p.said for p in decide_points(lines, 2)] == ["decision", "action"]

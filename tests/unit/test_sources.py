@@ -23,8 +23,19 @@ def test_build_page_label(pages, label):
     assert build_page_label(pages) == label
 
 
-HIT = Hit("c#0", "files", "room-file/1", "room", "contract.pdf", "https://matrix.to/#/x",
-          "p. 2", "text", 0, False, 0.5)  # fmt: skip
+HIT = Hit(
+    "c#0",
+    "files",
+    "room-file/1",
+    "room",
+    "contract.pdf",
+    "https://matrix.to/#/x",
+    "p. 2",
+    "text",
+    0,
+    False,
+    0.5,
+)
 
 
 def test_a_pdf_source_names_its_cited_pages_and_other_documents_do_not():

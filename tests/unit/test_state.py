@@ -80,8 +80,10 @@ async def test_decisions_are_kept_and_pending_messages_come_in_order_of_arrival(
     await store.store_batch("t2", [event("$last")])
     pending = await store.pending_events()
     assert [(e.source["event_id"], e.arrival, e.decision) for e in pending] == [
-        ("$q", 1, {"do": "x"}), ("$later", 2, None), ("$last", 3, None),
-    ]  # fmt: skip
+        ("$q", 1, {"do": "x"}),
+        ("$later", 2, None),
+        ("$last", 3, None),
+    ]
     assert [e.arrival for e in await store.pending_events(after=1, limit=1)] == [2]
 
 
@@ -109,9 +111,10 @@ async def test_one_holder_of_a_lease_at_a_time_and_a_lost_lease_stores_nothing(o
 async def test_answered_messages_keep_no_text_and_leave_after_the_edit_window(open_database):
     store = await SqlStateStore.open(await open_database())
     secret = PendingEvent(
-        "!room", {"event_id": "$q", "content": {"body": "the Quokka plan?"}},
+        "!room",
+        {"event_id": "$q", "content": {"body": "the Quokka plan?"}},
         decision={"kind": "AnswerQuestion", "text": "the Quokka plan?", "thread_root": "$q"},
-    )  # fmt: skip
+    )
     await store.store_batch("t1", [secret, event("$redacted")])
     await store.mark_done("$q")
     rows = await store.db.fetch("SELECT source, decision FROM inbox WHERE event_id = '$q'")
@@ -131,8 +134,12 @@ async def test_answered_messages_keep_no_text_and_leave_after_the_edit_window(op
 
 async def test_the_kind_of_a_pending_event_is_known_in_its_room_until_it_is_done(open_database):
     store = await SqlStateStore.open(await open_database())
-    shared = PendingEvent("!room", {"event_id": "$f", "type": "m.room.message"}, None,
-                          {"kind": "KeepFile", "name": "notes.pdf"})  # fmt: skip
+    shared = PendingEvent(
+        "!room",
+        {"event_id": "$f", "type": "m.room.message"},
+        None,
+        {"kind": "KeepFile", "name": "notes.pdf"},
+    )
     await store.store_batch("t1", [shared, event("$q")])
     assert await store.pending_kind("!room", "$f") == "KeepFile"
     assert await store.pending_kind("!other", "$f") is None, "another room's event"

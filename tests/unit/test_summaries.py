@@ -43,17 +43,37 @@ def test_unreadable_schedules_are_config_errors(text):
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 HOUR = 3600.0
 RANGES = {
-    "the room since the last summary": ("", None, NOW.timestamp() - HOUR, False,
-                                        SummaryRange(NOW.timestamp() - HOUR, NOW.timestamp())),
-    "the room's last day when never summarised": ("", None, None, False,
-                                                  SummaryRange(NOW.timestamp() - 24 * HOUR, NOW.timestamp())),
+    "the room since the last summary": (
+        "",
+        None,
+        NOW.timestamp() - HOUR,
+        False,
+        SummaryRange(NOW.timestamp() - HOUR, NOW.timestamp()),
+    ),
+    "the room's last day when never summarised": (
+        "",
+        None,
+        None,
+        False,
+        SummaryRange(NOW.timestamp() - 24 * HOUR, NOW.timestamp()),
+    ),
     "a whole thread": ("", None, NOW.timestamp() - HOUR, True, SummaryRange(0.0, NOW.timestamp())),
-    "words": ("last 3 days", resolve_range("last 3 days", NOW), None, False,
-              SummaryRange(NOW.timestamp() - 72 * HOUR, NOW.timestamp())),
-    "today ends now": ("today", resolve_range("today", NOW), None, False,
-                       SummaryRange(datetime(2026, 11, 21, tzinfo=UTC).timestamp(), NOW.timestamp())),
+    "words": (
+        "last 3 days",
+        resolve_range("last 3 days", NOW),
+        None,
+        False,
+        SummaryRange(NOW.timestamp() - 72 * HOUR, NOW.timestamp()),
+    ),
+    "today ends now": (
+        "today",
+        resolve_range("today", NOW),
+        None,
+        False,
+        SummaryRange(datetime(2026, 11, 21, tzinfo=UTC).timestamp(), NOW.timestamp()),
+    ),
     "words that are not a time": ("the release", None, None, False, None),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("args,found,last,thread,expected", RANGES.values(), ids=RANGES.keys())
@@ -98,8 +118,12 @@ def test_the_summary_links_each_point_and_says_no_decision_rather_than_inventing
 
 
 def test_an_empty_tldr_is_left_out_rather_than_shown_as_a_bare_heading():
-    draft = SummaryDraft(tldr="  ", decisions=[Point(text="Use Postgres", messages=[1])],
-                         action_items=[], open_questions=[])  # fmt: skip
+    draft = SummaryDraft(
+        tldr="  ",
+        decisions=[Point(text="Use Postgres", messages=[1])],
+        action_items=[],
+        open_questions=[],
+    )
     text = build_summary_markdown(draft, LINES, "**Summary**")
     assert strings.SUMMARY_TLDR not in text, text
     assert text.startswith("**Summary**\n\n**")

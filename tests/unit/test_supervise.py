@@ -53,8 +53,10 @@ async def test_a_loop_that_ends_is_not_started_again():
 async def test_health_names_a_failing_loop_over_http():
     settings = parse_config(
         '[matrix]\nhomeserver = "http://127.0.0.1:1"\nuser_id = "@bot:x"\npassword = "p"\n',
-        origin="test", env={}, base_dir=Path("."),
-    )  # fmt: skip
+        origin="test",
+        env={},
+        base_dir=Path("."),
+    )
     failing = {"history flusher": "ConnectionError (reference 1a2b3c4d in the log)"}
     ops = OpsServer(lambda: settings, Metrics(), lambda: "ok", None, lambda: failing)
     async with TestServer(ops.build_app()) as server, ClientSession() as http:

@@ -30,12 +30,15 @@ CASES = {
     "a weekday alone is its last one": ("Tuesday", "", at("2026-11-17"), at("2026-11-18")),
     "in March: this year's": ("March", "in", at("2026-03-01"), at("2026-04-01")),
     "December asked in November: last year's": (
-        "December", "", at("2025-12-01"), at("2026-01-01"),
+        "December",
+        "",
+        at("2025-12-01"),
+        at("2026-01-01"),
     ),
     "a year": ("2025", "in", at("2025-01-01"), at("2026-01-01")),
     "a date": ("3 November", "on", at("2026-11-03"), at("2026-11-04")),
     "before a month": ("October", "before", at("1970-01-01"), at("2026-10-01")),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("expression,connective,start,end", CASES.values(), ids=CASES.keys())
@@ -142,7 +145,7 @@ ARGUMENTS = {
     "es from": ("a partir del lunes", MONDAY, NOW),
     "es after": ("después del lunes", MONDAY, NOW),
     "es for 3 days": ("desde hace 3 días", *THREE_DAYS),
-}  # fmt: skip
+}
 QUESTIONS = {
     "de since": ("Was wurde seit Montag entschieden?", MONDAY, NOW),
     "de last week": ("Was haben wir letzte Woche besprochen?", *LAST_WEEK),
@@ -165,7 +168,7 @@ QUESTIONS = {
     "es the last 3 days": ("¿Qué decidimos en los últimos 3 días?", *THREE_DAYS),
     "es today": ("¿Qué dijimos hoy?", TODAY, NOW),
     "es a weekday": ("¿Qué decidimos el domingo?", at("2026-11-15"), MONDAY),
-}  # fmt: skip
+}
 NOT_TIMES = {
     "a Spanish word as a name in English": "Configure the Hoy plugin for Slack",
     "a German word asked about in English": "What does HEUTE mean in the logs?",
@@ -183,7 +186,7 @@ NOT_TIMES = {
     "es hasta alone": "¿Hasta cuándo dura la migración?",
     "es no time": "¿Dónde está el informe?",
     "en a foreign month in English": "What's the status of the Mars rover?",
-}  # fmt: skip
+}
 
 
 @pytest.fixture(scope="module")
@@ -209,9 +212,19 @@ def test_questions_without_a_time_have_no_range(finder, text):
 
 
 @pytest.mark.parametrize(
-    "expression", ["vor", "hier ist", "bis dann", "nach Berlin", "vor allem", "depuis longtemps",
-                   "eine Woche", "hasta luego", "el informe"],
-)  # fmt: skip
+    "expression",
+    [
+        "vor",
+        "hier ist",
+        "bis dann",
+        "nach Berlin",
+        "vor allem",
+        "depuis longtemps",
+        "eine Woche",
+        "hasta luego",
+        "el informe",
+    ],
+)
 def test_words_that_are_not_times_in_any_language(expression):
     assert resolve_range(expression, NOW) is None
 

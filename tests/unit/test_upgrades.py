@@ -13,16 +13,23 @@ from core.config import parse_config
 
 
 def tombstone(new: object, state_key: str = "") -> dict:
-    return {"type": "m.room.tombstone", "state_key": state_key, "sender": "@admin:hs",
-            "content": {"body": "moved", "replacement_room": new}}  # fmt: skip
+    return {
+        "type": "m.room.tombstone",
+        "state_key": state_key,
+        "sender": "@admin:hs",
+        "content": {"body": "moved", "replacement_room": new},
+    }
 
 
 def test_the_tombstones_of_a_sync_are_read_and_broken_ones_left():
-    batch = SyncBatch("s1", [
-        JoinedRoomBatch("!old:hs", state=[tombstone("!new:hs")]),
-        JoinedRoomBatch("!b:hs", timeline=[tombstone(None), tombstone("!c:hs", "x")]),
-        JoinedRoomBatch("!d:hs", timeline=[tombstone("!d:hs"), {"type": "m.room.message"}]),
-    ])  # fmt: skip
+    batch = SyncBatch(
+        "s1",
+        [
+            JoinedRoomBatch("!old:hs", state=[tombstone("!new:hs")]),
+            JoinedRoomBatch("!b:hs", timeline=[tombstone(None), tombstone("!c:hs", "x")]),
+            JoinedRoomBatch("!d:hs", timeline=[tombstone("!d:hs"), {"type": "m.room.message"}]),
+        ],
+    )
     assert parse_tombstones(batch) == [Tombstone("!old:hs", "!new:hs", "@admin:hs")]
     assert parse_tombstone("!a:hs", tombstone("#alias:hs")) is None
 
@@ -36,10 +43,11 @@ def test_the_rooms_a_room_replaced_newest_first_without_looping():
 
 def settings(rooms: str):
     return parse_config(
-        '[matrix]\nhomeserver = "http://127.0.0.1:1"\nuser_id = "@bot:x"\npassword = "p"\n'
-        + rooms,
-        origin="bot.toml", env={}, base_dir=Path("."),
-    )  # fmt: skip
+        '[matrix]\nhomeserver = "http://127.0.0.1:1"\nuser_id = "@bot:x"\npassword = "p"\n' + rooms,
+        origin="bot.toml",
+        env={},
+        base_dir=Path("."),
+    )
 
 
 def test_an_upgraded_rooms_settings_follow_it_unless_the_successor_has_its_own():
@@ -65,11 +73,14 @@ def test_the_rooms_replaced_lend_their_knowledge_only_where_it_may_go():
     from core.rights.readers import Audience
 
     request = Request(
-        "q?", UserID("@ann:hs"), RoomID("!v3"), None,
+        "q?",
+        UserID("@ann:hs"),
+        RoomID("!v3"),
+        None,
         knowledge=((RoomID("!v3"), 0.0), (RoomID("!v2"), 5.0), (RoomID("!v1"), 1.0)),
         predecessors=(RoomID("!v2"), RoomID("!v1"), RoomID("!v0")),
         plaintext_only=(RoomID("!v1"),),
-    )  # fmt: skip
+    )
     audience = Audience((UserID("@ann:hs"),), request.knowledge, "room", request.plaintext_only)
     # !v1 was encrypted and this room is not: its text would reach the homeserver here;
     # !v0 is one its readers could not all read.

@@ -89,9 +89,10 @@ async def test_nothing_after_a_redaction_starts_before_it_is_followed(open_datab
     message after it still waits until the redaction has been followed."""
     store = await SqlStateStore.open(await open_database())
     redaction = PendingEvent(
-        "!room", {"event_id": "$x", "type": "m.room.redaction", "redacts": "$m1"},
+        "!room",
+        {"event_id": "$x", "type": "m.room.redaction", "redacts": "$m1"},
         decision={"kind": "FollowRedaction", "redacts": "$m1"},
-    )  # fmt: skip
+    )
     await store.store_batch("t1", [message(1), redaction, message(3)])
     steps: list[tuple[str, str]] = []
     done = asyncio.Event()

@@ -95,9 +95,10 @@ class Conversation:
             return  # a command to the bot is no part of the discussion
         line = ChatLine(message.sender, message.body)
         self.feed.add(
-            message.room_id, message.thread_root,
+            message.room_id,
+            message.thread_root,
             FeedLine(message.event_id, line, message.timestamp_ms / 1000),
-        )  # fmt: skip
+        )
         if self.memory is None:
             return
         if message.timestamp_ms < await self.not_before_ms(message.room_id):

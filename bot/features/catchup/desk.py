@@ -199,9 +199,11 @@ class CatchupDesk:
         if self.summarizer.llm is not None and catchup.rest:
             try:
                 result = await self.summarizer.summarize(
-                    catchup.rest, "", timezone=settings.room(room_id).timezone,
+                    catchup.rest,
+                    "",
+                    timezone=settings.room(room_id).timezone,
                     part_tokens=settings.summaries.part_tokens,
-                )  # fmt: skip
+                )
                 catchup.tldr = result.tldr
             except LlmError as exc:
                 # The rest is then a couple of its messages, as without a model.

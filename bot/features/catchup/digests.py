@@ -89,9 +89,17 @@ class SqlDigestStore(SqlStore):
             " timezone = excluded.timezone, next_run = excluded.next_run,"
             " last_run = excluded.last_run, language = excluded.language,"
             " paused = excluded.paused",
-            digest.user_id, ",".join(map(str, s.days)), s.hour, s.minute, s.seconds,
-            digest.timezone, digest.next_run, digest.last_run, digest.language, digest.paused,
-        )  # fmt: skip
+            digest.user_id,
+            ",".join(map(str, s.days)),
+            s.hour,
+            s.minute,
+            s.seconds,
+            digest.timezone,
+            digest.next_run,
+            digest.last_run,
+            digest.language,
+            digest.paused,
+        )
 
     async def remove_digest(self, user_id: str) -> bool:
         return await self.db.execute("DELETE FROM digests WHERE user_id = ?", user_id) > 0
@@ -126,16 +134,20 @@ class SqlDigestStore(SqlStore):
         is delivered (`mark_delivered`)."""
         moved = await self.db.execute(
             "UPDATE digests SET next_run = ? WHERE user_id = ? AND next_run = ?",
-            following, user_id, due,
-        )  # fmt: skip
+            following,
+            user_id,
+            due,
+        )
         return moved == 1
 
     async def mark_delivered(self, user_id: str, due: float) -> None:
         """The run due at `due` was delivered: the next one starts from there."""
         await self.db.execute(
             "UPDATE digests SET last_run = ? WHERE user_id = ? AND last_run < ?",
-            due, user_id, due,
-        )  # fmt: skip
+            due,
+            user_id,
+            due,
+        )
 
 
 def _digest(row: Sequence[Any]) -> Digest:
@@ -173,8 +185,11 @@ async def run_digests(
                 reason: PauseReason = "invites_blocked" if exc.blocked else "invite_refused"
                 await store.pause_digest(digest.user_id, reason)
                 log.warning("a digest is paused: its person's private chat could not be made")
-                report(strings.DIGEST_PAUSED_REPORT.format(
-                    user=digest.user_id, reason=describe_pause(reason)))  # fmt: skip
+                report(
+                    strings.DIGEST_PAUSED_REPORT.format(
+                        user=digest.user_id, reason=describe_pause(reason)
+                    )
+                )
                 continue
             except SEND_ERRORS as exc:
                 log.warning("a digest could not be delivered: %s", exc)

@@ -54,8 +54,9 @@ class SqlReceiptStore(SqlStore):
         row = await self.db.fetchrow(
             "SELECT room, user_id, event_id, ts_ms FROM read_receipts"
             " WHERE room = ? AND user_id = ?",
-            room, user_id,
-        )  # fmt: skip
+            room,
+            user_id,
+        )
         return ReadReceipt(row[0], row[1], row[2], int(row[3])) if row else None
 
     async def direct_room(self, user_id: str) -> str | None:
@@ -66,5 +67,6 @@ class SqlReceiptStore(SqlStore):
         await self.db.execute(
             "INSERT INTO direct_rooms VALUES (?, ?) ON CONFLICT (user_id)"
             " DO UPDATE SET room_id = excluded.room_id",
-            user_id, room_id,
-        )  # fmt: skip
+            user_id,
+            room_id,
+        )

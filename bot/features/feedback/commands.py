@@ -76,10 +76,14 @@ def build_export_record(
         return dict(record)
     votes = [vote["vote"] for vote in record.get("votes", ())]
     return {
-        "answer_id": record["answer_id"], "event_id": record["event_id"],
-        "room": record["room"], "created": record["created"], "hidden": True,
-        "up": votes.count("up"), "down": votes.count("down"),
-    }  # fmt: skip
+        "answer_id": record["answer_id"],
+        "event_id": record["event_id"],
+        "room": record["room"],
+        "created": record["created"],
+        "hidden": True,
+        "up": votes.count("up"),
+        "down": votes.count("down"),
+    }
 
 
 def _worst_lines(

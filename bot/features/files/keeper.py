@@ -109,8 +109,16 @@ class FileKeeper:
         assert message.file is not None
         # Recorded before it waits for a slot: whoever asks about it meanwhile is told it
         # is being read.
-        record = RoomFile(message.event_id, message.room_id, message.file.name,
-                          message.timestamp_ms / 1000, "reading", "", collection, "")  # fmt: skip
+        record = RoomFile(
+            message.event_id,
+            message.room_id,
+            message.file.name,
+            message.timestamp_ms / 1000,
+            "reading",
+            "",
+            collection,
+            "",
+        )
         await self.store.store_file(record)
         at_once = self.settings.current.files.at_once
         if self._slots is None or self._slots_for != at_once:
@@ -129,12 +137,18 @@ class FileKeeper:
             room is None or room.encrypted
         ):
             # The admins keep encrypted rooms' decrypted text out of the collection.
-            await self.store.store_file(RoomFile(
-                message.event_id, message.room_id, message.file.name,
-                message.timestamp_ms / 1000, "unreadable",
-                Unreadable("FILE_ENCRYPTED_ROOM_ONLY").encode(),
-                collection, "",
-            ))  # fmt: skip
+            await self.store.store_file(
+                RoomFile(
+                    message.event_id,
+                    message.room_id,
+                    message.file.name,
+                    message.timestamp_ms / 1000,
+                    "unreadable",
+                    Unreadable("FILE_ENCRYPTED_ROOM_ONLY").encode(),
+                    collection,
+                    "",
+                )
+            )
             return
         document = None
         try:
@@ -151,8 +165,9 @@ class FileKeeper:
             raise  # not the file's fault: it stays pending and is read again
         except Exception:
             reference = uuid.uuid4().hex[:8]
-            log.exception("a file shared in %s could not be kept (reference %s)",
-                          message.room_id, reference)  # fmt: skip
+            log.exception(
+                "a file shared in %s could not be kept (reference %s)", message.room_id, reference
+            )
             record = _with(record, state="unreadable", reason=Unreadable("FILE_FAILED").encode())
         await self.store.store_file(record)
         # Checked after the record is written: a redaction marks the message before it
@@ -174,8 +189,11 @@ class FileKeeper:
         except MediaTooLarge:  # the event did not say its size, or said less
             raise Unreadable("FILE_DOWNLOAD_TOO_LARGE", limit=limits.max_bytes) from None
         except (MatrixError, TimeoutError) as exc:
-            log.warning("a file shared in %s could not be downloaded: %s", message.room_id,
-                        type(exc).__name__ if isinstance(exc, TimeoutError) else exc)  # fmt: skip
+            log.warning(
+                "a file shared in %s could not be downloaded: %s",
+                message.room_id,
+                type(exc).__name__ if isinstance(exc, TimeoutError) else exc,
+            )
             raise Unreadable("FILE_NOT_DOWNLOADED") from None
         settings = self.settings.current
         languages = (
@@ -282,10 +300,11 @@ class FileKeeper:
         settings = self.settings.current
         lines = await self._passages(record, reply.message.sender)
         result = await self.summarizer.summarize(
-            lines, strings.FILE_SUMMARY_HEADING.format(name=record.name),
+            lines,
+            strings.FILE_SUMMARY_HEADING.format(name=record.name),
             timezone=settings.room(record.room).timezone,
             part_tokens=settings.summaries.part_tokens,
-        )  # fmt: skip
+        )
         await reply.finish(result.markdown)
         return True
 

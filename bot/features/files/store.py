@@ -50,9 +50,15 @@ class SqlFileStore(SqlStore):
             "INSERT INTO room_files VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_id)"
             " DO UPDATE SET state = excluded.state, reason = excluded.reason,"
             " collection = excluded.collection, doc_id = excluded.doc_id",
-            file.event_id, file.room, file.name, file.sent_at, file.state, file.reason,
-            file.collection, file.doc_id,
-        )  # fmt: skip
+            file.event_id,
+            file.room,
+            file.name,
+            file.sent_at,
+            file.state,
+            file.reason,
+            file.collection,
+            file.doc_id,
+        )
 
     async def room_file(self, event_id: str) -> RoomFile | None:
         row = await self.db.fetchrow(

@@ -183,15 +183,24 @@ class SummaryDesk:
         if not lines:
             return None
         timezone = settings.room(room_id).timezone
-        heading = build_heading(lines[0].ts, lines[-1].ts, len(lines), timezone,
-                                thread=thread is not None)  # fmt: skip
+        heading = build_heading(
+            lines[0].ts, lines[-1].ts, len(lines), timezone, thread=thread is not None
+        )
         started = time.perf_counter()
         result = await self.summarizer.summarize(
-            lines, heading, timezone=timezone,
-            part_tokens=settings.summaries.part_tokens, notice=notice,
-        )  # fmt: skip
-        log.info("summarised %d messages of %s in %d model calls (%.1f s)", len(lines), room_id,
-                 result.calls, time.perf_counter() - started)  # fmt: skip
+            lines,
+            heading,
+            timezone=timezone,
+            part_tokens=settings.summaries.part_tokens,
+            notice=notice,
+        )
+        log.info(
+            "summarised %d messages of %s in %d model calls (%.1f s)",
+            len(lines),
+            room_id,
+            result.calls,
+            time.perf_counter() - started,
+        )
         return result, lines
 
     async def ledger_command(self, reply: ReplyWriter, action: RunCommand) -> None:
@@ -224,8 +233,11 @@ class SummaryDesk:
             found = await self.ledger.entries(room, kind, since=room_since)
             entries += [build_dated_entry(entry, ZoneInfo(timezone)) for entry in found]
         entries.sort(key=lambda entry: entry.ts)
-        names = (message.sender, self.matrix.member_name(message.room_id, message.sender),
-                 message.sender.split(":")[0].lstrip("@"))  # fmt: skip
+        names = (
+            message.sender,
+            self.matrix.member_name(message.room_id, message.sender),
+            message.sender.split(":")[0].lstrip("@"),
+        )
         listed = decide_listed(
             entries,
             " ".join(words),
@@ -233,8 +245,11 @@ class SummaryDesk:
             due_after=time.time() if open_only else -math.inf,
         )
         asked: Asked = "words" if words else "mine" if mine else "open" if open_only else ""
-        await reply.finish(build_ledger_text(listed, kind, timezone, settings.bot.command_prefix,
-                                             total=len(entries), asked=asked))  # fmt: skip
+        await reply.finish(
+            build_ledger_text(
+                listed, kind, timezone, settings.bot.command_prefix, total=len(entries), asked=asked
+            )
+        )
 
     def note_redaction(self, room_id: str, event_id: str) -> None:
         redacted = self._redacted.setdefault(room_id, set())
@@ -305,10 +320,14 @@ class SummaryDesk:
         the start of the period asked for, which may be before anyone now in the room
         joined: they could not get it)."""
         return build_summary_document(
-            collection, room_id, self.matrix.room_name(room_id),
-            SummaryRange(max(covered.start, lines[0].ts), covered.end), result.markdown,
-            first_link=lines[0].link, encrypted=self._encrypted(room_id),
-        )  # fmt: skip
+            collection,
+            room_id,
+            self.matrix.room_name(room_id),
+            SummaryRange(max(covered.start, lines[0].ts), covered.end),
+            result.markdown,
+            first_link=lines[0].link,
+            encrypted=self._encrypted(room_id),
+        )
 
     def _encrypted(self, room_id: str) -> bool:
         """Whether the room is encrypted; a room the bot no longer sees counts as one."""

@@ -95,14 +95,22 @@ async def fetch_lines(
         reached_start = reached_start or page.end is None
         token = page.end
     # Once all is read: a thread's later messages come before the bot's in it.
-    found = [(m, text) for m, text in found
-             if not decide_said_to_bot(m, bot, bot_events, bot_threads)]  # fmt: skip
+    found = [
+        (m, text) for m, text in found if not decide_said_to_bot(m, bot, bot_events, bot_threads)
+    ]
     # Newest first so far: the cap keeps the newest (a page may have brought more).
     found = found[:max_messages][::-1]
     return [
-        SummaryLine(number, message.sender, text, message.timestamp_ms / 1000,
-                    build_permalink(room_id, message.event_id, message.sender),
-                    message.event_id, tuple(sorted(message.mentions.user_ids)),
-                    message.reply_to, message.thread_root)
+        SummaryLine(
+            number,
+            message.sender,
+            text,
+            message.timestamp_ms / 1000,
+            build_permalink(room_id, message.event_id, message.sender),
+            message.event_id,
+            tuple(sorted(message.mentions.user_ids)),
+            message.reply_to,
+            message.thread_root,
+        )
         for number, (message, text) in enumerate(found, start=1)
-    ]  # fmt: skip
+    ]

@@ -62,11 +62,20 @@ def build_summary_lines(
     seen: set[str] = set()
     lines: list[SummaryLine] = []
     from_store = [
-        SummaryLine(0, line.sender, line.text, line.ts, line.link, line.event_id,
-                    line.mentions, line.reply_to or None, line.thread_root or None)
+        SummaryLine(
+            0,
+            line.sender,
+            line.text,
+            line.ts,
+            line.link,
+            line.event_id,
+            line.mentions,
+            line.reply_to or None,
+            line.thread_root or None,
+        )
         for line in stored
         if not line.addressed
-    ]  # fmt: skip
+    ]
     for line in [*fetched, *from_store]:
         if line.event_id not in seen:
             seen.add(line.event_id)
@@ -126,9 +135,12 @@ class LineReader:
             if sources.store is not None:
                 assert self.memory is not None
                 stored = await self.memory.store.room_lines(
-                    room_id, *sources.store, thread_root=thread_root,
-                    command_prefix=prefix, limit=cap,
-                )  # fmt: skip
+                    room_id,
+                    *sources.store,
+                    thread_root=thread_root,
+                    command_prefix=prefix,
+                    limit=cap,
+                )
             if stored and self.held is not None:
                 gone = self.held.redacted(room_id)  # decided, not yet followed
                 stored = [line for line in stored if line.event_id not in gone]
@@ -139,10 +151,17 @@ class LineReader:
         if sources.store is not None and held_end < end:
             # Newest first: this end is read whole, before the store's part is capped.
             fetched = await fetch_lines(
-                self.matrix, room_id, held_end + HALF_MS, end, thread_root=thread_root,
-                command_prefix=prefix, max_messages=cap, bot=self.bot, unreadable=unreadable,
+                self.matrix,
+                room_id,
+                held_end + HALF_MS,
+                end,
+                thread_root=thread_root,
+                command_prefix=prefix,
+                max_messages=cap,
+                bot=self.bot,
+                unreadable=unreadable,
                 first_page=PEEK,
-            )  # fmt: skip
+            )
             stored = stored[max(0, len(stored) + len(fetched) - cap) :]
         elif sources.store is None:
             sources = decide_sources(start, end, None)  # all of it from the homeserver
@@ -156,8 +175,12 @@ class LineReader:
                 unreadable,
             )
             fetched = [*older, *fetched]
-        log.debug("lines of %s: %d from the store, %d from the homeserver", room_id,
-                  len(stored), len(fetched))  # fmt: skip
+        log.debug(
+            "lines of %s: %d from the store, %d from the homeserver",
+            room_id,
+            len(stored),
+            len(fetched),
+        )
         return build_summary_lines(fetched, stored, cap)
 
     async def _fetch(
@@ -178,10 +201,17 @@ class LineReader:
             at = round(sources.store[0] * 1000) + TOKEN_MARGIN_MS
             token = await self.matrix.messages_token_before(room_id, at)
         return await fetch_lines(
-            self.matrix, room_id, first, last, thread_root=thread_root,
-            command_prefix=prefix, max_messages=cap, from_token=token, bot=self.bot,
+            self.matrix,
+            room_id,
+            first,
+            last,
+            thread_root=thread_root,
+            command_prefix=prefix,
+            max_messages=cap,
+            from_token=token,
+            bot=self.bot,
             unreadable=unreadable,
-        )  # fmt: skip
+        )
 
     async def _held_since(self, room_id: str) -> float | None:
         """Since when the store holds every line of the room, once the lines queued

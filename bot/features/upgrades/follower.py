@@ -98,8 +98,9 @@ class UpgradeFollower:
         old, new = tombstone.old, tombstone.new
         if not decide_invite(UserID(tombstone.sender), self.settings.current.invites):
             # Following is joining: only where an invite from its sender would be taken.
-            log.warning("room %s was upgraded by someone the bot takes no invite from: "
-                        "not followed", old)  # fmt: skip
+            log.warning(
+                "room %s was upgraded by someone the bot takes no invite from: not followed", old
+            )
             return
         await self.store.record_upgrade(old, new, int(time.time() * 1000))
         self._successors[old] = new

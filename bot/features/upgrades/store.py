@@ -40,8 +40,10 @@ class SqlUpgradeStore(SqlStore):
         """Keep that `old` was replaced by `new`; whether it is news."""
         added = await self.db.execute(
             "INSERT INTO room_upgrades VALUES (?, ?, ?) ON CONFLICT (old_room) DO NOTHING",
-            old, new, at_ms,
-        )  # fmt: skip
+            old,
+            new,
+            at_ms,
+        )
         return added > 0
 
     async def successors(self) -> dict[str, str]:

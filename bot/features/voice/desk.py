@@ -119,13 +119,19 @@ class VoiceDesk:
                 audio, message.file.name, message.file.media_type
             )
         except (MatrixError, SpeechError, TimeoutError) as exc:
-            log.warning("a voice message of %s was not transcribed: %s", message.room_id,
-                        type(exc).__name__ if isinstance(exc, TimeoutError) else exc)  # fmt: skip
+            log.warning(
+                "a voice message of %s was not transcribed: %s",
+                message.room_id,
+                type(exc).__name__ if isinstance(exc, TimeoutError) else exc,
+            )
             return None
 
     async def _post(self, message: IncomingMessage, thread_root: str, text: str) -> None:
-        content = build_notice(strings.VOICE_TRANSCRIPT.format(text=text),
-                               thread_root=thread_root, reply_to=message.event_id)  # fmt: skip
+        content = build_notice(
+            strings.VOICE_TRANSCRIPT.format(text=text),
+            thread_root=thread_root,
+            reply_to=message.event_id,
+        )
         # The same transaction each time: a retry after a crash posts it once.
         posted = await self.matrix.send(
             message.room_id, content, txn_id=f"transcript-{message.event_id}"

@@ -51,15 +51,32 @@ class _Prepared:
 
 
 def build_vector_metadata(
-    collection: str, doc_id: str, source: str, title: str, url: str, language: str,
-    version: str, room: str, public: bool, content_hash: str, updated_at: float,
-) -> dict[str, Any]:  # fmt: skip
+    collection: str,
+    doc_id: str,
+    source: str,
+    title: str,
+    url: str,
+    language: str,
+    version: str,
+    room: str,
+    public: bool,
+    content_hash: str,
+    updated_at: float,
+) -> dict[str, Any]:
     """What Chroma keeps beside a chunk's vector (its position and heading are added)."""
     return {
-        "collection": collection, "doc_id": doc_id, "source": source, "title": title,
-        "url": url, "language": language, "version": version, "room": room,
-        "public": public, "content_hash": content_hash, "updated_at": updated_at,
-    }  # fmt: skip
+        "collection": collection,
+        "doc_id": doc_id,
+        "source": source,
+        "title": title,
+        "url": url,
+        "language": language,
+        "version": version,
+        "room": room,
+        "public": public,
+        "content_hash": content_hash,
+        "updated_at": updated_at,
+    }
 
 
 class Indexer:
@@ -137,10 +154,18 @@ class Indexer:
         prefix = f"{document.collection}/{document.id}#{content_hash[:16]}"
         ids = [f"{prefix}#{c.position}" for c in item.chunks]
         metadata = build_vector_metadata(
-            document.collection, document.id, item.collection.source, document.title,
-            document.url, document.language, document.version, document.room,
-            item.collection.public, content_hash, updated_at,
-        )  # fmt: skip
+            document.collection,
+            document.id,
+            item.collection.source,
+            document.title,
+            document.url,
+            document.language,
+            document.version,
+            document.room,
+            item.collection.public,
+            content_hash,
+            updated_at,
+        )
         model = item.embedder.name
         await asyncio.to_thread(
             self.vectors.upsert,
@@ -151,11 +176,20 @@ class Indexer:
             [{**metadata, "position": c.position, "heading": c.heading} for c in item.chunks],
         )
         record = DocumentRecord(
-            document.collection, document.id, item.collection.source, document.title,
-            document.url, document.language, document.version, document.room,
-            item.collection.public, content_hash, len(item.chunks), updated_at,
+            document.collection,
+            document.id,
+            item.collection.source,
+            document.title,
+            document.url,
+            document.language,
+            document.version,
+            document.room,
+            item.collection.public,
+            content_hash,
+            len(item.chunks),
+            updated_at,
             document.encrypted,
-        )  # fmt: skip
+        )
         rows = [
             ChunkRow(i, c.position, c.heading, c.text)
             for i, c in zip(ids, item.chunks, strict=True)

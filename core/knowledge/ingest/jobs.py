@@ -137,16 +137,20 @@ class SqlJobStore(SqlStore):
                 " AND NOT EXISTS (SELECT 1 FROM jobs e WHERE e.collection = j.collection"
                 " AND e.doc_id = j.doc_id AND e.state = 'queued' AND e.id < j.id)"
                 f" ORDER BY j.id LIMIT ?{lock}) RETURNING {COLUMNS}",
-                worker, now + lease_seconds, now, limit,
-            )  # fmt: skip
+                worker,
+                now + lease_seconds,
+                now,
+                limit,
+            )
         return sorted((_job(row) for row in rows), key=lambda job: job.id)
 
     async def renew_leases(self, worker: str, until: float) -> None:
         """The worker is alive and still working on what it holds."""
         await self.db.execute(
             "UPDATE jobs SET lease_until = ? WHERE claimed_by = ? AND state = 'queued'",
-            until, worker,
-        )  # fmt: skip
+            until,
+            worker,
+        )
 
     async def release_claims(self, worker: str) -> None:
         """The worker stops: what it held is anyone's again, at once."""
@@ -173,15 +177,18 @@ class SqlJobStore(SqlStore):
                 await tx.execute(
                     "DELETE FROM jobs WHERE collection = ? AND doc_id = ? AND id < ?"
                     " AND state = 'failed'",
-                    job[0], job[1], job_id,
-                )  # fmt: skip
+                    job[0],
+                    job[1],
+                    job_id,
+                )
             if error is None:
                 await tx.execute("DELETE FROM jobs WHERE id = ?", job_id)
             else:
                 await tx.execute(
                     "UPDATE jobs SET state = 'failed', error = ?, payload = NULL WHERE id = ?",
-                    error, job_id,
-                )  # fmt: skip
+                    error,
+                    job_id,
+                )
         return True
 
     async def job(self, job_id: int) -> Job | None:
@@ -192,8 +199,9 @@ class SqlJobStore(SqlStore):
         row = await self.db.fetchrow(
             f"SELECT {COLUMNS} FROM jobs WHERE collection = ? AND doc_id = ?"
             " ORDER BY id DESC LIMIT 1",
-            collection, doc_id,
-        )  # fmt: skip
+            collection,
+            doc_id,
+        )
         return _job(row) if row else None
 
     async def queue_depth(self) -> int:

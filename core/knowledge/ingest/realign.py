@@ -65,22 +65,47 @@ async def realign_models(
             metadatas = [
                 {
                     **build_vector_metadata(
-                        name, doc_id, source, title, url, language, version, room,
-                        bool(public), content_hash, updated_at,
+                        name,
+                        doc_id,
+                        source,
+                        title,
+                        url,
+                        language,
+                        version,
+                        room,
+                        bool(public),
+                        content_hash,
+                        updated_at,
                     ),
                     "position": position,
                     "heading": heading,
                 }
-                for _, position, title, heading, _, doc_id, source, url, language, version,
-                room, public, content_hash, updated_at in rows
-            ]  # fmt: skip
+                for (
+                    _,
+                    position,
+                    title,
+                    heading,
+                    _,
+                    doc_id,
+                    source,
+                    url,
+                    language,
+                    version,
+                    room,
+                    public,
+                    content_hash,
+                    updated_at,
+                ) in rows
+            ]
             ids = [row[0] for row in rows]
             await asyncio.to_thread(vectors.upsert, name, model, ids, embedded, metadatas)
             count, after = count + len(rows), rows[-1][0]
         await asyncio.to_thread(vectors.finish_model, name, model)
         log.info(
             "collection %s: %d chunks embedded again in %.1f s",
-            name, count, time.monotonic() - started,
-        )  # fmt: skip
+            name,
+            count,
+            time.monotonic() - started,
+        )
         done[name] = count
     return done

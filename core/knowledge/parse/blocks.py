@@ -27,8 +27,12 @@ class Block:
 
 
 JOINERS: dict[BlockKind, str] = {
-    "heading": " ", "text": " ", "code": "\n", "list": "\n", "table": "\n",
-}  # fmt: skip
+    "heading": " ",
+    "text": " ",
+    "code": "\n",
+    "list": "\n",
+    "table": "\n",
+}
 
 
 def text_blocks(text: str) -> list[Block]:

@@ -39,10 +39,18 @@ BINARY_KINDS: tuple[FileKind, ...] = ("pdf", "docx", "image")
 PAGE_BREAK = "\f"
 
 SUFFIX_KINDS: dict[str, FileKind] = {
-    ".pdf": "pdf", ".docx": "docx", ".md": "markdown", ".markdown": "markdown",
-    ".txt": "text", ".text": "text", ".html": "html", ".htm": "html",
-    ".png": "image", ".jpg": "image", ".jpeg": "image",
-}  # fmt: skip
+    ".pdf": "pdf",
+    ".docx": "docx",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".txt": "text",
+    ".text": "text",
+    ".html": "html",
+    ".htm": "html",
+    ".png": "image",
+    ".jpg": "image",
+    ".jpeg": "image",
+}
 MEDIA_KINDS: dict[str, FileKind] = {
     "application/pdf": "pdf",
     "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
@@ -54,8 +62,10 @@ MEDIA_KINDS: dict[str, FileKind] = {
     "image/jpeg": "image",
 }
 TEXT_FORMATS: dict[FileKind, DocumentFormat] = {
-    "markdown": "markdown", "text": "text", "html": "html",
-}  # fmt: skip
+    "markdown": "markdown",
+    "text": "text",
+    "html": "html",
+}
 
 
 class Unreadable(Exception):
@@ -76,10 +86,12 @@ class Unreadable(Exception):
 def _fill(template: str, values: dict[str, int | str]) -> str:
     """The sentence with its numbers written as the language being spoken writes them."""
     language = spoken_language()
-    return template.format(**{
-        name: format_decimal(value, locale=language) if isinstance(value, int) else value
-        for name, value in values.items()
-    })  # fmt: skip
+    return template.format(
+        **{
+            name: format_decimal(value, locale=language) if isinstance(value, int) else value
+            for name, value in values.items()
+        }
+    )
 
 
 def describe_reason(stored: str) -> str:

@@ -65,22 +65,32 @@ class Extractor:
         return self._slots
 
     async def _in_process(
-        self, data: bytes, kind: FileKind, settings: FileSettings, most: int | None,
+        self,
+        data: bytes,
+        kind: FileKind,
+        settings: FileSettings,
+        most: int | None,
         languages: tuple[str, ...],
-    ) -> Extracted:  # fmt: skip
+    ) -> Extracted:
         ocr = (
             OcrOptions(languages or ("en",), settings.ocr_max_pages, settings.ocr_max_pixels)
             if settings.ocr
             else None
         )
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "core.knowledge.parse.extraction_process", kind,
-            str(settings.max_pages), str(most or 0), ocr.encode() if ocr else "",
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            sys.executable,
+            "-m",
+            "core.knowledge.parse.extraction_process",
+            kind,
+            str(settings.max_pages),
+            str(most or 0),
+            ocr.encode() if ocr else "",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             # A group of its own: stopped, its OCR (a child) stops with it.
             start_new_session=True,
-        )  # fmt: skip
+        )
         bound = None if most is None else most * JSON_PER_TEXT_BYTE + JSON_OVERHEAD
         try:
             async with asyncio.timeout(settings.timeout_seconds):
@@ -95,8 +105,12 @@ class Extractor:
             raise Unreadable("FILE_TEXT_TOO_LARGE", limit=most or 0)
         if process.returncode != 0:
             # A crash of the reader (its memory limit, a bug): logged without the file's text.
-            log.warning("reading a %s file failed (exit %s): %s", kind, process.returncode,
-                        err.decode(errors="replace")[-300:])  # fmt: skip
+            log.warning(
+                "reading a %s file failed (exit %s): %s",
+                kind,
+                process.returncode,
+                err.decode(errors="replace")[-300:],
+            )
             raise Unreadable("FILE_CRASHED")
         result = json.loads(out)
         if "unreadable" in result:

@@ -134,9 +134,13 @@ def read_documents(
 
 
 def _read_path(
-    given: Path, collection: str, root: Path | None, base_url: str, limits: FileSettings,
+    given: Path,
+    collection: str,
+    root: Path | None,
+    base_url: str,
+    limits: FileSettings,
     ocr: OcrOptions | None,
-) -> Iterator[Document | FileProblem]:  # fmt: skip
+) -> Iterator[Document | FileProblem]:
     for path in sorted(p for p in given.rglob("*") if p.is_file()) if given.is_dir() else [given]:
         suffix = path.suffix.lower()
         fmt = SUFFIXES.get(suffix)
@@ -165,9 +169,14 @@ def _document_id(path: Path, given: Path, root: Path | None) -> str:
 
 
 def _read_file(
-    path: Path, given: Path, collection: str, root: Path | None, base_url: str,
-    limits: FileSettings, ocr: OcrOptions | None,
-) -> Document | FileProblem:  # fmt: skip
+    path: Path,
+    given: Path,
+    collection: str,
+    root: Path | None,
+    base_url: str,
+    limits: FileSettings,
+    ocr: OcrOptions | None,
+) -> Document | FileProblem:
     try:
         doc_id = _document_id(path, given, root)
         body, fmt, meta = _contents(path, limits, ocr)
@@ -184,9 +193,15 @@ def _read_file(
         return FileProblem(f"{path}: {unfit}")
     url = meta.get("url") or (base_url.rstrip("/") + "/" + quote(doc_id) if base_url else "")
     return Document(
-        collection, doc_id, meta.get("title") or _title(path, body, fmt), body, fmt, url=url,
-        date=meta.get("date", ""), date_end=meta.get("date_end", ""),
-    )  # fmt: skip
+        collection,
+        doc_id,
+        meta.get("title") or _title(path, body, fmt),
+        body,
+        fmt,
+        url=url,
+        date=meta.get("date", ""),
+        date_end=meta.get("date_end", ""),
+    )
 
 
 def _contents(

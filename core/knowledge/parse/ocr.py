@@ -26,13 +26,43 @@ from typing import Any
 
 # ISO 639-1 (the config's languages) to tesseract's language packs (ISO 639-2/T).
 PACKS = {
-    "en": "eng", "de": "deu", "fr": "fra", "es": "spa", "it": "ita", "nl": "nld",
-    "pt": "por", "pl": "pol", "sv": "swe", "da": "dan", "fi": "fin", "no": "nor",
-    "nb": "nor", "cs": "ces", "sk": "slk", "sl": "slv", "hr": "hrv", "hu": "hun",
-    "ro": "ron", "bg": "bul", "el": "ell", "ru": "rus", "uk": "ukr", "tr": "tur",
-    "ar": "ara", "he": "heb", "ja": "jpn", "ko": "kor", "zh": "chi_sim", "ca": "cat",
-    "et": "est", "lv": "lav", "lt": "lit", "ga": "gle", "eu": "eus", "gl": "glg",
-}  # fmt: skip
+    "en": "eng",
+    "de": "deu",
+    "fr": "fra",
+    "es": "spa",
+    "it": "ita",
+    "nl": "nld",
+    "pt": "por",
+    "pl": "pol",
+    "sv": "swe",
+    "da": "dan",
+    "fi": "fin",
+    "no": "nor",
+    "nb": "nor",
+    "cs": "ces",
+    "sk": "slk",
+    "sl": "slv",
+    "hr": "hrv",
+    "hu": "hun",
+    "ro": "ron",
+    "bg": "bul",
+    "el": "ell",
+    "ru": "rus",
+    "uk": "ukr",
+    "tr": "tur",
+    "ar": "ara",
+    "he": "heb",
+    "ja": "jpn",
+    "ko": "kor",
+    "zh": "chi_sim",
+    "ca": "cat",
+    "et": "est",
+    "lv": "lav",
+    "lt": "lit",
+    "ga": "gle",
+    "eu": "eus",
+    "gl": "glg",
+}
 # The resolution pages are rendered at: tesseract reads 300 dpi best.
 DPI = 300
 MIN_CONFIDENCE = 50
@@ -110,8 +140,11 @@ def read_pixels(image: Any, packs: str) -> str:
     gray.save(raw, "PPM")  # PGM: no compression to spend time on, read by leptonica
     done = subprocess.run(
         [tesseract(), "stdin", "stdout", "-l", packs, "--dpi", str(DPI), "tsv"],
-        input=raw.getvalue(), capture_output=True, check=False, env=_env(),
-    )  # fmt: skip
+        input=raw.getvalue(),
+        capture_output=True,
+        check=False,
+        env=_env(),
+    )
     if done.returncode != 0:
         raise RuntimeError(f"tesseract failed (exit {done.returncode})")
     return words_to_text(done.stdout.decode("utf-8", errors="replace"))

@@ -217,8 +217,9 @@ class SqlCatalog(KeywordIndex):
             await tx.execute(
                 "DELETE FROM chunk_fts WHERE rowid IN"
                 " (SELECT rowid FROM chunks WHERE collection = ? AND doc_id = ?)",
-                collection, doc_id,
-            )  # fmt: skip
+                collection,
+                doc_id,
+            )
         for table in ("chunks", "document_dates"):
             await tx.execute(
                 f"DELETE FROM {table} WHERE collection = ? AND doc_id = ?", collection, doc_id
@@ -247,8 +248,10 @@ class SqlCatalog(KeywordIndex):
             "SELECT d.doc_id FROM documents d JOIN document_dates dd"
             " ON dd.collection = d.collection AND dd.doc_id = d.doc_id"
             " WHERE d.collection = ? AND d.room = ? AND dd.date_to < ?",
-            collection, room, cutoff,
-        )  # fmt: skip
+            collection,
+            room,
+            cutoff,
+        )
         return [row[0] for row in rows]
 
     async def room_documents_covering(self, collection: str, room: str, moment: float) -> list[str]:
@@ -258,8 +261,11 @@ class SqlCatalog(KeywordIndex):
             "SELECT d.doc_id FROM documents d JOIN document_dates dd"
             " ON dd.collection = d.collection AND dd.doc_id = d.doc_id"
             " WHERE d.collection = ? AND d.room = ? AND dd.date_from <= ? AND dd.date_to >= ?",
-            collection, room, moment, moment,
-        )  # fmt: skip
+            collection,
+            room,
+            moment,
+            moment,
+        )
         return [row[0] for row in rows]
 
     async def documents_quoting(self, collection: str, room: str, needle: str) -> list[str]:
@@ -270,8 +276,10 @@ class SqlCatalog(KeywordIndex):
             "SELECT DISTINCT c.doc_id FROM chunks c JOIN documents d"
             " ON d.collection = c.collection AND d.doc_id = c.doc_id"
             f" WHERE c.collection = ? AND d.room = ? AND {holds}",
-            collection, room, needle,
-        )  # fmt: skip
+            collection,
+            room,
+            needle,
+        )
         return [row[0] for row in rows]
 
     async def chunks_at(self, collection: str, doc_id: str, positions: Sequence[int]) -> list[Row]:
@@ -283,8 +291,10 @@ class SqlCatalog(KeywordIndex):
             " JOIN documents d ON d.collection = c.collection AND d.doc_id = c.doc_id"
             f" WHERE c.collection = ? AND c.doc_id = ? AND c.position IN"
             f" ({','.join('?' * len(positions))})",
-            collection, doc_id, *positions,
-        )  # fmt: skip
+            collection,
+            doc_id,
+            *positions,
+        )
 
     async def chunks_of(self, collection: str, after: str, limit: int) -> list[Row]:
         """The collection's current chunks after the chunk id `after`, in id order, as
@@ -296,8 +306,10 @@ class SqlCatalog(KeywordIndex):
             " FROM chunks c JOIN documents d ON d.collection = c.collection"
             " AND d.doc_id = c.doc_id WHERE c.collection = ? AND c.chunk_id > ?"
             " ORDER BY c.chunk_id LIMIT ?",
-            collection, after, limit,
-        )  # fmt: skip
+            collection,
+            after,
+            limit,
+        )
 
     async def current_chunks(
         self, chunk_ids: Sequence[str], filters: SearchFilters
@@ -310,6 +322,7 @@ class SqlCatalog(KeywordIndex):
             f"SELECT {HIT_COLUMNS} FROM chunks c"
             " JOIN documents d ON d.collection = c.collection AND d.doc_id = c.doc_id"
             f" WHERE c.chunk_id IN ({','.join('?' * len(chunk_ids))}) AND {where}",
-            *chunk_ids, *params,
-        )  # fmt: skip
+            *chunk_ids,
+            *params,
+        )
         return {row[0]: row for row in rows}

@@ -78,24 +78,32 @@ class KeywordIndex(SqlStore):
             config = self._postgres_config(collection)
             await tx.execute(
                 f"UPDATE chunks SET search = {TSVECTOR} WHERE collection = ? AND {where}",
-                config, config, config, collection, *params,
-            )  # fmt: skip
+                config,
+                config,
+                config,
+                collection,
+                *params,
+            )
             return
         language = self.language_of(collection)
         rows = await tx.fetch(
             f"SELECT rowid, title, heading, text FROM chunks WHERE collection = ? AND {where}",
-            collection, *params,
-        )  # fmt: skip
+            collection,
+            *params,
+        )
         await tx.execute(
             "DELETE FROM chunk_fts WHERE rowid IN"
             f" (SELECT rowid FROM chunks WHERE collection = ? AND {where})",
-            collection, *params,
-        )  # fmt: skip
+            collection,
+            *params,
+        )
         await tx.executemany(
             "INSERT INTO chunk_fts (rowid, title, heading, text) VALUES (?, ?, ?, ?)",
-            [(rowid, *(build_index_text(part, language) for part in parts))
-             for rowid, *parts in rows],
-        )  # fmt: skip
+            [
+                (rowid, *(build_index_text(part, language) for part in parts))
+                for rowid, *parts in rows
+            ],
+        )
 
     async def align_languages(self) -> list[str]:
         """Index again, once, the keyword side of each collection whose language is not
@@ -109,9 +117,12 @@ class KeywordIndex(SqlStore):
             language = self.language_of(collection)
             if indexed.get(collection) == language:
                 continue
-            rowids = [row[0] for row in await self.db.fetch(
-                "SELECT rowid FROM chunks WHERE collection = ? ORDER BY rowid", collection
-            )]  # fmt: skip
+            rowids = [
+                row[0]
+                for row in await self.db.fetch(
+                    "SELECT rowid FROM chunks WHERE collection = ? ORDER BY rowid", collection
+                )
+            ]
             for start in range(0, len(rowids), REINDEX_BATCH):
                 batch = rowids[start : start + REINDEX_BATCH]
                 async with self.db.transaction() as tx:
@@ -128,8 +139,9 @@ class KeywordIndex(SqlStore):
         await db.execute(
             "INSERT INTO keyword_languages VALUES (?, ?)"
             " ON CONFLICT (collection) DO UPDATE SET language = excluded.language",
-            collection, language,
-        )  # fmt: skip
+            collection,
+            language,
+        )
 
     async def _word_frequencies(self, stems: list[str]) -> tuple[dict[str, int], int]:
         """How many chunks hold each stem, and (an upper bound of) how many chunks there
@@ -177,8 +189,10 @@ class KeywordIndex(SqlStore):
                 " JOIN documents d ON d.collection = c.collection AND d.doc_id = c.doc_id"
                 f" WHERE chunk_fts MATCH ? AND {where}"
                 " ORDER BY score DESC LIMIT ?",
-                build_match_query(selective), *params, limit,
-            )  # fmt: skip
+                build_match_query(selective),
+                *params,
+                limit,
+            )
         else:
             if not words:
                 return []
@@ -190,6 +204,8 @@ class KeywordIndex(SqlStore):
                 f" WHERE c.search @@ query AND {where}"
                 " ORDER BY score DESC, c.rowid LIMIT ?",
                 postgres_config(language, self.text_search_config),
-                build_tsquery(words), *params, limit,
-            )  # fmt: skip
+                build_tsquery(words),
+                *params,
+                limit,
+            )
         return [(float(score), chunk_id) for score, chunk_id in rows]

@@ -24,17 +24,49 @@ COMMON_WORD_MIN_CHUNKS = 50
 ENGLISH = "en"
 # ISO 639-1 -> Snowball's (and PostgreSQL's) name of the language.
 SNOWBALL = {
-    "ar": "arabic", "hy": "armenian", "eu": "basque", "ca": "catalan", "cs": "czech",
-    "da": "danish", "nl": "dutch", "en": "english", "eo": "esperanto", "et": "estonian",
-    "fi": "finnish", "fr": "french", "de": "german", "el": "greek", "hi": "hindi",
-    "hu": "hungarian", "id": "indonesian", "ga": "irish", "it": "italian", "lt": "lithuanian",
-    "ne": "nepali", "no": "norwegian", "nb": "norwegian", "fa": "persian", "pl": "polish",
-    "pt": "portuguese", "ro": "romanian", "ru": "russian", "sr": "serbian", "es": "spanish",
-    "sv": "swedish", "ta": "tamil", "tr": "turkish", "yi": "yiddish",
-}  # fmt: skip
+    "ar": "arabic",
+    "hy": "armenian",
+    "eu": "basque",
+    "ca": "catalan",
+    "cs": "czech",
+    "da": "danish",
+    "nl": "dutch",
+    "en": "english",
+    "eo": "esperanto",
+    "et": "estonian",
+    "fi": "finnish",
+    "fr": "french",
+    "de": "german",
+    "el": "greek",
+    "hi": "hindi",
+    "hu": "hungarian",
+    "id": "indonesian",
+    "ga": "irish",
+    "it": "italian",
+    "lt": "lithuanian",
+    "ne": "nepali",
+    "no": "norwegian",
+    "nb": "norwegian",
+    "fa": "persian",
+    "pl": "polish",
+    "pt": "portuguese",
+    "ro": "romanian",
+    "ru": "russian",
+    "sr": "serbian",
+    "es": "spanish",
+    "sv": "swedish",
+    "ta": "tamil",
+    "tr": "turkish",
+    "yi": "yiddish",
+}
 # PostgreSQL's built-in text search configurations (15); other languages use `simple`.
-POSTGRES_CONFIGS = frozenset(SNOWBALL.values()) - {"czech", "esperanto", "estonian", "persian",
-                                                   "polish"}  # fmt: skip
+POSTGRES_CONFIGS = frozenset(SNOWBALL.values()) - {
+    "czech",
+    "esperanto",
+    "estonian",
+    "persian",
+    "polish",
+}
 
 
 def _plain(word: str) -> str:

@@ -62,9 +62,21 @@ def build_hit(row: Row, public: bool) -> Hit:
         row
     )
     return Hit(
-        chunk_id, collection, doc_id, source, title, url, heading, text, position, public,
-        0.0, room=room, revision=rev, encrypted=None if enc is None else bool(enc),
-    )  # fmt: skip
+        chunk_id,
+        collection,
+        doc_id,
+        source,
+        title,
+        url,
+        heading,
+        text,
+        position,
+        public,
+        0.0,
+        room=room,
+        revision=rev,
+        encrypted=None if enc is None else bool(enc),
+    )
 
 
 async def _none() -> list[str]:
@@ -149,15 +161,19 @@ class Retriever:
         filters = replace(filters, collections=tuple(collections))
         languages = {name: self.settings().language_of(name) for name in collections}
         searches = decide_queries(query, translations or {}, languages)
-        found = await asyncio.gather(*(
-            asyncio.gather(
-                self.vector_ranking(text, {name: collections[name] for name in names}, n)
-                if mode != "keyword" else _no_hits(),
-                self.keyword_ranking(text, replace(filters, collections=names), n)
-                if mode != "vector" else _none(),
+        found = await asyncio.gather(
+            *(
+                asyncio.gather(
+                    self.vector_ranking(text, {name: collections[name] for name in names}, n)
+                    if mode != "keyword"
+                    else _no_hits(),
+                    self.keyword_ranking(text, replace(filters, collections=names), n)
+                    if mode != "vector"
+                    else _none(),
+                )
+                for text, names in searches
             )
-            for text, names in searches
-        ))  # fmt: skip
+        )
         # Each side ranked once over all the searches (the nearest distance, the best
         # rank), so that a chunk the translation finds too does not count twice.
         distance: dict[str, float] = {}

@@ -61,9 +61,13 @@ class Indexed:
 
 class CrawlRun:
     def __init__(
-        self, kb: KnowledgeBase, store: SqlCrawlStore, settings: Callable[[], Settings],
-        source_name: str, collection: str,
-    ) -> None:  # fmt: skip
+        self,
+        kb: KnowledgeBase,
+        store: SqlCrawlStore,
+        settings: Callable[[], Settings],
+        source_name: str,
+        collection: str,
+    ) -> None:
         self.kb, self.store, self.settings = kb, store, settings
         self.name, self.collection = source_name, collection
         self.source = settings().sources[source_name]
@@ -79,8 +83,13 @@ class CrawlRun:
     async def run(self) -> dict[str, Any]:
         """Crawl to the end; returns the report (also stored and logged)."""
         fetcher = Fetcher(self.source.user_agent, self.source.private_addresses)
-        robots = Robots(fetcher, self.source.user_agent, self.interval, self.prefixes,
-                        self.source.private_addresses)  # fmt: skip
+        robots = Robots(
+            fetcher,
+            self.source.user_agent,
+            self.interval,
+            self.prefixes,
+            self.source.private_addresses,
+        )
         try:
             frontier, started_at = await self._resume_or_start(fetcher, robots)
             self.pages = await self.store.pages(self.name)
@@ -103,8 +112,9 @@ class CrawlRun:
         if saved and saved.running and saved.fingerprint == mark and saved.started_at:
             done, queued = await self.store.frontier(self.name)
             self.counts = Counts.from_dict(saved.counts)
-            log.info("crawl of %s goes on: %d pages done, %d to go", self.name, len(done),
-                     len(queued))  # fmt: skip
+            log.info(
+                "crawl of %s goes on: %d pages done, %d to go", self.name, len(done), len(queued)
+            )
             return Frontier(limit, done, queued), saved.started_at
         started_at = time.time()
         frontier = Frontier(limit)
@@ -146,8 +156,14 @@ class CrawlRun:
         elif state is not None:
             self.pages[url] = state
         frontier.finish(url)
-        await self.store.record(self.name, url, state, previous=previous is not None,
-                                new_entries=added, counts=self.counts.as_dict())  # fmt: skip
+        await self.store.record(
+            self.name,
+            url,
+            state,
+            previous=previous is not None,
+            new_entries=added,
+            counts=self.counts.as_dict(),
+        )
 
     async def _fetch_and_decide(
         self, fetcher: Fetcher, robots: Robots, url: str, previous: PageState | None
@@ -162,18 +178,30 @@ class CrawlRun:
             log.info("crawl: %s is %s", url, REASONS[admission])
             await self._remove(url, previous)
             return None, ()
-        interval = decide_interval(self.source.requests_per_second,
-                                   robots.crawl_delay(origin_of(url)))  # fmt: skip
+        interval = decide_interval(
+            self.source.requests_per_second, robots.crawl_delay(origin_of(url))
+        )
         # Each redirect hop is admitted as a link of its own before it is requested.
-        fetched = await fetcher.get(url, interval=interval, limit=self._limit(), admit=robots.admit,
-                                    headers=conditional_headers(previous))  # fmt: skip
+        fetched = await fetcher.get(
+            url,
+            interval=interval,
+            limit=self._limit(),
+            admit=robots.admit,
+            headers=conditional_headers(previous),
+        )
         self.counts.requests += fetched.requests
         final = fetched.url
         if fetched.refused:
             log.info("crawl: %s is not indexed: %s", url, fetched.why)
         body_hash = hashlib.sha256(fetched.body).hexdigest()
-        answer = Answer(fetched.status, final, body_hash, fetched.content_type,
-                        not fetched.refused, fetched.too_large)  # fmt: skip
+        answer = Answer(
+            fetched.status,
+            final,
+            body_hash,
+            fetched.content_type,
+            not fetched.refused,
+            fetched.too_large,
+        )
         doc_id = document_id(final)
         verdict = decide_page(previous, answer, doc_id)
         if url in self.start_pages and verdict not in ("index", "unchanged"):
@@ -227,8 +255,10 @@ class CrawlRun:
                 return None
             page = await asyncio.to_thread(read_page, html, final)
             links = () if page.nofollow else page.links
-            return Indexed(Document(self.collection, doc_id, page.title or final, html,
-                                    "html", url=final), links)  # fmt: skip
+            return Indexed(
+                Document(self.collection, doc_id, page.title or final, html, "html", url=final),
+                links,
+            )
         assert kind in ("pdf", "docx")
         try:
             read = await self.kb.extractor.extract(fetched.body, kind)
@@ -239,8 +269,9 @@ class CrawlRun:
             log.warning("crawl: the text of %s is over knowledge.max_document_bytes", final)
             return None
         title = clean_title(read.title) or final
-        return Indexed(Document(self.collection, doc_id, title, read.content, read.format,
-                                url=final), ())  # fmt: skip
+        return Indexed(
+            Document(self.collection, doc_id, title, read.content, read.format, url=final), ()
+        )
 
     async def _remove(self, url: str, previous: PageState | None) -> None:
         if previous is None:
@@ -281,8 +312,7 @@ class CrawlRun:
             if job is not None and job.state == "failed" and url in self.pages:
                 self.counts.changed -= 1
                 self.counts.failed += 1
-                self.pages[url] = replace(self.pages[url], etag="", last_modified="",
-                                          body_hash="")  # fmt: skip
+                self.pages[url] = replace(self.pages[url], etag="", last_modified="", body_hash="")
                 await self.store.put_page(self.name, self.pages[url])
 
 

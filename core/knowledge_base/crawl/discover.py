@@ -64,12 +64,14 @@ class Discovery:
 
     async def _entries(self, url: str) -> list[tuple[str, str]]:
         """(kind, normalized loc) of a sitemap; nothing when it is gone or unreadable."""
-        fetched = await self.fetcher.get(url, interval=self.interval, limit=MAX_SITEMAP_BYTES,
-                                         admit=self.robots.support(url))  # fmt: skip
+        fetched = await self.fetcher.get(
+            url, interval=self.interval, limit=MAX_SITEMAP_BYTES, admit=self.robots.support(url)
+        )
         self.requests += fetched.requests
         if fetched.status in (404, 410):
-            log.info("crawl: sitemap %s is gone (%d): its pages are not listed", url,
-                     fetched.status)  # fmt: skip
+            log.info(
+                "crawl: sitemap %s is gone (%d): its pages are not listed", url, fetched.status
+            )
             return []
         if fetched.status != 200 or fetched.too_large:
             self.complete = False

@@ -88,9 +88,11 @@ class Fetcher:
         connector = None if private_addresses else aiohttp.TCPConnector(resolver=PublicResolver())
         self.private_addresses = private_addresses
         self._session = aiohttp.ClientSession(
-            timeout=TIMEOUT, headers={"User-Agent": user_agent}, raise_for_status=False,
+            timeout=TIMEOUT,
+            headers={"User-Agent": user_agent},
+            raise_for_status=False,
             connector=connector,
-        )  # fmt: skip
+        )
         self._next_at = 0.0
 
     async def close(self) -> None:
@@ -105,9 +107,14 @@ class Fetcher:
         self._next_at = max(loop.time(), self._next_at) + interval
 
     async def get(
-        self, url: str, *, interval: float, limit: int, admit: Admit,
+        self,
+        url: str,
+        *,
+        interval: float,
+        limit: int,
+        admit: Admit,
         headers: dict[str, str] | None = None,
-    ) -> Fetched:  # fmt: skip
+    ) -> Fetched:
         """GET the normalised `url` (with conditional `headers`, sent again at each hop),
         reading at most `limit` bytes of body; a redirect hop is requested only when
         `admit` lets it (the first URL is the caller's to admit)."""
@@ -130,8 +137,13 @@ class Fetcher:
             if admission == "unknown":
                 return Fetched(current, 0, requests=requests, error=REASONS["unknown"])
             if admission != "go":
-                return Fetched(current, fetched.status, requests=requests,
-                               refused_url=target or location, refused=admission)  # fmt: skip
+                return Fetched(
+                    current,
+                    fetched.status,
+                    requests=requests,
+                    refused_url=target or location,
+                    refused=admission,
+                )
             assert target is not None
             current = target
         return Fetched(current, 0, requests=requests, error="too many redirects")
@@ -144,12 +156,13 @@ class Fetcher:
             URL(url, encoded=True), headers=headers, allow_redirects=False
         ) as response:
             found = Fetched(
-                url, response.status,
+                url,
+                response.status,
                 content_type=response.headers.get("Content-Type", ""),
                 charset=response.charset,
                 etag=response.headers.get("ETag", ""),
                 last_modified=response.headers.get("Last-Modified", ""),
-            )  # fmt: skip
+            )
             location = response.headers.get("Location")
             if response.status in REDIRECTS and location is not None:
                 return found, location

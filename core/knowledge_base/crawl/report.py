@@ -60,12 +60,19 @@ def log_report(report: dict[str, Any]) -> None:
     log.info(
         "crawl of %s into %s: %d pages seen, %d changed, %d unchanged, %d removed, "
         "%d failed, %d requests in %.1f s%s",
-        report["source"], report["collection"], report["pages_seen"], report["changed"],
-        report["unchanged"], report["removed"], report["failed"], report["requests"],
+        report["source"],
+        report["collection"],
+        report["pages_seen"],
+        report["changed"],
+        report["unchanged"],
+        report["removed"],
+        report["failed"],
+        report["requests"],
         report["duration_seconds"],
-        "" if report["complete"] else " (a sitemap or robots.txt did not answer: "
-        "unreached pages kept)",
-    )  # fmt: skip
+        ""
+        if report["complete"]
+        else " (a sitemap or robots.txt did not answer: unreached pages kept)",
+    )
 
 
 async def crawl_status(store: SqlCrawlStore, settings: Settings) -> dict[str, Any]:
@@ -79,13 +86,15 @@ async def crawl_status(store: SqlCrawlStore, settings: Settings) -> dict[str, An
         row = rows.get(name)
         finished = row.finished_at if row else None
         running = bool(row and row.running)
-        crawls.append({
-            "source": name,
-            "state": "running" if running else "idle",
-            "in_progress": (
-                {"started_at": row.started_at, **row.counts} if row and running else None
-            ),
-            "last_run": row.report if row else None,
-            "next_run_at": None if running else next_run_at(source.schedule, finished),
-        })  # fmt: skip
+        crawls.append(
+            {
+                "source": name,
+                "state": "running" if running else "idle",
+                "in_progress": (
+                    {"started_at": row.started_at, **row.counts} if row and running else None
+                ),
+                "last_run": row.report if row else None,
+                "next_run_at": None if running else next_run_at(source.schedule, finished),
+            }
+        )
     return {"crawls": crawls}

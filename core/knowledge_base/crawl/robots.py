@@ -28,9 +28,13 @@ class Robots:
     that fails."""
 
     def __init__(
-        self, fetcher: Fetcher, user_agent: str, interval: float, prefixes: tuple[str, ...],
+        self,
+        fetcher: Fetcher,
+        user_agent: str,
+        interval: float,
+        prefixes: tuple[str, ...],
         private_addresses: bool,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.fetcher = fetcher
         self.user_agent = user_agent
         self.interval = interval
@@ -69,16 +73,18 @@ class Robots:
 
     async def _fetch(self, origin: str) -> Protego | None:
         url = f"{origin}/robots.txt"
-        fetched = await self.fetcher.get(url, interval=self.interval, limit=MAX_ROBOTS_BYTES,
-                                         admit=self.support(url))  # fmt: skip
+        fetched = await self.fetcher.get(
+            url, interval=self.interval, limit=MAX_ROBOTS_BYTES, admit=self.support(url)
+        )
         self.requests += fetched.requests
         if fetched.status == 200 and not fetched.too_large:
             return parse_robots(fetched.body.decode("utf-8", "replace"))
         if 400 <= fetched.status < 500 and fetched.status != 429:
             # No robots.txt (or none for us): everything may be fetched.
             return parse_robots("")
-        log.warning("crawl: %s did not answer (%s); its pages wait for the next run", url,
-                    fetched.why)  # fmt: skip
+        log.warning(
+            "crawl: %s did not answer (%s); its pages wait for the next run", url, fetched.why
+        )
         return None
 
     def any_unknown(self) -> bool:

@@ -66,10 +66,16 @@ class RunRow:
 def _run(row: Row) -> RunRow:
     source, running, fingerprint, started, finished, counts, report, holder, until = row
     return RunRow(
-        source, bool(running), fingerprint or "", started, finished,
-        json.loads(counts) if counts else {}, json.loads(report) if report else None,
-        holder, until,
-    )  # fmt: skip
+        source,
+        bool(running),
+        fingerprint or "",
+        started,
+        finished,
+        json.loads(counts) if counts else {},
+        json.loads(report) if report else None,
+        holder,
+        until,
+    )
 
 
 RUN_COLUMNS = (
@@ -98,24 +104,31 @@ class SqlCrawlStore(SqlStore):
         changed = await self.db.execute(
             "UPDATE crawl_runs SET holder = ?, lease_until = ? WHERE source = ?"
             " AND (holder IS NULL OR holder = ? OR lease_until < ?)",
-            worker, now + lease_seconds, source, worker, now,
-        )  # fmt: skip
+            worker,
+            now + lease_seconds,
+            source,
+            worker,
+            now,
+        )
         return changed == 1
 
     async def renew(self, source: str, worker: str, until: float) -> bool:
         """Keep the lease; False when it was lost (it ran out and another took it)."""
         changed = await self.db.execute(
             "UPDATE crawl_runs SET lease_until = ? WHERE source = ? AND holder = ?",
-            until, source, worker,
-        )  # fmt: skip
+            until,
+            source,
+            worker,
+        )
         return changed == 1
 
     async def release(self, source: str, worker: str) -> None:
         await self.db.execute(
             "UPDATE crawl_runs SET holder = NULL, lease_until = NULL"
             " WHERE source = ? AND holder = ?",
-            source, worker,
-        )  # fmt: skip
+            source,
+            worker,
+        )
 
     # Runs.
 
@@ -130,9 +143,13 @@ class SqlCrawlStore(SqlStore):
         return [_run(row) for row in rows]
 
     async def begin_run(
-        self, source: str, fingerprint: str, started_at: float, entries: list[Entry],
+        self,
+        source: str,
+        fingerprint: str,
+        started_at: float,
+        entries: list[Entry],
         counts: dict[str, Any],
-    ) -> None:  # fmt: skip
+    ) -> None:
         """A new run with its first frontier (a run left unfinished is dropped)."""
         async with self.db.transaction() as tx:
             await tx.execute("DELETE FROM crawl_frontier WHERE source = ?", source)
@@ -147,8 +164,11 @@ class SqlCrawlStore(SqlStore):
             await tx.execute(
                 "UPDATE crawl_runs SET running = 1, fingerprint = ?, started_at = ?,"
                 " counts = ? WHERE source = ?",
-                fingerprint, started_at, json.dumps(counts), source,
-            )  # fmt: skip
+                fingerprint,
+                started_at,
+                json.dumps(counts),
+                source,
+            )
 
     async def frontier(self, source: str) -> tuple[list[str], list[Entry]]:
         """The saved run's done URLs and its queued entries, in order."""
@@ -165,8 +185,10 @@ class SqlCrawlStore(SqlStore):
             await tx.execute(
                 "UPDATE crawl_runs SET running = 0, finished_at = ?, counts = NULL,"
                 " report = ? WHERE source = ?",
-                finished_at, json.dumps(report), source,
-            )  # fmt: skip
+                finished_at,
+                json.dumps(report),
+                source,
+            )
 
     # Pages.
 
@@ -182,9 +204,15 @@ class SqlCrawlStore(SqlStore):
         }
 
     async def record(
-        self, source: str, url: str, page: PageState | None, *, previous: bool,
-        new_entries: Iterable[tuple[int, Entry]], counts: dict[str, Any],
-    ) -> None:  # fmt: skip
+        self,
+        source: str,
+        url: str,
+        page: PageState | None,
+        *,
+        previous: bool,
+        new_entries: Iterable[tuple[int, Entry]],
+        counts: dict[str, Any],
+    ) -> None:
         """One fetched page, in one transaction: its state (None: forgotten), its place
         in the frontier done, the entries its links added, the run's counts."""
         async with self.db.transaction() as tx:
@@ -222,6 +250,11 @@ async def _put_page(db: Database, source: str, page: PageState) -> None:
         " doc_id = excluded.doc_id, etag = excluded.etag,"
         " last_modified = excluded.last_modified, body_hash = excluded.body_hash,"
         " links = excluded.links",
-        source, page.url, page.doc_id, page.etag, page.last_modified, page.body_hash,
+        source,
+        page.url,
+        page.doc_id,
+        page.etag,
+        page.last_modified,
+        page.body_hash,
         json.dumps(page.links),
-    )  # fmt: skip
+    )
