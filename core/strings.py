@@ -39,6 +39,7 @@ ANSWER_FAILED = (
 )
 
 UNKNOWN_COMMAND = NOTICE_PREFIX + "I don't know the command `{prefix}{name}`. {help_hint}"
+TURNED_OFF = NOTICE_PREFIX + "I can't do that here: it is turned off in my configuration."
 COMMANDS_OFF = NOTICE_PREFIX + "Commands are turned off in this room. {help_hint}"
 HELP_HINT = "Send `{prefix}help` to see what I can do here."
 
@@ -78,6 +79,7 @@ COMMAND_DESCRIPTIONS = {
     "forget": "forget a memory of this room: `{prefix}forget <number>` or `{prefix}forget all`",
     "feedback": "for administrators, in the admin room: votes on answers, the worst ones, "
     "and an export",
+    "sources": "the document collections I answer from in this room",
 }
 
 CONFIG_REJECTED = (
@@ -194,6 +196,20 @@ REMEMBERED = {
     "room": "Noted: I'll remember this for this room. (`{prefix}memory` lists what I remember.)",
     "user": "Noted: I'll remember this about you in this room. (`{prefix}memory` lists it.)",
 }
+FILE_NOT_SUMMARIZED = NOTICE_PREFIX + "I can't summarise that file: I hold no text of it."
+SOURCES_HEADER = "**What I answer from in this room**"
+SOURCES_LINE = "- `{name}`{about} ({rights})"
+SOURCES_PUBLIC = "public"
+SOURCES_CHECKED = "each document checked with {source} for everyone who reads the answer"
+SOURCES_NONE = "- no document collection"
+SOURCES_PUBLIC_ONLY = (
+    "Only public documents are used here: the room is set so, anyone may join it, or it has "
+    "more readers than rights are checked for."
+)
+SOURCES_ROOM_FILES = "- the files shared in this room"
+SOURCES_ROOM_SUMMARIES = "- the summaries of this room's discussion"
+SOURCES_ROOM_HISTORY = "- this room's discussion"
+
 MEMORY_HEADER = "**What I remember in this room**"
 MEMORY_LINE = "{number}. {text}{whose}"
 MEMORY_OF_USER = " _(about {user})_"

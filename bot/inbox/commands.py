@@ -102,3 +102,9 @@ SUMMARY_REQUEST = re.compile(
 def decide_summary_request(text: str) -> bool:
     """Whether a question replying to a file asks for its summary."""
     return bool(SUMMARY_REQUEST.match(text.strip()))
+
+
+def decide_summary_command(text: str, prefix: str) -> bool:
+    """Whether a message is the `!summarize` command (with a range or not)."""
+    words = text.strip().split(maxsplit=1)
+    return bool(words) and words[0].lower() == f"{prefix}summarize"

@@ -1,7 +1,10 @@
 """Carries out the inbox's stored decisions, one event at a time, through the handlers
-the features registered (bot/runtime/wiring.py wires them): a reply handler for what is
-answered in the room (a question, a command, the comment after a 👎), a work handler
-for what is only kept or followed (a vote, an edit, a redaction).
+the features registered (each feature's `register`, listed in bot/runtime/features.py):
+a reply handler for what is answered in the room (a question, a command, the comment
+after a 👎), a work handler for what is only kept or followed (a vote, an edit, a
+redaction). Which of the two a decision is, is one exhaustive match
+(bot/inbox/decisions.py's `decide_handling`); a reply no feature handles (the feature
+is turned off) is answered so, never dropped.
 
 Replies share one catch-all here: a failure is told in the reply's place with a
 reference for the logs, a shutdown leaves the event pending with a notice, new readers
@@ -14,20 +17,29 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any
+from typing import Any, TypeVar
 
 from bot.inbox.audience import AudienceChanged, Audiences
+from bot.inbox.command_guard import CommandGuard
+from bot.inbox.decisions import (
+    Actionable,
+    Bookkeeping,
+    Command,
+    Decision,
+    decide_handling,
+    decode_decision,
+)
 from bot.inbox.events import IncomingMessage, parse_message
 from bot.inbox.language import ReplyLanguages
 from bot.inbox.reply import ReplyWriter
 from bot.inbox.router import Router
-from bot.inbox.routing import Action, Actionable, decode_action
 from bot.inbox.state import PendingEvent, StateStore
 from bot.logs import ANSWER_ID
 from bot.matrix.account import SEND_ERRORS, MatrixAccount, may_send
 from bot.matrix.types import WriteRefused
 from bot.settings_holder import SettingsHolder
 from core import strings
+from core.guardrails.rate_store import LocalRateLimits, RateLimits
 from core.i18n.detection import LanguageFinder
 from core.i18n.language import LANGUAGE
 from core.ids import RoomID
@@ -45,10 +57,13 @@ BACKGROUND_RETRY_SECONDS = 5
 AUDIENCE_ATTEMPTS = 3
 
 Spawn = Callable[[Coroutine[Any, Any, None]], "asyncio.Task[None]"]
-# Writes into the reply to the event (the action is the handler's kind).
-ReplyHandler = Callable[[ReplyWriter, Any], Awaitable[None]]
+R = TypeVar("R", bound=Actionable)
+C = TypeVar("C", bound=Command)
+W = TypeVar("W", bound=Bookkeeping)
+# Writes into the reply to the event, given the decision (of the kind it registered for).
+ReplyHandler = Callable[[ReplyWriter, R], Awaitable[None]]
 # Keeps or follows what the event says; it has no reply.
-WorkHandler = Callable[[PendingEvent, IncomingMessage | None, Any], Awaitable[None]]
+WorkHandler = Callable[[PendingEvent, IncomingMessage | None, W], Awaitable[None]]
 
 
 class Dispatcher:
@@ -61,6 +76,7 @@ class Dispatcher:
         router: Router,
         metrics: Metrics | None = None,
         languages: LanguageFinder | None = None,
+        limits: RateLimits | None = None,
     ) -> None:
         self.matrix = matrix
         self.languages = ReplyLanguages(settings, languages, router.bot)
@@ -69,8 +85,10 @@ class Dispatcher:
         self.audiences = audiences
         self.router = router
         self.metrics = metrics
-        self._replies: dict[type, ReplyHandler] = {}
-        self._work: dict[type, WorkHandler] = {}
+        # Shared with the questions' guardrails; in this process's memory when not given.
+        self.commands = CommandGuard(settings, limits or LocalRateLimits())
+        self._replies: dict[type, ReplyHandler[Any]] = {}
+        self._work: dict[type, WorkHandler[Any]] = {}
         # The kinds (by name, as stored) handled in the background (see on_work).
         self._background: set[str] = set()
         self.background_retry_seconds: float = BACKGROUND_RETRY_SECONDS
@@ -84,11 +102,22 @@ class Dispatcher:
         # The inbox's messages being handled now.
         self._handling: set[str] = set()
 
-    def on_reply(self, kind: type, handler: ReplyHandler) -> None:
+    def on_reply(self, kind: type[R], handler: ReplyHandler[R]) -> None:
         """`handler` writes the reply to events decided as `kind`."""
         self._replies[kind] = handler
 
-    def on_work(self, kind: type, handler: WorkHandler, *, background: bool = False) -> None:
+    def on_command(
+        self, kind: type[C], handler: ReplyHandler[C], *, asks_model: bool = False
+    ) -> None:
+        """`handler` runs the command decided as `kind`, while the room allows commands;
+        one that `asks_model` counts against the questions' rate limits."""
+        self._replies[kind] = self.commands.guard(handler, asks_model=asks_model)
+
+    def handles(self) -> frozenset[type]:
+        """The kinds of decision some feature handles."""
+        return frozenset(self._replies) | frozenset(self._work)
+
+    def on_work(self, kind: type[W], handler: WorkHandler[W], *, background: bool = False) -> None:
         """`handler` carries out events decided as `kind`; in the `background`, work that
         takes long (reading a shared file) leaves its worker free for the next events at
         once, and stays pending until done (a restart does it again)."""
@@ -150,13 +179,16 @@ class Dispatcher:
             if not done.done():
                 done.set_result(handled)
 
-    async def _stored_action(self, event: PendingEvent) -> tuple[IncomingMessage | None, Action]:
-        """The decision stored with the message at sync time; decided now for messages
-        an earlier release stored without one."""
-        action = decode_action(event.decision) if event.decision is not None else None
-        if action is None:
+    async def _stored_decision(
+        self, event: PendingEvent
+    ) -> tuple[IncomingMessage | None, Decision]:
+        """The decision stored with the message at sync time. One an earlier release
+        stored is decided again when the workers start (bot/inbox/upgrade.py); one that
+        came in since from a process of that release, here."""
+        decision = decode_decision(event.decision) if event.decision is not None else None
+        if decision is None:
             return await self.router.route(event)
-        return parse_message(event.source, RoomID(event.room_id)), action
+        return parse_message(event.source, RoomID(event.room_id)), decision
 
     async def drain(self, grace_seconds: float = 0.0) -> None:
         """On shutdown: answers in flight get `grace_seconds` to finish; the rest are
@@ -171,27 +203,38 @@ class Dispatcher:
 
     async def handle(self, event: PendingEvent) -> None:
         """Carry out one stored event's decision. A store that fails leaves it pending
-        (StorageError, see `run`); it is marked done otherwise, also when no feature
-        handles its kind (the feature was turned off since it came)."""
-        message, action = await self._stored_action(event)
-        replying = self._replies.get(type(action))
-        if message is not None and replying is not None and isinstance(action, Actionable):
-            await self._reply_to(event, message, action, replying)
-            return
-        working = self._work.get(type(action))
-        if working is not None:
-            # What work says (the question after a 👎) is in the room's language: a
-            # reaction tells no language of its own.
-            LANGUAGE.set(self.languages.of_room(event.room_id))
-            await working(event, message, action)
-        await self.state.mark_done(event.source.get("event_id", ""))
+        (StorageError, see `run`); it is marked done otherwise. A reply whose feature is
+        turned off since it came says so; work whose feature is off is dropped."""
+        message, decision = await self._stored_decision(event)
+        event_id = str(event.source.get("event_id", ""))
+        match decide_handling(decision):
+            case "reply" if message is not None:
+                assert isinstance(decision, Actionable)
+                replying = self._replies.get(type(decision), self._turned_off)
+                await self._reply_to(event, message, decision, replying)
+                return
+            case "work":
+                working = self._work.get(type(decision))
+                if working is not None:
+                    # What work says (the question after a 👎) is in the room's language:
+                    # a reaction tells no language of its own.
+                    LANGUAGE.set(self.languages.of_room(event.room_id))
+                    await working(event, message, decision)
+                else:
+                    log.info("%s: no feature handles %s now", event_id, type(decision).__name__)
+        await self.state.mark_done(event_id)
+
+    async def _turned_off(self, reply: ReplyWriter, decision: Actionable) -> None:
+        """The reply to a decision whose feature is not running (turned off in the
+        config since the event came, or never on)."""
+        await reply.finish(strings.TURNED_OFF)
 
     async def _reply_to(
         self,
         event: PendingEvent,
         message: IncomingMessage,
         action: Actionable,
-        handler: ReplyHandler,
+        handler: ReplyHandler[Any],
     ) -> None:
         """Answer a question or a command; the single catch-all for replies."""
         if message.is_edit and self.follow_edit is not None:
@@ -272,7 +315,7 @@ class Dispatcher:
         )
 
     async def _act_for_readers(
-        self, reply: ReplyWriter, action: Actionable, handler: ReplyHandler
+        self, reply: ReplyWriter, action: Actionable, handler: ReplyHandler[Any]
     ) -> None:
         """Act for the room's readers. When someone new can read the room before the
         reply is complete, what was shown is taken back (with shared history they could

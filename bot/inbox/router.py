@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from typing import Any, Protocol
 
-from bot.inbox.commands import decide_summary_request
+from bot.inbox.commands import decide_summary_command, decide_summary_request
+from bot.inbox.decisions import Decision, RefuseDevice
 from bot.inbox.events import IncomingMessage, parse_message, parse_reaction, parse_redaction
-from bot.inbox.mentions import BotIdentity, strip_reply_fallback
-from bot.inbox.routing import Action, RefuseDevice, RoutingFacts, decide_event
+from bot.inbox.mentions import BotIdentity, strip_mention
+from bot.inbox.routing import RoutingFacts, decide_event
 from bot.inbox.state import PendingEvent, StateStore
 from bot.matrix.account import MatrixAccount
 from bot.matrix.types import SENDER_DEVICE
@@ -55,7 +56,7 @@ class Router:
 
     async def route(
         self, event: PendingEvent, received: Collection[str] = ()
-    ) -> tuple[IncomingMessage | None, Action]:
+    ) -> tuple[IncomingMessage | None, Decision]:
         """What to do with the event; `received`: messages of the same sync batch already
         addressed to the bot (not stored yet, so the store cannot tell)."""
         room_id = RoomID(event.room_id)
@@ -116,7 +117,7 @@ class Router:
             and await feedback.asked(message.room_id, message.thread_root, message.sender),
             keeps_files=self.settings.current.room_files_collection() is not None,
             transcribes=self.transcribes,
-            replied_to_file=await self._replies_to_file_for_summary(message),
+            replied_file=await self._file_replied_for_summary(message),
             room_replaced=self.replaced(message.room_id),
             unverified_device=unverified is not None,
             device_told=(message.room_id, unverified) in self._told_devices,
@@ -124,16 +125,19 @@ class Router:
             and (message.replaces in received or await state.was_received(message.replaces or "")),
         )
 
-    async def _replies_to_file_for_summary(self, message: IncomingMessage) -> bool:
-        """Whether a reply that asks for a summary replies to a shared file (one request
-        to the homeserver, for such replies only)."""
+    async def _file_replied_for_summary(self, message: IncomingMessage) -> str:
+        """The shared file a reply that asks for a summary (`!summarize`, "summarize
+        this") replies to; "" for any other message. One request to the homeserver, for
+        such replies only."""
         if not message.reply_to or message.sender == self.bot.user_id:
-            return False
-        if not decide_summary_request(strip_reply_fallback(message.body)):
-            return False
+            return ""
+        text = strip_mention(message.body, self.bot)
+        prefix = self.settings.current.bot.command_prefix
+        if not (decide_summary_request(text) or decide_summary_command(text, prefix)):
+            return ""
         source = await self.matrix.fetch_event(message.room_id, message.reply_to)
         replied = parse_message(source, message.room_id) if source else None
-        return replied is not None and replied.msgtype == "m.file"
+        return message.reply_to if replied is not None and replied.msgtype == "m.file" else ""
 
     async def replied_to_bot(self, message: IncomingMessage) -> bool:
         return bool(message.reply_to) and await self.state.is_bot_message(message.reply_to or "")
@@ -147,10 +151,6 @@ class Router:
         """Messages older than the bot's first start, or its joining the room, are not its."""
         joined_ms, _ = await self.state.joined_room(room_id)
         return max(self.first_start_ms, joined_ms)
-
-    async def is_direct(self, room_id: str) -> bool:
-        _, invited_as_direct = await self.state.joined_room(room_id)
-        return self._still_direct(room_id, invited_as_direct)
 
     def _still_direct(self, room_id: str, invited_as_direct: bool) -> bool:
         """A chat the bot was invited to as direct, still with only one other person."""

@@ -1,21 +1,47 @@
 """What should the bot do with an event? One pure decision, tested by tables of cases.
 
 Every timeline event is decided once, when the sync stores it in the inbox: a question,
-a command (run, or explained), the comment after a 👎, a vote or its withdrawal, an edit
-or a redaction to follow, or nothing. The dispatcher gathers what the event alone cannot
-tell (was the replied-to message the bot's, has the bot answered in this thread, is the
-room a direct chat, is the reaction on one of the bot's answers) into RoutingFacts, and
-later carries out the stored action (see bot/inbox/dispatcher.py's handlers).
+one of the commands, the comment after a 👎, a vote or its withdrawal, an edit or a
+redaction to follow, or nothing (the kinds are in bot/inbox/decisions.py). The router
+(bot/inbox/router.py) gathers what the event alone cannot tell (was the replied-to
+message the bot's, has the bot answered in this thread, is the room a direct chat, is
+the reaction on one of the bot's answers) into RoutingFacts; the decision carries what
+its handler needs, so the feature that carries it out never asks again.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.inbox.commands import COMMANDS, decide_summary_request
+from bot.inbox.decisions import (
+    AnswerQuestion,
+    AnswerVoice,
+    Catchup,
+    Command,
+    Decision,
+    ExplainCommand,
+    FollowEdit,
+    FollowRedaction,
+    Forget,
+    Ignore,
+    KeepFeedback,
+    KeepFile,
+    KeepVoice,
+    Ledger,
+    ListMemories,
+    ListSources,
+    RefuseDevice,
+    ReportFeedback,
+    ShowHelp,
+    Summarize,
+    SummarizeFile,
+    Vote,
+    WithdrawVote,
+)
 from bot.inbox.events import IncomingMessage, parse_message, parse_reaction, parse_redaction
 from bot.inbox.mentions import BotIdentity, is_mentioned, strip_mention, strip_reply_fallback
 from core.config import RoomSettings
@@ -46,114 +72,15 @@ class RoutingFacts:
     keeps_files: bool = False
     # Voice messages are transcribed ([speech] is set, bot/features/voice).
     transcribes: bool = False
-    # The message replies to a shared file (looked up only for a reply that asks for a
+    # The shared file the message replies to (looked up only for a reply that asks for a
     # summary: "summarize this" replying to a file needs no mention).
-    replied_to_file: bool = False
+    replied_file: str = ""
     # The room was upgraded into another (bot/features/upgrades): nothing is answered here.
     room_replaced: bool = False
     # `matrix.verified_devices_only`: the message came from a device its owner never
     # cross-signed; and whether that device was told so in this room already.
     unverified_device: bool = False
     device_told: bool = False
-
-
-@dataclass(frozen=True)
-class Ignore:
-    reason: str
-
-
-@dataclass(frozen=True)
-class RunCommand:
-    name: str
-    args: str
-    thread_root: EventID
-
-
-@dataclass(frozen=True)
-class ExplainCommand:
-    """A command said to the bot that does not run here (unknown, or commands are off in
-    the room): the reply says why, and nothing is done."""
-
-    name: str
-    args: str
-    thread_root: EventID
-
-
-@dataclass(frozen=True)
-class AnswerQuestion:
-    text: str
-    thread_root: EventID
-    # An image the question is about (its caption, or an image sent to the bot): read by
-    # OCR and answered from. Empty text: the image came without a question.
-    about: str = ""
-
-
-@dataclass(frozen=True)
-class RefuseDevice:
-    """A message to the bot from a device its owner never cross-signed: not acted on;
-    the room is told once per device why (without quoting it)."""
-
-    thread_root: EventID
-
-
-@dataclass(frozen=True)
-class KeepFeedback:
-    """The reply to "what was wrong?": kept with the 👎, not answered as a question."""
-
-    text: str
-    thread_root: EventID
-
-
-@dataclass(frozen=True)
-class KeepVote:
-    """A 👍 or 👎 on one of the bot's answers, or (`withdrawn`) its redaction."""
-
-    withdrawn: bool = False
-
-
-@dataclass(frozen=True)
-class KeepFile:
-    """A file shared in the room, of a kind the bot reads: its text becomes the room's
-    knowledge."""
-
-    name: str
-
-
-@dataclass(frozen=True)
-class AnswerVoice:
-    """A voice message addressed to the bot (in a direct chat, a reply to it, in its
-    thread): transcribed, and answered as a question."""
-
-    thread_root: EventID
-
-
-@dataclass(frozen=True)
-class KeepVoice:
-    """A voice message in a room: transcribed into the room's history, and the
-    transcript posted in a thread on it when `post`."""
-
-    thread_root: EventID
-    post: bool = False
-
-
-@dataclass(frozen=True)
-class FollowEdit:
-    """An edit of a message by its sender: the new text wherever the bot keeps the old."""
-
-
-@dataclass(frozen=True)
-class FollowRedaction:
-    """A redacted message leaves every store. Later events wait for it (see workers)."""
-
-    redacts: EventID
-
-
-# What the bot answers in the room (a reply), and what it only keeps or follows.
-Actionable = (
-    RunCommand | ExplainCommand | AnswerQuestion | KeepFeedback | AnswerVoice | RefuseDevice
-)
-Bookkeeping = KeepVote | KeepFile | KeepVoice | FollowEdit | FollowRedaction
-Action = Ignore | Actionable | Bookkeeping
 
 
 def _parse_command(text: str, prefix: str) -> tuple[str, str] | None:
@@ -195,7 +122,7 @@ def decide_is_question(text: str) -> bool:
 
 def decide_action(
     message: IncomingMessage, bot: BotIdentity, room: RoomSettings, facts: RoutingFacts
-) -> Action:
+) -> Decision:
     """Decide whether and how to respond to one message in a room."""
     reason = _ignore_reason(message, bot, facts)
     if reason:
@@ -232,26 +159,58 @@ def decide_action(
         name, args = command
         known = name in COMMANDS
         if name == "help" or (known and room.commands_enabled):
-            return RunCommand(name, args, thread_root)
+            return decide_command(name, args, thread_root, facts)
         # Unknown or disabled commands get an explanation only when said to the bot:
         # in a shared room, `!something` may well be for another bot.
         if addressed:
-            return ExplainCommand(name, args, thread_root)
+            return ExplainCommand(name, thread_root)
         return Ignore("commands are off here" if known else "command for another bot")
 
-    if message.reply_to and decide_summary_request(text) and (addressed or facts.replied_to_file):
+    if message.reply_to and decide_summary_request(text) and (addressed or facts.replied_file):
         # "summarize this" replying to a message (a shared file, even without a mention):
         # the command, with its rate limits, as if `!summarize` had been sent as that reply.
         if room.commands_enabled:
-            return RunCommand("summarize", "", thread_root)
+            return decide_command("summarize", "", thread_root, facts)
         if addressed:
-            return ExplainCommand("summarize", "", thread_root)
+            return ExplainCommand("summarize", thread_root)
         return Ignore("commands are off here")
     if not addressed:
         return Ignore("not addressed to the bot")
     if not text:
-        return RunCommand("help", "", thread_root)
-    return AnswerQuestion(text, thread_root)
+        return ShowHelp(thread_root, facts.is_direct)
+    return AnswerQuestion(
+        text,
+        thread_root,
+        direct=facts.is_direct,
+        in_conversation=facts.replied_to_bot or facts.thread_has_bot,
+    )
+
+
+def decide_command(name: str, args: str, thread_root: EventID, facts: RoutingFacts) -> Command:
+    """The command `name` (one of COMMANDS) with what its handler needs."""
+    match name:
+        case "help":
+            return ShowHelp(thread_root, facts.is_direct)
+        case "summarize" if facts.replied_file and facts.keeps_files:
+            return SummarizeFile(EventID(facts.replied_file), thread_root)
+        case "summarize":
+            return Summarize(args, thread_root)
+        case "decisions":
+            return Ledger("decision", args, thread_root)
+        case "actions":
+            return Ledger("action", args, thread_root)
+        case "catchup":
+            return Catchup(args, thread_root, facts.is_direct)
+        case "memory":
+            return ListMemories(thread_root)
+        case "forget":
+            return Forget(args, thread_root)
+        case "feedback":
+            return ReportFeedback(args, thread_root)
+        case "sources":
+            return ListSources(thread_root, facts.is_direct)
+        case _:
+            return ExplainCommand(name, thread_root)
 
 
 def decide_event(
@@ -260,18 +219,21 @@ def decide_event(
     bot: BotIdentity,
     room: RoomSettings,
     facts: RoutingFacts,
-) -> Action:
+) -> Decision:
     """Decide what to do with any timeline event of a room."""
     reaction = parse_reaction(source)
     if reaction is not None:
-        if reaction.sender == bot.user_id or parse_vote(reaction.key) is None:
+        sign = parse_vote(reaction.key)
+        if reaction.sender == bot.user_id or sign is None:
             return Ignore("a reaction that is no vote")
-        return KeepVote() if facts.reacts_to_answer else Ignore("not on an answer")
+        if not facts.reacts_to_answer:
+            return Ignore("not on an answer")
+        return Vote(sign, EventID(reaction.target), reaction.sender, reaction.timestamp_ms)
     redaction = parse_redaction(source)
     if redaction is not None:
         if facts.redacts_vote:
-            return KeepVote(withdrawn=True)
-        return FollowRedaction(redaction.redacts)
+            return WithdrawVote(EventID(redaction.redacts))
+        return FollowRedaction(EventID(redaction.redacts))
     message = parse_message(source, room_id)
     if message is None:
         return Ignore("not a message")
@@ -287,7 +249,7 @@ def decide_event(
     return action
 
 
-def decide_file(message: IncomingMessage, bot: BotIdentity, facts: RoutingFacts) -> Action:
+def decide_file(message: IncomingMessage, bot: BotIdentity, facts: RoutingFacts) -> Decision:
     """A shared file is kept when the room's files are, it is of a kind the bot reads,
     and it was shared since the bot is in the room."""
     shared = message.file
@@ -309,7 +271,7 @@ def decide_file(message: IncomingMessage, bot: BotIdentity, facts: RoutingFacts)
 
 def decide_image(
     message: IncomingMessage, bot: BotIdentity, room: RoomSettings, facts: RoutingFacts
-) -> Action:
+) -> Decision:
     """An image is read (by OCR) only when asked about: its caption addresses the bot, or
     it is sent to the bot without one (in a direct chat, the bot's thread, a reply to
     it); then it is answered from. Other images wait for a question replying to them
@@ -330,14 +292,14 @@ def decide_image(
     )
     action = decide_action(as_text, bot, room, facts)
     if isinstance(action, AnswerQuestion):
-        return AnswerQuestion(action.text if caption else "", action.thread_root, message.event_id)
+        return replace(action, text=action.text if caption else "", about=message.event_id)
     # A command in a caption is not run: the image is what it shares.
     return action if isinstance(action, Ignore | RefuseDevice) else Ignore("a caption's command")
 
 
 def decide_voice(
     message: IncomingMessage, bot: BotIdentity, room: RoomSettings, facts: RoutingFacts
-) -> Action:
+) -> Decision:
     """A voice message is answered when addressed to the bot, else transcribed into the
     room's history as the room says; nothing without a transcription endpoint."""
     if message.sender == bot.user_id or message.sender in facts.ignored_users:
@@ -356,7 +318,8 @@ def decide_voice(
         or room.answer_without_mention
     )
     if addressed:
-        return AnswerVoice(thread_root)
+        in_conversation = facts.replied_to_bot or facts.thread_has_bot
+        return AnswerVoice(thread_root, facts.is_direct, in_conversation)
     if room.transcribe == "off":
         return Ignore("voice is not transcribed here")
     return KeepVoice(thread_root, post=room.transcribe == "reply")
@@ -371,39 +334,3 @@ def _followed_edit(message: IncomingMessage, bot: BotIdentity) -> bool:
         and message.sender != bot.user_id
         and message.msgtype in TEXT_MSGTYPES
     )
-
-
-ACTION_KINDS: dict[str, type[Action]] = {
-    kind.__name__: kind
-    for kind in (
-        Ignore,
-        RunCommand,
-        ExplainCommand,
-        AnswerQuestion,
-        KeepFeedback,
-        KeepVote,
-        KeepFile,
-        AnswerVoice,
-        KeepVoice,
-        FollowEdit,
-        FollowRedaction,
-        RefuseDevice,
-    )
-}
-
-
-def encode_action(action: Action) -> dict[str, str]:
-    """The action as stored with its message in the inbox (bot/inbox/state.py)."""
-    return {"kind": type(action).__name__, **asdict(action)}
-
-
-def decode_action(data: Mapping[str, Any]) -> Action | None:
-    """The stored action, or None when it is not one this release knows (decide again)."""
-    fields = dict(data)
-    kind = ACTION_KINDS.get(str(fields.pop("kind", "")))
-    if kind is None:
-        return None
-    try:
-        return kind(**fields)
-    except TypeError:
-        return None

@@ -121,7 +121,7 @@ class PendingEvent:
     source: Mapping[str, Any]
     # The bot's message answering it, sent before a crash or restart; None if none.
     reply_event_id: str | None = None
-    # What to do with it (bot/inbox/routing.py's encoded action); None: decide when handled.
+    # What to do with it (bot/inbox/decisions.py's encoded decision); None: decide when handled.
     decision: Mapping[str, Any] | None = None
     # Its number in order of arrival, once stored.
     arrival: int = 0
@@ -158,6 +158,7 @@ class StateStore(LeaseStore, Protocol):
         self, after: int = 0, limit: int | None = None
     ) -> list[PendingEvent]: ...
     async def record_reply(self, event_id: str, reply_event_id: str | None) -> None: ...
+    async def store_decision(self, event_id: str, decision: Mapping[str, Any]) -> None: ...
     async def was_received(self, event_id: str) -> bool: ...
     async def pending_kind(self, room_id: str, event_id: str) -> str | None: ...
     async def mark_done(self, event_id: str) -> None: ...
@@ -275,6 +276,14 @@ class SqlStateStore(SqlStore):
         """Give the lease up at once (a clean stop): a standby need not wait for it to end."""
         await self.db.execute(
             "DELETE FROM leases WHERE name = ? AND holder = ?", lease.name, lease.holder
+        )
+
+    async def store_decision(self, event_id: str, decision: Mapping[str, Any]) -> None:
+        """Replace a pending message's stored decision (decided again after an upgrade)."""
+        await self.db.execute(
+            "UPDATE inbox SET decision = ? WHERE event_id = ? AND done = 0",
+            json.dumps(decision),
+            event_id,
         )
 
     async def record_reply(self, event_id: str, reply_event_id: str | None) -> None:

@@ -11,10 +11,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from bot.inbox.backfill import Gap, fetch_gap
+from bot.inbox.decisions import FollowRedaction, Ignore, decide_handling, encode_decision
 from bot.inbox.events import IncomingMessage
 from bot.inbox.invites import decide_invite
 from bot.inbox.router import Router
-from bot.inbox.routing import Actionable, FollowRedaction, Ignore, encode_action
 from bot.inbox.state import Lease, PendingEvent, StateStore, now_ms
 from bot.inbox.workers import AnswerWorkers
 from bot.matrix.account import SEND_ERRORS, MatrixAccount
@@ -151,7 +151,7 @@ class SyncLoop:
             for event in events:
                 candidate = PendingEvent(room_id, event)
                 message, action = await self.router.route(candidate, addressed)
-                replied = isinstance(action, Actionable)
+                replied = decide_handling(action) == "reply"
                 if message is not None:
                     for observe in self.on_message:
                         await observe(message, replied)
@@ -161,7 +161,7 @@ class SyncLoop:
                 if isinstance(action, Ignore):
                     log.debug("ignoring %s: %s", event.get("event_id"), action.reason)
                     continue
-                pending.append(replace(candidate, decision=encode_action(action)))
+                pending.append(replace(candidate, decision=encode_decision(action)))
                 if message is not None and replied:
                     addressed.add(message.event_id)
         return pending

@@ -21,7 +21,7 @@ from core.storage.database import StorageError
 
 log = logging.getLogger(__name__)
 RETRY_SECONDS = 2
-# The stored decisions that later events wait for (see bot/inbox/routing.py).
+# The stored decisions that later events wait for (see bot/inbox/decisions.py).
 BARRIERS = frozenset({"FollowRedaction"})
 
 
@@ -36,10 +36,13 @@ class AnswerWorkers:
         state: StateStore,
         start: Callable[[PendingEvent], Awaitable[bool]],
         count: int,
+        prepare: Callable[[], Awaitable[object]] | None = None,
     ) -> None:
         self.state = state
         self.start = start
         self.count = count
+        # Run once before the first event is taken (bot/inbox/upgrade.py).
+        self.prepare = prepare
         # After the store failed, before the messages given back are read again.
         self.retry_seconds: float = RETRY_SECONDS
         self._wake = asyncio.Event()
@@ -58,6 +61,9 @@ class AnswerWorkers:
 
     async def run(self) -> None:
         """Feed the workers until cancelled; pending messages of earlier runs come first."""
+        if self.prepare is not None:
+            await self.prepare()
+            self.prepare = None
         queue: asyncio.Queue[PendingEvent] = asyncio.Queue(maxsize=self.count)
         # What an earlier run left in its queue is read again (what it left running, the
         # dispatcher knows and skips).

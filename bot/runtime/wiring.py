@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Protocol
 
 from bot.features.answers.answering import QuestionDesk
 from bot.features.answers.conversation import Conversation
 from bot.features.catchup.desk import CatchupDesk
-from bot.features.commands.desks import Desks
+from bot.features.commands.help import HelpDesk
 from bot.features.feedback.desk import FeedbackDesk
 from bot.features.files.keeper import FileKeeper
 from bot.features.following.follower import MessageFollower
+from bot.features.memory.desk import MemoryDesk
+from bot.features.sources.desk import SourcesDesk
 from bot.features.summaries.desk import SummaryDesk
 from bot.features.upgrades.follower import UpgradeFollower
 from bot.features.voice.desk import Transcribing, VoiceDesk
@@ -23,15 +26,22 @@ from bot.inbox.mentions import BotIdentity
 from bot.inbox.router import Router
 from bot.inbox.state import Lease, StateStore
 from bot.inbox.sync import SyncLoop
+from bot.inbox.upgrade import redecide_stored
 from bot.inbox.workers import AnswerWorkers
 from bot.matrix.account import MatrixAccount
 from bot.matrix.types import SyncBatch
 from bot.settings_holder import SettingsHolder
 from core.answering import Answerer
-from core.guardrails.rate_store import LocalRateLimits, RateLimits
+from core.guardrails.rate_store import RateLimits
 from core.i18n.detection import LanguageFinder
 from core.memory.memory import ConversationMemory
 from core.metrics import Metrics
+
+
+class Feature(Protocol):
+    """A feature of the bot: it registers the kinds of decision it carries out."""
+
+    def register(self, dispatcher: Dispatcher) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -81,7 +91,14 @@ def wire_account(
     # As wired, not as the config says now: [speech] takes a restart.
     router.transcribes = parts.transcriber is not None
     dispatcher = Dispatcher(
-        matrix, state, settings, audiences, router, parts.metrics, languages=parts.languages
+        matrix,
+        state,
+        settings,
+        audiences,
+        router,
+        parts.metrics,
+        languages=parts.languages,
+        limits=parts.limits,
     )
     conversation = Conversation(bot, settings, memory, router.not_before_ms)
     # Summaries read the lines the conversation keeps, once those queued are kept.
@@ -93,22 +110,13 @@ def wire_account(
         state,
         answerer,
         settings,
-        router,
+        bot,
         conversation.feed,
         dispatcher.spawn,
         memory=memory,
         feedback=feedback,
         metrics=parts.metrics,
         files=parts.files,
-    )
-    desks = Desks(
-        memory,
-        feedback,
-        parts.summaries,
-        parts.metrics,
-        parts.catchup,
-        parts.limits or LocalRateLimits(),
-        parts.files,
     )
     follower = MessageFollower(
         matrix,
@@ -120,16 +128,8 @@ def wire_account(
         feedback.store if feedback else None,
         conversation.settled,
     )
-    # Each feature registers the kinds of event it handles.
-    questions.register(dispatcher)
-    desks.register(dispatcher, settings, router.is_direct)
-    follower.register(dispatcher)
-    if parts.files is not None:
-        parts.files.register(dispatcher, follower)
-    if feedback is not None:
-        feedback.register(dispatcher)
-    if parts.transcriber is not None:
-        voice = VoiceDesk(
+    voice = (
+        VoiceDesk(
             matrix,
             state,
             parts.transcriber,
@@ -138,10 +138,37 @@ def wire_account(
             settings,
             dispatcher.languages,
         )
-        voice.register(dispatcher)
-        follower.forgetters.append(voice.forget)
+        if parts.transcriber is not None
+        else None
+    )
+    # The features of this process, each registering the kinds of decision it carries out
+    # (bot/inbox/decisions.py); those the config leaves out are None.
+    features: list[Feature | None] = [
+        questions,
+        HelpDesk(settings),
+        SourcesDesk(settings),
+        follower,
+        MemoryDesk(memory, settings) if memory is not None else None,
+        parts.summaries,
+        parts.catchup,
+        feedback,
+        parts.files,
+        voice,
+    ]
+    for feature in features:
+        if feature is not None:
+            feature.register(dispatcher)
+    # What a redaction takes down besides the stores the follower empties.
+    for forget in (parts.files, voice):
+        if forget is not None:
+            follower.forgetters.append(forget.forget)
 
-    workers = AnswerWorkers(state, dispatcher.run, settings.current.bot.answer_workers)
+    workers = AnswerWorkers(
+        state,
+        dispatcher.run,
+        settings.current.bot.answer_workers,
+        prepare=lambda: redecide_stored(state, router.route),
+    )
     sync = SyncLoop(matrix, state, router, settings, workers, lease)
 
     async def note_members(batch: SyncBatch) -> None:

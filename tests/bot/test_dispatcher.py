@@ -88,7 +88,7 @@ async def test_commands_count_against_the_rate_limits_like_questions(tmp_path):
     """A `!summarize last 365 days` costs many model calls: commands share the asker's
     questions-per-minute with their questions (the help aside)."""
     config = "[guardrails]\nuser_questions_per_minute = 1\n"
-    async with running_bot(tmp_path, config) as bot:
+    async with running_bot(tmp_path, config, rooms=True) as bot:
         bot.account.add_room("!r", [ANN])
         first = await bot.reply_to(bot.ask("!r", ANN, "!summarize last 365 days"))
         assert first.content["body"] != strings.RATE_LIMITED["user"]

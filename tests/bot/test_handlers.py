@@ -28,7 +28,22 @@ class Case:
     config: str = ""
     sender: str = BEN
     before: tuple[str, ...] = ()  # commands sent first, each waited for
+    lacks: tuple[str, ...] = ()  # what the reply must not hold
 
+
+SOURCES = """
+[sources.wiki]
+token = "t"
+rights_url = "http://127.0.0.1:1/rights"
+[sources.site]
+token = "u"
+[collections.handbook]
+source = "wiki"
+description = "the staff handbook"
+[collections.blog]
+source = "site"
+public = true
+"""
 
 CASES = [
     Case("help", "!help", (strings.HELP_HEADER, "!summarize")),
@@ -71,6 +86,21 @@ CASES = [
         ("I sent your catch-up to our direct chat",),
         sender=ANN,
     ),
+    Case(
+        "the collections the room is answered from",
+        "!sources",
+        ("`blog` (public)", "`handbook`: the staff handbook (each document checked with wiki"),
+        config=SOURCES,
+        lacks=(strings.SOURCES_PUBLIC_ONLY,),
+    ),
+    Case(
+        "a room set to public documents lists the public ones",
+        "!sources",
+        ("`blog` (public)", strings.SOURCES_PUBLIC_ONLY),
+        config=SOURCES + '[rooms."!r"]\npublic_only = true\n',
+        lacks=("handbook",),
+    ),
+    Case("a command whose feature is off says so", "!feedback", (strings.TURNED_OFF,)),
 ]
 
 
@@ -86,4 +116,6 @@ async def test_a_command_gets_its_reply(tmp_path, case: Case):
         body = reply.content.get("m.new_content", reply.content)["body"]
         for part in case.says:
             assert part in body, body
+        for part in case.lacks:
+            assert part not in body, body
         assert bot.answerer.requests == [], "a command is no question to the answerer"

@@ -7,11 +7,10 @@ from dataclasses import replace
 
 import pytest
 
-from bot.inbox.events import IncomingMessage, Mentions
-from bot.inbox.mentions import BotIdentity
-from bot.inbox.routing import (
+from bot.inbox.decisions import (
     AnswerQuestion,
     AnswerVoice,
+    Catchup,
     ExplainCommand,
     FollowEdit,
     FollowRedaction,
@@ -19,15 +18,20 @@ from bot.inbox.routing import (
     KeepFeedback,
     KeepFile,
     KeepVoice,
-    KeepVote,
+    Ledger,
+    ListSources,
     RefuseDevice,
-    RoutingFacts,
-    RunCommand,
-    decide_action,
-    decide_event,
-    decode_action,
-    encode_action,
+    ShowHelp,
+    Summarize,
+    SummarizeFile,
+    Vote,
+    WithdrawVote,
+    decode_decision,
+    encode_decision,
 )
+from bot.inbox.events import IncomingMessage, Mentions
+from bot.inbox.mentions import BotIdentity
+from bot.inbox.routing import RoutingFacts, decide_action, decide_event
 from core.config import RoomSettings
 from core.ids import EventID, RoomID
 
@@ -95,7 +99,7 @@ CASES = {
         replace(BASE, thread_root="$root"),
         ROOM,
         replace(FACTS, thread_has_bot=True),
-        AnswerQuestion("what is the travel policy?", "$root"),
+        AnswerQuestion("what is the travel policy?", "$root", in_conversation=True),
     ),
     "a remark with a question mark inside is kept": (
         replace(BASE, body="it said 27? the page says 30", thread_root="$root"),
@@ -113,19 +117,19 @@ CASES = {
         replace(BASE, body="how far ahead must trains be booked?", thread_root="$root"),
         ROOM,
         replace(FACTS, thread_has_bot=True, feedback_asked=True),
-        AnswerQuestion("how far ahead must trains be booked?", "$root"),
+        AnswerQuestion("how far ahead must trains be booked?", "$root", in_conversation=True),
     ),
     "a mention there is answered": (
         replace(MENTIONED, body="Knowledge Bot: list the offices", thread_root="$root"),
         ROOM,
         replace(FACTS, thread_has_bot=True, feedback_asked=True),
-        AnswerQuestion("list the offices", "$root"),
+        AnswerQuestion("list the offices", "$root", in_conversation=True),
     ),
     "a command there is still a command": (
         replace(BASE, body="!help", thread_root="$root"),
         ROOM,
         replace(FACTS, thread_has_bot=True, feedback_asked=True),
-        RunCommand("help", "", "$root"),
+        ShowHelp("$root"),
     ),
     "thread without the bot": (
         replace(BASE, thread_root="$root"),
@@ -137,13 +141,13 @@ CASES = {
         replace(BASE, reply_to="$answer"),
         ROOM,
         replace(FACTS, replied_to_bot=True),
-        AnswerQuestion("what is the travel policy?", "$q"),
+        AnswerQuestion("what is the travel policy?", "$q", in_conversation=True),
     ),
     "direct chat": (
         BASE,
         ROOM,
         replace(FACTS, is_direct=True),
-        AnswerQuestion("what is the travel policy?", "$q"),
+        AnswerQuestion("what is the travel policy?", "$q", direct=True),
     ),
     "room answers everything": (
         BASE,
@@ -151,18 +155,18 @@ CASES = {
         FACTS,
         AnswerQuestion("what is the travel policy?", "$q"),
     ),
-    "help command": (replace(BASE, body="!help"), ROOM, FACTS, RunCommand("help", "", "$q")),
+    "help command": (replace(BASE, body="!help"), ROOM, FACTS, ShowHelp("$q")),
     "help with a mention": (
         replace(MENTIONED, body="Knowledge Bot: !help"),
         ROOM,
         FACTS,
-        RunCommand("help", "", "$q"),
+        ShowHelp("$q"),
     ),
     "help while commands are off": (
         replace(BASE, body="!help"),
         RoomSettings(commands_enabled=False),
         FACTS,
-        RunCommand("help", "", "$q"),
+        ShowHelp("$q"),
     ),
     "unknown command for another bot": (
         replace(BASE, body="!deploy prod"),
@@ -174,19 +178,19 @@ CASES = {
         replace(MENTIONED, body="Knowledge Bot: !deploy prod"),
         ROOM,
         FACTS,
-        ExplainCommand("deploy", "prod", "$q"),
+        ExplainCommand("deploy", "$q"),
     ),
     "disabled command said to the bot is explained, not run": (
         replace(MENTIONED, body="Knowledge Bot: !forget all"),
         RoomSettings(commands_enabled=False),
         FACTS,
-        ExplainCommand("forget", "all", "$q"),
+        ExplainCommand("forget", "$q"),
     ),
     "disabled command in a direct chat is explained, not run": (
         replace(BASE, body="!summarize"),
         RoomSettings(commands_enabled=False),
         replace(FACTS, is_direct=True),
-        ExplainCommand("summarize", "", "$q"),
+        ExplainCommand("summarize", "$q"),
     ),
     "disabled command not said to the bot": (
         replace(BASE, body="!forget all"),
@@ -198,13 +202,13 @@ CASES = {
         replace(BASE, body="?help"),
         ROOM,
         replace(FACTS, command_prefix="?"),
-        RunCommand("help", "", "$q"),
+        ShowHelp("$q"),
     ),
     "bare mention asks for help": (
         replace(MENTIONED, body="Knowledge Bot"),
         ROOM,
         FACTS,
-        RunCommand("help", "", "$q"),
+        ShowHelp("$q"),
     ),
     "@room is not a mention of the bot": (
         replace(BASE, body="@room meeting now", mentions=Mentions(True, frozenset(), True)),
@@ -216,30 +220,30 @@ CASES = {
         replace(MENTIONED, body="Knowledge Bot: summarize this", reply_to="$file"),
         ROOM,
         FACTS,
-        RunCommand("summarize", "", EventID("$q")),
+        Summarize("", EventID("$q")),
     ),
     "summarize this where commands are off is told so, as !summarize is": (
         replace(MENTIONED, body="Knowledge Bot: summarize this", reply_to="$file"),
         RoomSettings(commands_enabled=False),
         FACTS,
-        ExplainCommand("summarize", "", EventID("$q")),
+        ExplainCommand("summarize", EventID("$q")),
     ),
     "summarize this as a plain reply to a file is the command": (
         replace(BASE, body="summarize this", reply_to="$file"),
         ROOM,
-        replace(FACTS, replied_to_file=True),
-        RunCommand("summarize", "", EventID("$q")),
+        replace(FACTS, replied_file="$file"),
+        Summarize("", EventID("$q")),
     ),
     "its German form as a plain reply to a file too": (
         replace(BASE, body="Fass das bitte zusammen", reply_to="$file"),
         ROOM,
-        replace(FACTS, replied_to_file=True),
-        RunCommand("summarize", "", EventID("$q")),
+        replace(FACTS, replied_file="$file"),
+        Summarize("", EventID("$q")),
     ),
     "summarize this as a plain reply to a file where commands are off is left": (
         replace(BASE, body="summarize this", reply_to="$file"),
         RoomSettings(commands_enabled=False),
-        replace(FACTS, replied_to_file=True),
+        replace(FACTS, replied_file="$file"),
         Ignore("commands are off here"),
     ),
     "summarize this as a plain reply to someone's text is theirs": (
@@ -247,6 +251,49 @@ CASES = {
         ROOM,
         FACTS,
         Ignore("not addressed to the bot"),
+    ),
+    "summarize this replying to a file the room keeps is the file's summary": (
+        replace(BASE, body="summarize this", reply_to="$file"),
+        ROOM,
+        replace(FACTS, replied_file="$file", keeps_files=True),
+        SummarizeFile(EventID("$file"), EventID("$q")),
+    ),
+    "!summarize with a range replying to a kept file is the file's summary too": (
+        replace(BASE, body="!summarize last week", reply_to="$file"),
+        ROOM,
+        replace(FACTS, replied_file="$file", keeps_files=True),
+        SummarizeFile(EventID("$file"), EventID("$q")),
+    ),
+    "!summarize with a range is the room's summary of that range": (
+        replace(BASE, body="!summarize last 3 days"),
+        ROOM,
+        FACTS,
+        Summarize("last 3 days", EventID("$q")),
+    ),
+    "!actions mine is the ledger's action items": (
+        replace(BASE, body="!actions mine"),
+        ROOM,
+        FACTS,
+        Ledger("action", "mine", EventID("$q")),
+    ),
+    "!decisions with a topic": (
+        replace(BASE, body="!Decisions budget"),
+        ROOM,
+        FACTS,
+        Ledger("decision", "budget", EventID("$q")),
+    ),
+    "!catchup in a direct chat knows it is one": (
+        replace(BASE, body="!catchup since Monday"),
+        ROOM,
+        replace(FACTS, is_direct=True),
+        Catchup("since Monday", EventID("$q"), direct=True),
+    ),
+    "!sources": (replace(BASE, body="!sources"), ROOM, FACTS, ListSources(EventID("$q"))),
+    "!help in a direct chat knows it is one": (
+        replace(BASE, body="!help"),
+        ROOM,
+        replace(FACTS, is_direct=True),
+        ShowHelp(EventID("$q"), direct=True),
     ),
     "a question from a device its owner never cross-signed is refused": (
         MENTIONED,
@@ -275,7 +322,7 @@ CASES = {
     "a plain reply to a file that asks more than a summary is not for the bot": (
         replace(BASE, body="summarize this for the board, it's late", reply_to="$file"),
         ROOM,
-        replace(FACTS, replied_to_file=True),
+        replace(FACTS, replied_file="$file"),
         Ignore("not addressed to the bot"),
     ),
 }
@@ -288,8 +335,8 @@ def test_decide_action(message, room, facts, expected):
 
 @pytest.mark.parametrize("message,room,facts,expected", CASES.values(), ids=CASES.keys())
 def test_every_decision_is_stored_and_read_back_as_it_was(message, room, facts, expected):
-    stored = json.loads(json.dumps(encode_action(decide_action(message, BOT, room, facts))))
-    assert decode_action(stored) == expected
+    stored = json.loads(json.dumps(encode_decision(decide_action(message, BOT, room, facts))))
+    assert decode_decision(stored) == expected
 
 
 @pytest.mark.parametrize(
@@ -298,7 +345,7 @@ def test_every_decision_is_stored_and_read_back_as_it_was(message, room, facts, 
     ids=["unknown kind", "no kind", "missing field", "unknown field"],
 )
 def test_a_decision_this_release_does_not_know_is_decided_again(stored):
-    assert decode_action(stored) is None
+    assert decode_decision(stored) is None
 
 
 def reaction(key: str, sender: str = ALICE) -> dict:
@@ -306,6 +353,7 @@ def reaction(key: str, sender: str = ALICE) -> dict:
         "type": "m.reaction",
         "sender": sender,
         "event_id": "$r",
+        "origin_server_ts": 7,
         "content": {"m.relates_to": {"rel_type": "m.annotation", "event_id": "$a", "key": key}},
     }
 
@@ -389,8 +437,16 @@ ENCRYPTED_FILE = {
 
 EVENTS = {
     # name: (event, facts, expected)
-    "a 👍 on an answer is a vote": (reaction("👍"), ON_ANSWER, KeepVote()),
-    "a 👎 with a skin tone is a vote": (reaction("👎🏽"), ON_ANSWER, KeepVote()),
+    "a 👍 on an answer is a vote": (
+        reaction("👍"),
+        ON_ANSWER,
+        Vote("up", EventID("$a"), ALICE, 7),
+    ),
+    "a 👎 with a skin tone is a vote": (
+        reaction("👎🏽"),
+        ON_ANSWER,
+        Vote("down", EventID("$a"), ALICE, 7),
+    ),
     "a 👍 on anything else is nothing": (reaction("👍"), FACTS, Ignore("not on an answer")),
     "a 🎉 on an answer is no vote": (
         reaction("🎉"),
@@ -405,7 +461,7 @@ EVENTS = {
     "a vote's redaction takes it back": (
         REDACTION,
         replace(FACTS, redacts_vote=True),
-        KeepVote(withdrawn=True),
+        WithdrawVote(EventID("$q")),
     ),
     "a message's redaction is followed": (REDACTION, FACTS, FollowRedaction(EventID("$q"))),
     "an edit is followed": (EDIT, FACTS, FollowEdit()),
@@ -433,7 +489,7 @@ EVENTS = {
     "an image sent to the bot in a direct chat is asked about": (
         image(),
         replace(KEEPS, is_direct=True),
-        AnswerQuestion("", EventID("$i"), "$i"),
+        AnswerQuestion("", EventID("$i"), "$i", direct=True),
     ),
     "an image whose caption asks the bot": (
         image("Knowledge Bot: what does this error mean?", mentions=True),
@@ -466,12 +522,12 @@ EVENTS = {
     "voice in a direct chat is a question": (
         voice(),
         replace(HEARS, is_direct=True),
-        AnswerVoice(EventID("$v")),
+        AnswerVoice(EventID("$v"), direct=True),
     ),
     "voice in the bot's thread is a question": (
         voice(),
         replace(HEARS, thread_has_bot=True),
-        AnswerVoice(EventID("$v")),
+        AnswerVoice(EventID("$v"), in_conversation=True),
     ),
     "the bot's own voice": (voice(BOT.user_id), HEARS, Ignore("a bot's voice message")),
     "a state event is nothing": (
@@ -486,7 +542,7 @@ EVENTS = {
 def test_decide_event(event, facts, expected):
     decided = decide_event(event, RoomID("!room"), BOT, RoomSettings(), facts)
     assert decided == expected
-    assert decode_action(json.loads(json.dumps(encode_action(decided)))) == decided
+    assert decode_decision(json.loads(json.dumps(encode_decision(decided)))) == decided
 
 
 TRANSCRIBE = {

@@ -13,11 +13,11 @@ from typing import Protocol
 from bot.features.answers.feed import Feed, FeedLine
 from bot.features.feedback.desk import FeedbackDesk
 from bot.inbox.audience import AudienceChanged
+from bot.inbox.decisions import AnswerQuestion, RefuseDevice
 from bot.inbox.dispatcher import Dispatcher, Spawn
 from bot.inbox.events import IncomingMessage
+from bot.inbox.mentions import BotIdentity
 from bot.inbox.reply import ReplyWriter
-from bot.inbox.router import Router
-from bot.inbox.routing import AnswerQuestion, RefuseDevice
 from bot.inbox.state import StateStore
 from bot.logs import ANSWER_ID
 from bot.matrix.account import SEND_ERRORS, MatrixAccount, typing_while
@@ -63,7 +63,7 @@ class QuestionDesk:
         state: StateStore,
         answerer: Answerer,
         settings: SettingsHolder,
-        router: Router,
+        bot: BotIdentity,
         feed: Feed,
         spawn: Spawn,
         *,
@@ -76,7 +76,7 @@ class QuestionDesk:
         self.state = state
         self.answerer = answerer
         self.settings = settings
-        self.router = router
+        self.bot = bot
         self.feed = feed
         self.spawn = spawn
         self.memory = memory
@@ -135,7 +135,7 @@ class QuestionDesk:
             seen = await self.files.image_text(message.room_id, about)
             if seen:
                 text = f"{text}\n\n" + "\n".join(f"> {line}" for line in seen.splitlines())
-        request = replace(await self._request(message, text, reply), focus=focus)
+        request = replace(self._request(message, action, text, reply), focus=focus)
         if self.feedback is not None:
             store, answer_id = self.feedback.store, ANSWER_ID.get()
             reply.on_sent = lambda event_id: store.note_answer_event(event_id, answer_id)
@@ -154,7 +154,7 @@ class QuestionDesk:
         # may reply as soon as it does, while the reply's records are still written. Its
         # time in whole milliseconds, as the homeserver stamps messages: a reply within
         # the same millisecond still comes after it.
-        bot = UserID(self.router.bot.user_id)
+        bot = UserID(self.bot.user_id)
         readers = reply.audience.readers if reply.audience else frozenset()
         sent_at = int(time.time() * 1000) / 1000
         line = FeedLine(answer.id, ChatLine(bot, text, from_bot=True), sent_at, readers)
@@ -180,13 +180,11 @@ class QuestionDesk:
         if answer.followup:
             self.spawn(self._add_badge(reply, event_id, text, answer))
 
-    async def _request(self, message: IncomingMessage, text: str, reply: ReplyWriter) -> Request:
+    def _request(
+        self, message: IncomingMessage, action: AnswerQuestion, text: str, reply: ReplyWriter
+    ) -> Request:
         audience = reply.audience
         assert audience is not None
-        # Only the facts the request needs (the decision itself was stored at sync time).
-        in_bot_conversation = await self.router.replied_to_bot(
-            message
-        ) or await self.router.thread_has_bot(message)
         return Request(
             text=text,
             sender=UserID(message.sender),
@@ -200,13 +198,13 @@ class QuestionDesk:
                 readers=audience.readers,
                 since=audience.own_since(),
             ),
-            is_direct=await self.router.is_direct(message.room_id),
+            is_direct=action.direct,
             readers=tuple(sorted(audience.readers)),
             knowledge=audience.knowledge,
             plaintext_only=audience.plaintext_only,
             open_room=audience.open_room,
             event=message.event_id,
-            in_bot_conversation=in_bot_conversation,
+            in_bot_conversation=action.in_conversation,
             language=decided_language(),
             predecessors=self.predecessors(message.room_id),
         )

@@ -15,10 +15,11 @@ from bot.features.catchup.digests import Digest, DigestStore, describe_pause
 from bot.features.catchup.receipts import ReceiptStore
 from bot.features.summaries.lines import LineReader
 from bot.inbox.audience import Audiences
+from bot.inbox.decisions import Catchup
+from bot.inbox.dispatcher import Dispatcher
 from bot.inbox.links import build_room_link
 from bot.inbox.render import build_room_notice
 from bot.inbox.reply import ReplyWriter
-from bot.inbox.routing import RunCommand
 from bot.matrix.account import MatrixAccount
 from bot.matrix.types import InviteRefused, MatrixError, SyncBatch
 from bot.settings_holder import SettingsHolder
@@ -68,11 +69,18 @@ class CatchupDesk:
         except StorageError as exc:
             log.warning("read receipts were not kept: %s", exc)
 
-    async def command(self, reply: ReplyWriter, action: RunCommand, is_direct: bool) -> None:
+    def register(self, dispatcher: Dispatcher) -> None:
+        """The command this feature runs: `!catchup` (it asks the model)."""
+        dispatcher.on_command(Catchup, self.command, asks_model=True)
+
+    async def command(self, reply: ReplyWriter, action: Catchup) -> None:
+        """!catchup [since …]: what the sender missed, in a direct chat; `every …` and
+        `off` set the daily digest."""
+        is_direct = action.direct
         settings = self.settings.current
         message = reply.message
         timezone = settings.room(message.room_id).timezone
-        args, prefix = action.args.strip(), settings.bot.command_prefix
+        args, prefix = action.request.strip(), settings.bot.command_prefix
         if args.lower().startswith("every") or args.lower() == "off":
             await reply.finish(await self._schedule(message.sender, args, timezone, prefix))
             return

@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Mapping
-from typing import Any
 
 from bot.features.feedback.commands import (
     build_export_record,
@@ -15,18 +13,16 @@ from bot.features.feedback.commands import (
     decide_feedback_request,
 )
 from bot.inbox.audience import AudienceChanged
+from bot.inbox.decisions import KeepFeedback, ReportFeedback, Vote, WithdrawVote
 from bot.inbox.dispatcher import Dispatcher
-from bot.inbox.events import parse_reaction, parse_redaction
 from bot.inbox.render import build_notice
 from bot.inbox.reply import ReplyWriter
-from bot.inbox.routing import KeepFeedback, KeepVote, RunCommand
 from bot.inbox.state import PendingEvent, StateStore
 from bot.matrix.account import MatrixAccount
 from bot.settings_holder import SettingsHolder
 from core import strings
 from core.feedback.records import build_answer_record
 from core.feedback.store import FeedbackStore
-from core.feedback.votes import parse_vote
 from core.metrics import Metrics
 from core.requests import Answer, Request
 from core.storage.database import StorageError
@@ -58,43 +54,40 @@ class FeedbackDesk:
         return await self.store.is_reaction(room_id, event_id)
 
     def register(self, dispatcher: Dispatcher) -> None:
-        """The kinds of event this feature handles: votes and the comment after a 👎; an
-        answer replaced by a failure notice takes no votes."""
+        """The kinds of event this feature handles: votes and their withdrawal, the
+        comment after a 👎, and `!feedback`; an answer replaced by a failure notice takes
+        no votes."""
+        dispatcher.on_work(Vote, self.take_vote)
+        dispatcher.on_work(WithdrawVote, self.withdraw_vote)
         dispatcher.on_reply(KeepFeedback, self.keep_comment)
-        dispatcher.on_work(KeepVote, self.take_vote)
+        dispatcher.on_command(ReportFeedback, self.command)
         dispatcher.after_failure.append(self.forget_answer_event)
 
-    async def take_vote(self, event: PendingEvent, message: object, action: KeepVote) -> None:
-        """A vote or its removal; the catch-all of this entry point. A store that
-        fails leaves the vote pending, taken again shortly (see bot/inbox/workers.py)."""
-        try:
-            await self.handle(event.room_id, event.source)
-        except StorageError:
-            raise
-        except Exception:
-            log.exception("feedback event %s was not recorded", event.source.get("event_id"))
+    async def take_vote(self, event: PendingEvent, message: object, vote: Vote) -> None:
+        """A 👍 or 👎 on an answer; after a 👎, the question what was wrong (when the
+        config asks it). A store that fails leaves the vote pending, taken again
+        shortly (see bot/inbox/workers.py)."""
+        answer_id = await self.store.answer_of_event(vote.answer_event)
+        if answer_id is None:
+            return  # the answer was replaced by a failure notice since the vote came
+        vote_event = str(event.source.get("event_id", ""))
+        await self.store.add_reaction(
+            vote_event, answer_id, vote.voter, vote.sign, vote.at_ms / 1000
+        )
+        if self.metrics is not None:
+            self.metrics.feedback.labels(vote.sign).inc()
+        if vote.sign == "down" and self.settings.current.feedback.ask_after_downvote:
+            await self._ask_what_was_wrong(event.room_id, vote.answer_event, vote.voter, answer_id)
+
+    async def withdraw_vote(
+        self, event: PendingEvent, message: object, withdrawal: WithdrawVote
+    ) -> None:
+        """The vote's redaction: it counts no more."""
+        await self.store.redact(event.room_id, withdrawal.vote_event)
 
     async def forget_answer_event(self, event_id: str) -> None:
         """A failure notice took the reply's place: reactions on it are no votes."""
         await self.store.forget_answer_event(event_id)
-
-    async def handle(self, room_id: str, source: Mapping[str, Any]) -> None:
-        redaction = parse_redaction(source)
-        if redaction is not None:
-            await self.store.redact(room_id, redaction.redacts)
-            return
-        reaction = parse_reaction(source)
-        vote = parse_vote(reaction.key) if reaction else None
-        answer_id = await self.store.answer_of_event(reaction.target) if reaction else None
-        if reaction is None or vote is None or answer_id is None:
-            return
-        await self.store.add_reaction(
-            reaction.event_id, answer_id, reaction.sender, vote, reaction.timestamp_ms / 1000
-        )
-        if self.metrics is not None:
-            self.metrics.feedback.labels(vote).inc()
-        if vote == "down" and self.settings.current.feedback.ask_after_downvote:
-            await self._ask_what_was_wrong(room_id, reaction.target, reaction.sender, answer_id)
 
     async def _ask_what_was_wrong(self, room_id: str, answer_event: str, user: str, answer_id: str):
         thread = await self.state.thread_of(answer_event) or answer_event
@@ -130,12 +123,12 @@ class FeedbackDesk:
         record = build_answer_record(request, answer, event_id, text, encrypted=encrypted)
         await self.store.store_answer(record)
 
-    async def command(self, reply: ReplyWriter, action: RunCommand) -> None:
+    async def command(self, reply: ReplyWriter, action: ReportFeedback) -> None:
         """!feedback: for the configured admins, in the admin room only."""
         settings = self.settings.current
         message = reply.message
         wanted = decide_feedback_request(
-            action.args,
+            action.request,
             sender=message.sender,
             room=message.room_id,
             admins=settings.feedback.admins,

@@ -25,12 +25,11 @@ from datetime import UTC, datetime
 
 from bot.features.files.missing import decide_missing_file_reason
 from bot.features.files.store import FileStore, RoomFile
-from bot.features.following.follower import MessageFollower
+from bot.inbox.decisions import KeepFile, SummarizeFile
 from bot.inbox.dispatcher import Dispatcher
 from bot.inbox.events import IncomingMessage, parse_message
 from bot.inbox.links import build_permalink
 from bot.inbox.reply import ReplyWriter
-from bot.inbox.routing import KeepFile
 from bot.inbox.state import PendingEvent, StateStore
 from bot.matrix.account import MatrixAccount
 from bot.matrix.types import MatrixError, MediaTooLarge
@@ -88,11 +87,17 @@ class FileKeeper:
         # Images being read because a question is about them, by event.
         self._images: dict[str, asyncio.Future[None]] = {}
 
-    def register(self, dispatcher: Dispatcher, follower: MessageFollower) -> None:
-        """The kinds of event this feature handles: files shared, read in the background;
-        and a redaction of one, followed with the rest of what the bot keeps."""
+    def register(self, dispatcher: Dispatcher) -> None:
+        """The kinds of event this feature handles: files shared, read in the background,
+        and the summary of one (a redaction of one is followed with the rest of what the
+        bot keeps: see `forget`)."""
         dispatcher.on_work(KeepFile, self.keep, background=True)
-        follower.forgetters.append(self.forget)
+        dispatcher.on_command(SummarizeFile, self.summarize_file, asks_model=True)
+
+    async def summarize_file(self, reply: ReplyWriter, decision: SummarizeFile) -> None:
+        """`!summarize` or "summarize this" replying to a file the room shared."""
+        if not await self.summarize(reply, decision.file_event):
+            await reply.finish(strings.FILE_NOT_SUMMARIZED)
 
     async def keep(
         self, event: PendingEvent, message: IncomingMessage | None, action: KeepFile

@@ -3,7 +3,7 @@ text of them: an edit by its sender, or a redaction, reaches the conversation fe
 room's history and memories, the ledger and the summaries that quote it; a redaction
 also the inbox, the conversation turns and the feedback records (question, comments).
 
-Runs as the inbox's work (FollowEdit, FollowRedaction in bot/inbox/routing.py); nothing that
+Runs as the inbox's work (FollowEdit, FollowRedaction in bot/inbox/decisions.py); nothing that
 came after a redaction is started before it was followed (bot/inbox/workers.py), so that
 nothing redacted is reused after its redaction arrived. A store that fails leaves the
 event pending, to be followed again; anything else is logged and the rest still
@@ -19,10 +19,10 @@ from typing import Any
 
 from bot.features.answers.feed import Feed
 from bot.features.summaries.desk import SummaryDesk
+from bot.inbox.decisions import FollowEdit, FollowRedaction
 from bot.inbox.dispatcher import Dispatcher
 from bot.inbox.events import IncomingMessage
 from bot.inbox.mentions import strip_reply_fallback
-from bot.inbox.routing import FollowEdit, FollowRedaction
 from bot.inbox.state import PendingEvent, StateStore
 from bot.matrix.account import MatrixAccount
 from core.feedback.store import FeedbackStore
@@ -73,7 +73,7 @@ class MessageFollower:
         dispatcher.follow_edit = self.follow_edit
 
     async def edited(
-        self, event: PendingEvent, message: IncomingMessage | None, action: object
+        self, event: PendingEvent, message: IncomingMessage | None, action: FollowEdit
     ) -> None:
         """The inbox's FollowEdit."""
         if message is not None:

@@ -14,9 +14,10 @@ from zoneinfo import ZoneInfo
 
 from bot.features.summaries.lines import LineReader
 from bot.inbox.audience import Audiences
+from bot.inbox.decisions import Ledger, Summarize
+from bot.inbox.dispatcher import Dispatcher
 from bot.inbox.render import build_room_notice
 from bot.inbox.reply import ReplyWriter
-from bot.inbox.routing import RunCommand
 from bot.matrix.account import MatrixAccount
 from bot.settings_holder import SettingsHolder
 from core import strings
@@ -83,16 +84,22 @@ class SummaryDesk:
         self.predecessors: Callable[[str], tuple[RoomID, ...]] = lambda room: ()
         self.replaced: Callable[[str], bool] = lambda room: False
 
-    async def command(self, reply: ReplyWriter, action: RunCommand) -> None:
+    def register(self, dispatcher: Dispatcher) -> None:
+        """The commands this feature runs: `!summarize` (it asks the model) and the
+        ledger's `!decisions` and `!actions`."""
+        dispatcher.on_command(Summarize, self.summarize, asks_model=True)
+        dispatcher.on_command(Ledger, self.ledger_command)
+
+    async def summarize(self, reply: ReplyWriter, action: Summarize) -> None:
         """!summarize [time]: this room since the last summary, or this thread."""
         settings = self.settings.current
         message = reply.message
         timezone = settings.room(message.room_id).timezone
         now = datetime.now(ZoneInfo(timezone))
-        found = await asyncio.to_thread(self._read_time, action.args, now)
+        found = await asyncio.to_thread(self._read_time, action.request, now)
         thread = message.thread_root
         covered = decide_summary_range(
-            action.args,
+            action.request,
             now=now,
             found=found,
             last_summary=await self.marks.last_summary(message.room_id),
@@ -101,7 +108,7 @@ class SummaryDesk:
         )
         if covered is None:
             text = strings.SUMMARY_RANGE_UNREADABLE.format(
-                args=action.args, prefix=settings.bot.command_prefix
+                args=action.request, prefix=settings.bot.command_prefix
             )
             await reply.finish(text)
             return
@@ -203,18 +210,18 @@ class SummaryDesk:
         )
         return result, lines
 
-    async def ledger_command(self, reply: ReplyWriter, action: RunCommand) -> None:
+    async def ledger_command(self, reply: ReplyWriter, action: Ledger) -> None:
         """!decisions [words], !actions [mine|open] [words]: the room's ledger, of what
         every reader of the room could read said there."""
         settings = self.settings.current
         message = reply.message
         since = reply.audience.own_since() if reply.audience else None
-        words = action.args.split()
+        words = action.request.split()
         mine = open_only = False
-        if action.name == "actions" and words and words[0].lower() in ("mine", "open"):
+        kind = action.entries
+        if kind == "action" and words and words[0].lower() in ("mine", "open"):
             mine, open_only = words[0].lower() == "mine", words[0].lower() == "open"
             words = words[1:]
-        kind = "decision" if action.name == "decisions" else "action"
         timezone = settings.room(message.room_id).timezone
         entries: list[LedgerEntry] = []
         # The room's, and the rooms' it replaced (upgrades) as far as its readers may.

@@ -17,12 +17,12 @@ from typing import Protocol
 
 from bot.features.answers.answering import QuestionDesk
 from bot.features.answers.conversation import Conversation
+from bot.inbox.decisions import AnswerQuestion, AnswerVoice, KeepVoice
 from bot.inbox.dispatcher import Dispatcher
 from bot.inbox.events import IncomingMessage
 from bot.inbox.language import ReplyLanguages
 from bot.inbox.render import build_notice
 from bot.inbox.reply import ReplyWriter
-from bot.inbox.routing import AnswerQuestion, AnswerVoice, KeepVoice
 from bot.inbox.state import PendingEvent, StateStore
 from bot.matrix.account import MatrixAccount
 from bot.matrix.types import MatrixError
@@ -87,7 +87,13 @@ class VoiceDesk:
         LANGUAGE.set(await self.languages.of_message(message.room_id, text))
         if self.settings.current.room(message.room_id).transcribe == "reply":
             await self._post(message, action.thread_root, text)
-        await self.questions.answer(reply, AnswerQuestion(text, action.thread_root))
+        question = AnswerQuestion(
+            text,
+            action.thread_root,
+            direct=action.direct,
+            in_conversation=action.in_conversation,
+        )
+        await self.questions.answer(reply, question)
 
     async def keep(
         self, event: PendingEvent, message: IncomingMessage | None, action: KeepVoice
