@@ -266,17 +266,7 @@ class BotApp:
                 keep("history flusher", parts.memory.run_flusher)
                 await sync.ready.wait()
                 keep("answer workers", wired.workers.run)
-                keep(
-                    "retention",
-                    lambda: run_retention(
-                        dispatcher.audiences,
-                        parts.memory,
-                        summaries,
-                        parts.feedback,
-                        self._current,
-                        features.files,
-                    ),
-                )
+                keep("retention", lambda: run_retention(dispatcher.audiences, wired.features))
                 catchup = features.catchup
                 if catchup is not None:
                     keep(

@@ -8,49 +8,31 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
-from collections.abc import Callable
+from collections.abc import Sequence
 
-from bot.features.files.keeper import FileKeeper
-from bot.features.summaries.desk import SummaryDesk
+from bot.features.feature import Feature
 from bot.inbox.audience import Audiences
-from core.config import Settings
-from core.feedback.store import FeedbackStore
 from core.knowledge.search.vectors import KnowledgeUnavailable
-from core.memory.memory import ConversationMemory
 from core.storage.database import StorageError
 
 log = logging.getLogger(__name__)
 PURGE_EVERY_SECONDS = 600
 
 
-async def run_retention(
-    audiences: Audiences,
-    memory: ConversationMemory,
-    summaries: SummaryDesk | None,
-    feedback: FeedbackStore,
-    settings: Callable[[], Settings],
-    files: FileKeeper | None = None,
-) -> None:
+async def run_retention(audiences: Audiences, features: Sequence[Feature]) -> None:
+    """Every few minutes: each room's retention in every feature's stores, and what the
+    features' own settings keep no longer."""
     while True:
         for room_id, lifetime in list(audiences.retention.items()):
             cutoff = audiences.clock() - lifetime
             try:
-                await memory.store.purge_turns_before(room_id, cutoff)
-                await feedback.purge_room_before(room_id, cutoff)
-                if memory.history is not None:
-                    await memory.history.purge_before(room_id, cutoff)
-                if summaries is not None:
-                    await summaries.purge_before(room_id, cutoff)
-                if files is not None:
-                    await files.purge_before(room_id, cutoff)
+                for feature in features:
+                    await feature.purge_room_before(room_id, cutoff)
             except (StorageError, KnowledgeUnavailable) as exc:
                 log.warning("the retention of %s waits: %s", room_id, exc)
-        try:
-            kept = settings().feedback.keep_days * 86400
-            removed = await feedback.purge_before(time.time() - kept)
-            if removed:
-                log.info("%d feedback records past feedback.keep_days removed", removed)
-        except StorageError as exc:
-            log.warning("old feedback records wait: %s", exc)
+        for feature in features:
+            try:
+                await feature.purge_expired()
+            except StorageError as exc:
+                log.warning("expired records wait: %s", exc)
         await asyncio.sleep(PURGE_EVERY_SECONDS)

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Protocol
 
 from bot.features.answers.answering import QuestionDesk
 from bot.features.answers.conversation import Conversation
 from bot.features.catchup.desk import CatchupDesk
 from bot.features.commands.help import HelpDesk
+from bot.features.feature import Feature
 from bot.features.feedback.desk import FeedbackDesk
 from bot.features.files.keeper import FileKeeper
 from bot.features.following.follower import MessageFollower
@@ -36,12 +36,6 @@ from core.guardrails.rate_store import RateLimits
 from core.i18n.detection import LanguageFinder
 from core.memory.memory import ConversationMemory
 from core.metrics import Metrics
-
-
-class Feature(Protocol):
-    """A feature of the bot: it registers the kinds of decision it carries out."""
-
-    def register(self, dispatcher: Dispatcher) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -72,6 +66,8 @@ class Wired:
     conversation: Conversation
     workers: AnswerWorkers
     sync: SyncLoop
+    # Every feature running, for what runs beside the dispatcher (the retention).
+    features: list[Feature]
 
 
 def wire_account(
@@ -118,16 +114,7 @@ def wire_account(
         metrics=parts.metrics,
         files=parts.files,
     )
-    follower = MessageFollower(
-        matrix,
-        state,
-        conversation.feed,
-        memory,
-        parts.summaries,
-        dispatcher.spawn,
-        feedback.store if feedback else None,
-        conversation.settled,
-    )
+    follower = MessageFollower(matrix, state, conversation.feed)
     voice = (
         VoiceDesk(
             matrix,
@@ -141,27 +128,26 @@ def wire_account(
         if parts.transcriber is not None
         else None
     )
-    # The features of this process, each registering the kinds of decision it carries out
-    # (bot/inbox/decisions.py); those the config leaves out are None.
-    features: list[Feature | None] = [
+    # The features of this process, in one place (bot/features/feature.py): each registers
+    # the kinds of decision it carries out, follows edits and redactions in its stores,
+    # and drops what a room's retention no longer allows. Those the config leaves out
+    # are None.
+    listed: list[Feature | None] = [
         questions,
         HelpDesk(settings),
         SourcesDesk(settings),
         follower,
-        MemoryDesk(memory, settings) if memory is not None else None,
+        MemoryDesk(memory, settings, conversation.settled) if memory is not None else None,
         parts.summaries,
         parts.catchup,
         feedback,
         parts.files,
         voice,
     ]
+    features = [feature for feature in listed if feature is not None]
     for feature in features:
-        if feature is not None:
-            feature.register(dispatcher)
-    # What a redaction takes down besides the stores the follower empties.
-    for forget in (parts.files, voice):
-        if forget is not None:
-            follower.forgetters.append(forget.forget)
+        feature.register(dispatcher)
+    follower.features = [feature for feature in features if feature is not follower]
 
     workers = AnswerWorkers(
         state,
@@ -192,4 +178,4 @@ def wire_account(
     sync.on_left_out.append(conversation.leave_out)
     sync.on_synced.append(conversation.note_synced)
     sync.on_redaction.append(conversation.note_redacted)
-    return Wired(router, dispatcher, conversation, workers, sync)
+    return Wired(router, dispatcher, conversation, workers, sync, features)

@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Protocol
 
 from bot.features.answers.feed import Feed, FeedLine
+from bot.features.feature import Feature
 from bot.features.feedback.desk import FeedbackDesk
 from bot.inbox.audience import AudienceChanged
 from bot.inbox.decisions import AnswerQuestion, RefuseDevice
@@ -56,7 +57,7 @@ class FileReasons(Protocol):
         ...
 
 
-class QuestionDesk:
+class QuestionDesk(Feature):
     def __init__(
         self,
         matrix: MatrixAccount,

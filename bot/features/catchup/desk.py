@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 
 from bot.features.catchup.digests import Digest, DigestStore, describe_pause
 from bot.features.catchup.receipts import ReceiptStore
+from bot.features.feature import Feature
 from bot.features.summaries.lines import LineReader
 from bot.inbox.audience import Audiences
 from bot.inbox.decisions import Catchup
@@ -39,7 +40,7 @@ log = logging.getLogger(__name__)
 ROOM_WAIT_STEPS = 20
 
 
-class CatchupDesk:
+class CatchupDesk(Feature):
     def __init__(
         self,
         matrix: MatrixAccount,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.features.feature import Feature
 from bot.inbox.commands import build_command_reply, build_help, decide_abilities
 from bot.inbox.decisions import ExplainCommand, ShowHelp
 from bot.inbox.dispatcher import Dispatcher
@@ -9,7 +10,7 @@ from bot.inbox.reply import ReplyWriter
 from bot.settings_holder import SettingsHolder
 
 
-class HelpDesk:
+class HelpDesk(Feature):
     def __init__(self, settings: SettingsHolder) -> None:
         self.settings = settings
 

@@ -7,6 +7,7 @@ import json
 import logging
 import time
 
+from bot.features.feature import Feature
 from bot.features.feedback.commands import (
     build_export_record,
     build_feedback_reply,
@@ -31,7 +32,7 @@ log = logging.getLogger(__name__)
 DAY = 86_400
 
 
-class FeedbackDesk:
+class FeedbackDesk(Feature):
     def __init__(
         self,
         matrix: MatrixAccount,
@@ -84,6 +85,23 @@ class FeedbackDesk:
     ) -> None:
         """The vote's redaction: it counts no more."""
         await self.store.redact(event.room_id, withdrawal.vote_event)
+
+    async def forget_message(self, room_id: str, event_id: str, said_at: float | None) -> None:
+        """A redacted question or comment leaves the feedback records."""
+        await self.store.forget_event(room_id, event_id)
+
+    async def purge_room_before(self, room_id: str, cutoff: float) -> None:
+        await self.store.purge_room_before(room_id, cutoff)
+
+    async def purge_expired(self) -> None:
+        """Records older than `feedback.keep_days` go altogether."""
+        kept = self.settings.current.feedback.keep_days * 86400
+        removed = await self.store.purge_before(time.time() - kept)
+        if removed:
+            log.info("%d feedback records past feedback.keep_days removed", removed)
+
+    async def erase_freed(self) -> None:
+        await self.store.erase_freed()
 
     async def forget_answer_event(self, event_id: str) -> None:
         """A failure notice took the reply's place: reactions on it are no votes."""

@@ -23,6 +23,7 @@ import uuid
 from dataclasses import replace
 from datetime import UTC, datetime
 
+from bot.features.feature import Feature
 from bot.features.files.missing import decide_missing_file_reason
 from bot.features.files.store import FileStore, RoomFile
 from bot.inbox.decisions import KeepFile, SummarizeFile
@@ -62,7 +63,7 @@ def build_file_document_id(room_id: str, event_id: str, *, image: bool = False) 
     return f"{IMAGE_PREFIX if image else 'room-file/'}{room_key}/{event_id}"
 
 
-class FileKeeper:
+class FileKeeper(Feature):
     def __init__(
         self,
         matrix: MatrixAccount,
@@ -233,6 +234,12 @@ class FileKeeper:
             # Unknown counts as encrypted: it is then never posted where the server reads.
             encrypted=room.encrypted if room is not None else True,
         )
+
+    async def forget_message(self, room_id: str, event_id: str, said_at: float | None) -> None:
+        await self.forget(room_id, event_id)
+
+    async def purge_room_before(self, room_id: str, cutoff: float) -> None:
+        await self.purge_before(room_id, cutoff)
 
     async def forget(self, room_id: str, event_id: str) -> None:
         """A shared file's message was redacted: the file leaves the knowledge."""

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
+from bot.features.feature import Feature, FollowedEdit
 from bot.features.memory.commands import build_forgotten, build_memory_list, decide_forget
 from bot.inbox.decisions import Forget, ListMemories
 from bot.inbox.dispatcher import Dispatcher
@@ -12,10 +15,45 @@ from core.memory.memory import ConversationMemory
 from core.memory.store import Memory
 
 
-class MemoryDesk:
-    def __init__(self, memory: ConversationMemory, settings: SettingsHolder) -> None:
+class MemoryDesk(Feature):
+    """The memories and conversation turns of the rooms, and the rooms' history index
+    (core/memory): the commands that show and forget memories, and the life-cycle of
+    what they keep."""
+
+    def __init__(
+        self,
+        memory: ConversationMemory,
+        settings: SettingsHolder,
+        settled: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
         self.memory = memory
         self.settings = settings
+        # Waits until the lines before an edit or a redaction are in the history.
+        self.settled = settled
+
+    async def follow_edit(self, edit: FollowedEdit) -> None:
+        await self._settled()
+        await self.memory.follow_edit(
+            edit.room_id, edit.original, edit.sender, edit.text, edit.edit_event
+        )
+
+    async def forget_message(self, room_id: str, event_id: str, said_at: float | None) -> None:
+        """A redacted message leaves the history windows; the memories and conversation
+        turns made from it are forgotten."""
+        await self._settled()
+        await self.memory.follow_redaction(room_id, event_id, said_at)
+
+    async def purge_room_before(self, room_id: str, cutoff: float) -> None:
+        await self.memory.store.purge_turns_before(room_id, cutoff)
+        if self.memory.history is not None:
+            await self.memory.history.purge_before(room_id, cutoff)
+
+    async def erase_freed(self) -> None:
+        await self.memory.store.erase_freed()
+
+    async def _settled(self) -> None:
+        if self.settled is not None:
+            await self.settled()
 
     def register(self, dispatcher: Dispatcher) -> None:
         """The commands this feature runs."""

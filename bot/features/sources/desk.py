@@ -3,6 +3,7 @@ readers as they are now."""
 
 from __future__ import annotations
 
+from bot.features.feature import Feature
 from bot.features.sources.listing import build_sources_reply
 from bot.inbox.decisions import ListSources
 from bot.inbox.dispatcher import Dispatcher
@@ -11,7 +12,7 @@ from bot.settings_holder import SettingsHolder
 from core.ids import RoomID, UserID
 
 
-class SourcesDesk:
+class SourcesDesk(Feature):
     def __init__(self, settings: SettingsHolder) -> None:
         self.settings = settings
 

@@ -12,10 +12,11 @@ from datetime import datetime
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
+from bot.features.feature import Feature, FollowedEdit
 from bot.features.summaries.lines import LineReader
 from bot.inbox.audience import Audiences
 from bot.inbox.decisions import Ledger, Summarize
-from bot.inbox.dispatcher import Dispatcher
+from bot.inbox.dispatcher import Dispatcher, Spawn
 from bot.inbox.render import build_room_notice
 from bot.inbox.reply import ReplyWriter
 from bot.matrix.account import MatrixAccount
@@ -29,6 +30,7 @@ from core.ledger.entries import build_dated_entry, decide_listed
 from core.ledger.store import LedgerStore
 from core.ledger.text import Asked, build_ledger_text
 from core.metrics import Metrics
+from core.storage.database import StorageError
 from core.summaries.draft import SummaryLine
 from core.summaries.ledger_entries import LedgerEntry
 from core.summaries.ranges import (
@@ -51,7 +53,7 @@ MAX_REDACTED = 10_000
 MAX_REMAKES = 3
 
 
-class SummaryDesk:
+class SummaryDesk(Feature):
     def __init__(
         self,
         matrix: MatrixAccount,
@@ -66,6 +68,8 @@ class SummaryDesk:
         lines: LineReader | None = None,
     ) -> None:
         self.ledger = ledger
+        # Runs work the dispatcher's shutdown waits for (set when registered).
+        self._spawn: Spawn = asyncio.ensure_future
         # The rooms' lines: the store's and the homeserver's (or only the homeserver's).
         self.lines = lines or LineReader(matrix, settings)
         # Messages redacted lately, per room: a summary that read one while it was being
@@ -89,6 +93,43 @@ class SummaryDesk:
         ledger's `!decisions` and `!actions`."""
         dispatcher.on_command(Summarize, self.summarize, asks_model=True)
         dispatcher.on_command(Ledger, self.ledger_command)
+        self._spawn = dispatcher.spawn
+
+    async def follow_edit(self, edit: FollowedEdit) -> None:
+        """The ledger's entries made from a message its sender edited read its new text."""
+        if edit.by_sender:
+            await self.ledger.follow_edit(edit.room_id, edit.original, edit.text, edit.edit_event)
+
+    async def forget_message(self, room_id: str, event_id: str, said_at: float | None) -> None:
+        """A redacted message leaves the ledger, and the summaries that quote it or cover
+        when it was said are removed and made again without it (in the background:
+        summarising reads the homeserver and the model)."""
+        await self.ledger.forget_event(room_id, event_id)
+        self.note_redaction(room_id, event_id)
+        try:
+            removed = await self.forget_quoting(room_id, event_id, said_at)
+        except StorageError:
+            raise
+        except Exception:
+            log.exception("the summaries quoting a redacted message of %s stay", room_id)
+            return
+        if removed:
+            self._spawn(self._rebuild_logged(room_id, removed))
+
+    async def erase_freed(self) -> None:
+        await self.ledger.erase_freed()
+        if self.indexer is not None:
+            await self.indexer.catalog.erase_freed()
+
+    async def purge_room_before(self, room_id: str, cutoff: float) -> None:
+        await self.purge_before(room_id, cutoff)
+
+    async def _rebuild_logged(self, room_id: str, doc_ids: list[str]) -> None:
+        try:
+            await self.rebuild(room_id, doc_ids)
+        except Exception:
+            # The summaries are gone already; a later scheduled run covers new messages.
+            log.exception("summaries of %s could not be made again", room_id)
 
     async def summarize(self, reply: ReplyWriter, action: Summarize) -> None:
         """!summarize [time]: this room since the last summary, or this thread."""

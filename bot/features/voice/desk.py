@@ -17,6 +17,7 @@ from typing import Protocol
 
 from bot.features.answers.answering import QuestionDesk
 from bot.features.answers.conversation import Conversation
+from bot.features.feature import Feature
 from bot.inbox.decisions import AnswerQuestion, AnswerVoice, KeepVoice
 from bot.inbox.dispatcher import Dispatcher
 from bot.inbox.events import IncomingMessage
@@ -38,7 +39,7 @@ class Transcribing(Protocol):
     async def transcribe(self, audio: bytes, name: str, media_type: str) -> str: ...
 
 
-class VoiceDesk:
+class VoiceDesk(Feature):
     def __init__(
         self,
         matrix: MatrixAccount,
@@ -65,6 +66,9 @@ class VoiceDesk:
         background, and answered when addressed to the bot."""
         dispatcher.on_reply(AnswerVoice, self.answer)
         dispatcher.on_work(KeepVoice, self.keep, background=True)
+
+    async def forget_message(self, room_id: str, event_id: str, said_at: float | None) -> None:
+        await self.forget(room_id, event_id)
 
     async def forget(self, room_id: str, event_id: str) -> None:
         """A redacted voice message takes the transcript posted of it down with it (the

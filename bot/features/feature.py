@@ -1,0 +1,52 @@
+"""What every feature of the bot is: one life-cycle, so that adding a feature touches its
+own folder and the list in bot/runtime/wiring.py, nothing else.
+
+A feature registers the kinds of decision it carries out (bot/inbox/decisions.py) with
+the dispatcher; if it keeps text of the rooms' messages, it follows edits and redactions
+of them (bot/features/following calls every feature), drops what a room's retention no
+longer allows (bot/runtime/retention.py), and leaves no copy of removed text in its
+stores' files. Each hook does nothing unless the feature overrides it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.inbox.dispatcher import Dispatcher
+
+
+@dataclass(frozen=True)
+class FollowedEdit:
+    """An edit of a room's text message, as every feature follows it."""
+
+    room_id: str
+    original: str  # the edited message
+    sender: str  # who sent the edit
+    text: str  # the new text
+    edit_event: str
+    # The edit's sender sent the message it edits (others' edits are void where the
+    # original's author counts).
+    by_sender: bool
+
+
+class Feature:
+    """The hooks of a feature's life-cycle; override those the feature needs."""
+
+    def register(self, dispatcher: Dispatcher) -> None:
+        """Register the kinds of decision this feature carries out."""
+
+    async def follow_edit(self, edit: FollowedEdit) -> None:
+        """The new text of an edited message wherever this feature keeps the old."""
+
+    async def forget_message(self, room_id: str, event_id: str, said_at: float | None) -> None:
+        """A redacted message (sent at `said_at`, when known) leaves this feature's stores.
+        Raise StorageError to have the redaction followed again later."""
+
+    async def purge_room_before(self, room_id: str, cutoff: float) -> None:
+        """The room's `m.room.retention`: what was said before `cutoff` goes."""
+
+    async def purge_expired(self) -> None:
+        """What this feature's own settings keep no longer (run with the retention)."""
+
+    async def erase_freed(self) -> None:
+        """No copy of removed text left in this feature's stores' files."""
