@@ -12,6 +12,10 @@ from core.ids import EventID, RoomID, UserID
 FILE_MSGTYPES = frozenset({"m.file", "m.audio", "m.image"})
 
 
+# The messages that share a file a person could ask about.
+SHARED_FILE_MSGTYPES = frozenset({"m.file", "m.image", "m.video"})
+
+
 @dataclass(frozen=True)
 class Mentions:
     """The event's `m.mentions`; `present` is False for clients that do not send it."""

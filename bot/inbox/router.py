@@ -8,7 +8,13 @@ from typing import Any, Protocol
 
 from bot.inbox.commands import decide_summary_command, decide_summary_request
 from bot.inbox.decisions import Decision, RefuseDevice
-from bot.inbox.events import IncomingMessage, parse_message, parse_reaction, parse_redaction
+from bot.inbox.events import (
+    SHARED_FILE_MSGTYPES,
+    IncomingMessage,
+    parse_message,
+    parse_reaction,
+    parse_redaction,
+)
 from bot.inbox.mentions import BotIdentity, strip_mention
 from bot.inbox.routing import RoutingFacts, decide_event
 from bot.inbox.state import PendingEvent, StateStore
@@ -137,7 +143,8 @@ class Router:
             return ""
         source = await self.matrix.fetch_event(message.room_id, message.reply_to)
         replied = parse_message(source, message.room_id) if source else None
-        return message.reply_to if replied is not None and replied.msgtype == "m.file" else ""
+        shares_file = replied is not None and replied.msgtype in SHARED_FILE_MSGTYPES
+        return message.reply_to if shares_file else ""
 
     async def replied_to_bot(self, message: IncomingMessage) -> bool:
         return bool(message.reply_to) and await self.state.is_bot_message(message.reply_to or "")

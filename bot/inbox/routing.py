@@ -72,8 +72,8 @@ class RoutingFacts:
     keeps_files: bool = False
     # Voice messages are transcribed ([speech] is set, bot/features/voice).
     transcribes: bool = False
-    # The shared file the message replies to (looked up only for a reply that asks for a
-    # summary: "summarize this" replying to a file needs no mention).
+    # The shared file (or image, or video) the message replies to (looked up only for a
+    # reply that asks for a summary: "summarize this" replying to a file needs no mention).
     replied_file: str = ""
     # The room was upgraded into another (bot/features/upgrades): nothing is answered here.
     room_replaced: bool = False
@@ -191,7 +191,9 @@ def decide_command(name: str, args: str, thread_root: EventID, facts: RoutingFac
     match name:
         case "help":
             return ShowHelp(thread_root, facts.is_direct)
-        case "summarize" if facts.replied_file and facts.keeps_files:
+        case "summarize" if facts.replied_file:
+            # Summarised by the files feature, or told why it cannot be (files are not
+            # kept here, it was shared before they were, its kind is not read).
             return SummarizeFile(EventID(facts.replied_file), thread_root)
         case "summarize":
             return Summarize(args, thread_root)

@@ -232,13 +232,13 @@ CASES = {
         replace(BASE, body="summarize this", reply_to="$file"),
         ROOM,
         replace(FACTS, replied_file="$file"),
-        Summarize("", EventID("$q")),
+        SummarizeFile(EventID("$file"), EventID("$q")),
     ),
     "its German form as a plain reply to a file too": (
         replace(BASE, body="Fass das bitte zusammen", reply_to="$file"),
         ROOM,
         replace(FACTS, replied_file="$file"),
-        Summarize("", EventID("$q")),
+        SummarizeFile(EventID("$file"), EventID("$q")),
     ),
     "summarize this as a plain reply to a file where commands are off is left": (
         replace(BASE, body="summarize this", reply_to="$file"),
@@ -251,12 +251,6 @@ CASES = {
         ROOM,
         FACTS,
         Ignore("not addressed to the bot"),
-    ),
-    "summarize this replying to a file the room keeps is the file's summary": (
-        replace(BASE, body="summarize this", reply_to="$file"),
-        ROOM,
-        replace(FACTS, replied_file="$file", keeps_files=True),
-        SummarizeFile(EventID("$file"), EventID("$q")),
     ),
     "!summarize with a range replying to a kept file is the file's summary too": (
         replace(BASE, body="!summarize last week", reply_to="$file"),

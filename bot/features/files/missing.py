@@ -8,11 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from bot.inbox.events import SHARED_FILE_MSGTYPES
 from core import strings
 from core.knowledge.parse.extraction import decide_file_kind
-
-# The messages that share a file a person could ask about.
-SHARED_FILE_MSGTYPES = frozenset({"m.file", "m.image", "m.video"})
 
 
 def decide_missing_file_reason(content: Mapping[str, Any], files_kept: bool) -> str | None:
