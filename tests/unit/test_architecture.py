@@ -67,3 +67,15 @@ def test_the_contracts_fail_when_broken(tmp_path):
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())
     contracts = [contract["name"] for contract in config["tool"]["importlinter"]["contracts"]]
     assert all(f"{name} BROKEN" in result.stdout for name in contracts), result.stdout
+
+
+def test_the_formatter_is_not_fought():
+    """`ruff format` writes the code as it is: no more than a few `# fmt: skip` tables."""
+    markers = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for folder in ("bot", "core", "tests")
+        for path in (ROOT / folder).rglob("*.py")
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if line.rstrip().endswith("# fmt: skip")
+    ]
+    assert len(markers) < 30, markers
