@@ -198,9 +198,11 @@ REMEMBERED = {
 }
 FILE_NOT_SUMMARIZED = NOTICE_PREFIX + "I can't summarise that file: I hold no text of it."
 SOURCES_HEADER = "**What I answer from in this room**"
-SOURCES_LINE = "- `{name}`{about} ({rights})"
-SOURCES_PUBLIC = "public"
-SOURCES_CHECKED = "each document checked with {source} for everyone who reads the answer"
+SOURCES_PUBLIC = "- `{name}`{about} (public)"
+SOURCES_RESTRICTED = (
+    "- restricted collections of {source} ({count}): each document is used only when "
+    "{source} confirms that everyone who reads the answer may open it"
+)
 SOURCES_NONE = "- no document collection"
 SOURCES_PUBLIC_ONLY = (
     "Only public documents are used here: the room is set so, anyone may join it, or it has "

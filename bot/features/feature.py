@@ -10,23 +10,26 @@ stores' files. Each hook does nothing unless the feature overrides it.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from bot.inbox.dispatcher import Dispatcher
+from core.ids import EventID, RoomID, UserID
 
 
 @dataclass(frozen=True)
 class FollowedEdit:
     """An edit of a room's text message, as every feature follows it."""
 
-    room_id: str
-    original: str  # the edited message
-    sender: str  # who sent the edit
+    room_id: RoomID
+    original: EventID  # the edited message
+    sender: UserID  # who sent the edit
     text: str  # the new text
-    edit_event: str
-    # The edit's sender sent the message it edits (others' edits are void where the
-    # original's author counts).
-    by_sender: bool
+    edit_event: EventID
+    # Whether the edit's sender sent the message it edits (others' edits are void where
+    # the original's author counts): asked of the homeserver once, by the first feature
+    # that needs to know.
+    by_author: Callable[[], Awaitable[bool]]
 
 
 class Feature:
@@ -38,11 +41,13 @@ class Feature:
     async def follow_edit(self, edit: FollowedEdit) -> None:
         """The new text of an edited message wherever this feature keeps the old."""
 
-    async def forget_message(self, room_id: str, event_id: str, said_at: float | None) -> None:
+    async def forget_message(
+        self, room_id: RoomID, event_id: EventID, said_at: float | None
+    ) -> None:
         """A redacted message (sent at `said_at`, when known) leaves this feature's stores.
         Raise StorageError to have the redaction followed again later."""
 
-    async def purge_room_before(self, room_id: str, cutoff: float) -> None:
+    async def purge_room_before(self, room_id: RoomID, cutoff: float) -> None:
         """The room's `m.room.retention`: what was said before `cutoff` goes."""
 
     async def purge_expired(self) -> None:

@@ -4,18 +4,16 @@ is live), and the commands that ask the model count against the questions' rate 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from bot.inbox.commands import build_command_reply, decide_abilities
 from bot.inbox.decisions import Command, ExplainCommand, ShowHelp, decide_command_name
-from bot.inbox.reply import ReplyWriter
+from bot.inbox.reply import ReplyHandler, ReplyWriter
 from bot.settings_holder import SettingsHolder
 from core import strings
 from core.guardrails.rate_store import RateLimits
 
 D = TypeVar("D", bound=Command)
-ReplyHandler = Callable[[ReplyWriter, D], Awaitable[None]]
 
 
 class CommandGuard:

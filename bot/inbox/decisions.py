@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
-from typing import Any, Literal, assert_never, get_args
+from typing import Any, Literal, assert_never, get_args, get_origin, get_type_hints
 
-from core.ids import EventID
+from core.ids import EventID, UserID
 
 # --- Nothing to do ---------------------------------------------------------------------
 
@@ -94,6 +94,15 @@ class Catchup:
 
 
 @dataclass(frozen=True)
+class ScheduleDigest:
+    """`!catchup every …` or `!catchup off`: the sender's daily digest set or ended (no
+    model call: never refused by the rate limits)."""
+
+    request: str
+    thread_root: EventID
+
+
+@dataclass(frozen=True)
 class ListMemories:
     """`!memory`: what the bot remembers in this room."""
 
@@ -159,7 +168,7 @@ class Vote:
 
     sign: Literal["up", "down"]
     answer_event: EventID
-    voter: str
+    voter: UserID
     at_ms: int
 
 
@@ -207,13 +216,15 @@ Command = (
     | SummarizeFile
     | Ledger
     | Catchup
+    | ScheduleDigest
     | ListMemories
     | Forget
     | ReportFeedback
     | ListSources
 )
 # What the bot answers in the room (a reply), and what it only keeps or follows.
-Actionable = Command | AnswerQuestion | KeepFeedback | AnswerVoice | RefuseDevice
+Answered = AnswerQuestion | KeepFeedback | AnswerVoice | RefuseDevice
+Actionable = Command | Answered
 Bookkeeping = Vote | WithdrawVote | KeepFile | KeepVoice | FollowEdit | FollowRedaction
 Decision = Ignore | Actionable | Bookkeeping
 
@@ -238,6 +249,7 @@ def decide_handling(decision: Decision) -> Handling:
             | SummarizeFile()
             | Ledger()
             | Catchup()
+            | ScheduleDigest()
             | ListMemories()
             | Forget()
             | ReportFeedback()
@@ -261,7 +273,7 @@ def decide_command_name(command: Command) -> str:
             return "summarize"
         case Ledger(entries=entries):
             return f"{entries}s"
-        case Catchup():
+        case Catchup() | ScheduleDigest():
             return "catchup"
         case ListMemories():
             return "memory"
@@ -295,6 +307,9 @@ def decode_decision(data: Mapping[str, Any]) -> Decision | None:
     kind = DECISION_KINDS.get(str(stored.pop("kind", "")))
     if kind is None or set(stored) != {field.name for field in fields(kind)}:
         return None
+    for name, hint in get_type_hints(kind).items():
+        if get_origin(hint) is Literal and stored[name] not in get_args(hint):
+            return None  # a value this release does not have
     try:
         decision: Decision = kind(**stored)
     except TypeError:

@@ -1,5 +1,5 @@
 """Carries out the inbox's stored decisions, one event at a time, through the handlers
-the features registered (each feature's `register`, listed in bot/runtime/features.py):
+the features registered (each feature's `register`; the list is in bot/runtime/wiring.py):
 a reply handler for what is answered in the room (a question, a command, the comment
 after a 👎), a work handler for what is only kept or followed (a vote, an edit, a
 redaction). Which of the two a decision is, is one exhaustive match
@@ -23,6 +23,7 @@ from bot.inbox.audience import AudienceChanged, Audiences
 from bot.inbox.command_guard import CommandGuard
 from bot.inbox.decisions import (
     Actionable,
+    Answered,
     Bookkeeping,
     Command,
     Decision,
@@ -31,7 +32,7 @@ from bot.inbox.decisions import (
 )
 from bot.inbox.events import IncomingMessage, parse_message
 from bot.inbox.language import ReplyLanguages
-from bot.inbox.reply import ReplyWriter
+from bot.inbox.reply import ReplyHandler, ReplyWriter
 from bot.inbox.router import Router
 from bot.inbox.state import PendingEvent, StateStore
 from bot.logs import ANSWER_ID
@@ -57,11 +58,9 @@ BACKGROUND_RETRY_SECONDS = 5
 AUDIENCE_ATTEMPTS = 3
 
 Spawn = Callable[[Coroutine[Any, Any, None]], "asyncio.Task[None]"]
-R = TypeVar("R", bound=Actionable)
+R = TypeVar("R", bound=Answered)
 C = TypeVar("C", bound=Command)
 W = TypeVar("W", bound=Bookkeeping)
-# Writes into the reply to the event, given the decision (of the kind it registered for).
-ReplyHandler = Callable[[ReplyWriter, R], Awaitable[None]]
 # Keeps or follows what the event says; it has no reply.
 WorkHandler = Callable[[PendingEvent, IncomingMessage | None, W], Awaitable[None]]
 
@@ -103,7 +102,8 @@ class Dispatcher:
         self._handling: set[str] = set()
 
     def on_reply(self, kind: type[R], handler: ReplyHandler[R]) -> None:
-        """`handler` writes the reply to events decided as `kind`."""
+        """`handler` writes the reply to events decided as `kind` (a command registers
+        with `on_command`, which the commands' guard wraps)."""
         self._replies[kind] = handler
 
     def on_command(
@@ -112,10 +112,6 @@ class Dispatcher:
         """`handler` runs the command decided as `kind`, while the room allows commands;
         one that `asks_model` counts against the questions' rate limits."""
         self._replies[kind] = self.commands.guard(handler, asks_model=asks_model)
-
-    def handles(self) -> frozenset[type]:
-        """The kinds of decision some feature handles."""
-        return frozenset(self._replies) | frozenset(self._work)
 
     def on_work(self, kind: type[W], handler: WorkHandler[W], *, background: bool = False) -> None:
         """`handler` carries out events decided as `kind`; in the `background`, work that

@@ -19,6 +19,7 @@ import hashlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from bot.inbox.audience import AudienceChanged, RoomAudience
 from bot.inbox.events import IncomingMessage
@@ -33,6 +34,11 @@ from core.storage.database import StorageError
 log = logging.getLogger(__name__)
 
 STREAMING_MARK = " …"
+
+
+D = TypeVar("D")
+# Writes into the reply to an event, given its decision (of the kind it registered for).
+ReplyHandler = Callable[["ReplyWriter", D], Awaitable[None]]
 
 
 class ReplyWriter:

@@ -9,7 +9,6 @@ from typing import Any, Protocol
 from bot.inbox.commands import decide_summary_command, decide_summary_request
 from bot.inbox.decisions import Decision, RefuseDevice
 from bot.inbox.events import (
-    SHARED_FILE_MSGTYPES,
     IncomingMessage,
     parse_message,
     parse_reaction,
@@ -55,6 +54,8 @@ class Router:
         self.feedback = feedback
         # Voice messages are transcribed (a transcriber is wired).
         self.transcribes = False
+        # Shared files are read and summarised (the files feature is wired).
+        self.reads_files = False
         # Whether a room was upgraded into another (bot/features/upgrades).
         self.replaced: Callable[[str], bool] = lambda room_id: False
         # (room, device) told already that its messages are not acted on.
@@ -114,8 +115,8 @@ class Router:
         joined_ms, invited_as_direct = await state.joined_room(message.room_id)
         return RoutingFacts(
             not_before_ms=max(self.first_start_ms, joined_ms),
-            replied_to_bot=await self.replied_to_bot(message),
-            thread_has_bot=await self.thread_has_bot(message),
+            replied_to_bot=await self._replied_to_bot(message),
+            thread_has_bot=await self._thread_has_bot(message),
             is_direct=self._still_direct(message.room_id, invited_as_direct),
             ignored_users=frozenset(bot_settings.ignore_users),
             command_prefix=bot_settings.command_prefix,
@@ -123,7 +124,7 @@ class Router:
             and await feedback.asked(message.room_id, message.thread_root, message.sender),
             keeps_files=self.settings.current.room_files_collection() is not None,
             transcribes=self.transcribes,
-            replied_file=await self._file_replied_for_summary(message),
+            replied_file=await self._file_replied_for_summary(message) if self.reads_files else "",
             room_replaced=self.replaced(message.room_id),
             unverified_device=unverified is not None,
             device_told=(message.room_id, unverified) in self._told_devices,
@@ -143,13 +144,14 @@ class Router:
             return ""
         source = await self.matrix.fetch_event(message.room_id, message.reply_to)
         replied = parse_message(source, message.room_id) if source else None
-        shares_file = replied is not None and replied.msgtype in SHARED_FILE_MSGTYPES
-        return message.reply_to if shares_file else ""
+        # A file (not a photo or a video: "tl;dr?" replying to one is for the people
+        # who shared it).
+        return message.reply_to if replied is not None and replied.msgtype == "m.file" else ""
 
-    async def replied_to_bot(self, message: IncomingMessage) -> bool:
+    async def _replied_to_bot(self, message: IncomingMessage) -> bool:
         return bool(message.reply_to) and await self.state.is_bot_message(message.reply_to or "")
 
-    async def thread_has_bot(self, message: IncomingMessage) -> bool:
+    async def _thread_has_bot(self, message: IncomingMessage) -> bool:
         return bool(message.thread_root) and await self.state.bot_in_thread(
             message.room_id, message.thread_root or ""
         )

@@ -36,6 +36,7 @@ from bot.inbox.decisions import (
     ListSources,
     RefuseDevice,
     ReportFeedback,
+    ScheduleDigest,
     ShowHelp,
     Summarize,
     SummarizeFile,
@@ -46,7 +47,7 @@ from bot.inbox.events import IncomingMessage, parse_message, parse_reaction, par
 from bot.inbox.mentions import BotIdentity, is_mentioned, strip_mention, strip_reply_fallback
 from core.config import RoomSettings
 from core.feedback.votes import parse_vote
-from core.ids import EventID, RoomID
+from core.ids import EventID, RoomID, UserID
 from core.knowledge.parse.extraction import decide_file_kind
 
 TEXT_MSGTYPES = frozenset({"m.text", "m.emote"})
@@ -72,8 +73,9 @@ class RoutingFacts:
     keeps_files: bool = False
     # Voice messages are transcribed ([speech] is set, bot/features/voice).
     transcribes: bool = False
-    # The shared file (or image, or video) the message replies to (looked up only for a
-    # reply that asks for a summary: "summarize this" replying to a file needs no mention).
+    # The shared file the message replies to, when the files feature runs (looked up only
+    # for a reply that asks for a summary: "summarize this" replying to a file needs no
+    # mention).
     replied_file: str = ""
     # The room was upgraded into another (bot/features/upgrades): nothing is answered here.
     room_replaced: bool = False
@@ -201,6 +203,8 @@ def decide_command(name: str, args: str, thread_root: EventID, facts: RoutingFac
             return Ledger("decision", args, thread_root)
         case "actions":
             return Ledger("action", args, thread_root)
+        case "catchup" if args.lower().startswith("every") or args.lower() == "off":
+            return ScheduleDigest(args, thread_root)
         case "catchup":
             return Catchup(args, thread_root, facts.is_direct)
         case "memory":
@@ -230,7 +234,7 @@ def decide_event(
             return Ignore("a reaction that is no vote")
         if not facts.reacts_to_answer:
             return Ignore("not on an answer")
-        return Vote(sign, EventID(reaction.target), reaction.sender, reaction.timestamp_ms)
+        return Vote(sign, EventID(reaction.target), UserID(reaction.sender), reaction.timestamp_ms)
     redaction = parse_redaction(source)
     if redaction is not None:
         if facts.redacts_vote:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from bot.features.feature import Feature
 from bot.inbox.audience import Audiences
+from core.ids import RoomID
 from core.knowledge.search.vectors import KnowledgeUnavailable
 from core.storage.database import StorageError
 
@@ -27,7 +28,7 @@ async def run_retention(audiences: Audiences, features: Sequence[Feature]) -> No
             cutoff = audiences.clock() - lifetime
             try:
                 for feature in features:
-                    await feature.purge_room_before(room_id, cutoff)
+                    await feature.purge_room_before(RoomID(room_id), cutoff)
             except (StorageError, KnowledgeUnavailable) as exc:
                 log.warning("the retention of %s waits: %s", room_id, exc)
         for feature in features:

@@ -86,6 +86,7 @@ def wire_account(
     router = Router(matrix, state, settings, bot, first_start_ms, feedback)
     # As wired, not as the config says now: [speech] takes a restart.
     router.transcribes = parts.transcriber is not None
+    router.reads_files = parts.files is not None
     dispatcher = Dispatcher(
         matrix,
         state,

@@ -89,16 +89,16 @@ CASES = [
     Case(
         "the collections the room is answered from",
         "!sources",
-        ("`blog` (public)", "`handbook`: the staff handbook (each document checked with wiki"),
+        ("`blog` (public)", strings.SOURCES_RESTRICTED.format(source="wiki", count=1)),
         config=SOURCES,
-        lacks=(strings.SOURCES_PUBLIC_ONLY,),
+        lacks=(strings.SOURCES_PUBLIC_ONLY, "handbook"),
     ),
     Case(
         "a room set to public documents lists the public ones",
         "!sources",
         ("`blog` (public)", strings.SOURCES_PUBLIC_ONLY),
         config=SOURCES + '[rooms."!r"]\npublic_only = true\n',
-        lacks=("handbook",),
+        lacks=("handbook", "restricted collections"),
     ),
     Case("a command whose feature is off says so", "!feedback", (strings.TURNED_OFF,)),
 ]

@@ -18,9 +18,9 @@ from bot.inbox.decisions import (
     encode_decision,
 )
 from bot.inbox.routing import RoutingFacts, decide_command
-from core.ids import EventID
+from core.ids import EventID, UserID
 
-SAMPLE = {str: "x", int: 1, bool: True, EventID: EventID("$e")}
+SAMPLE = {str: "x", int: 1, bool: True, EventID: EventID("$e"), UserID: UserID("@u:h")}
 
 
 def _sample(kind: type) -> object:
@@ -45,6 +45,11 @@ def test_every_kind_is_carried_out_one_way_and_stored_as_it_is(kind):
     assert decode_decision(encode_decision(decision)) == decision  # type: ignore[arg-type]
 
 
+def test_a_stored_value_this_release_does_not_have_is_decided_again():
+    stored = {"kind": "Ledger", "entries": "risk", "request": "", "thread_root": "$q"}
+    assert decode_decision(stored) is None
+
+
 @pytest.mark.parametrize("name", COMMANDS)
 def test_every_command_decides_to_a_kind_that_names_it(name):
     decision = decide_command(name, "", EventID("$q"), RoutingFacts())
@@ -61,5 +66,6 @@ def test_every_command_kind_is_reached_by_some_command():
             )
         ),
         type(decide_command("deploy", "", EventID("$q"), RoutingFacts())),
+        type(decide_command("catchup", "every weekday 9:00", EventID("$q"), RoutingFacts())),
     }
     assert reached == set(typing.get_args(Command))

@@ -199,7 +199,9 @@ class QuestionDesk(Feature):
                 readers=audience.readers,
                 since=audience.own_since(),
             ),
-            is_direct=action.direct,
+            # Decided at sync time, and still so now: a third person who joined since (or
+            # while the answer was written: it is written again) reads it too.
+            is_direct=action.direct and len(audience.readers) <= 1,
             readers=tuple(sorted(audience.readers)),
             knowledge=audience.knowledge,
             plaintext_only=audience.plaintext_only,

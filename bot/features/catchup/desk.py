@@ -16,7 +16,7 @@ from bot.features.catchup.receipts import ReceiptStore
 from bot.features.feature import Feature
 from bot.features.summaries.lines import LineReader
 from bot.inbox.audience import Audiences
-from bot.inbox.decisions import Catchup
+from bot.inbox.decisions import Catchup, ScheduleDigest
 from bot.inbox.dispatcher import Dispatcher
 from bot.inbox.links import build_room_link
 from bot.inbox.render import build_room_notice
@@ -73,18 +73,24 @@ class CatchupDesk(Feature):
     def register(self, dispatcher: Dispatcher) -> None:
         """The command this feature runs: `!catchup` (it asks the model)."""
         dispatcher.on_command(Catchup, self.command, asks_model=True)
+        dispatcher.on_command(ScheduleDigest, self.schedule)
+
+    async def schedule(self, reply: ReplyWriter, action: ScheduleDigest) -> None:
+        """!catchup every …|off: the sender's daily digest."""
+        settings = self.settings.current
+        message = reply.message
+        timezone = settings.room(message.room_id).timezone
+        prefix = settings.bot.command_prefix
+        text = await self._schedule(message.sender, action.request.strip(), timezone, prefix)
+        await reply.finish(text)
 
     async def command(self, reply: ReplyWriter, action: Catchup) -> None:
-        """!catchup [since …]: what the sender missed, in a direct chat; `every …` and
-        `off` set the daily digest."""
+        """!catchup [since …]: what the sender missed, in a direct chat."""
         is_direct = action.direct
         settings = self.settings.current
         message = reply.message
         timezone = settings.room(message.room_id).timezone
         args, prefix = action.request.strip(), settings.bot.command_prefix
-        if args.lower().startswith("every") or args.lower() == "off":
-            await reply.finish(await self._schedule(message.sender, args, timezone, prefix))
-            return
         since: float | None = None
         if args:
             now = datetime.now(ZoneInfo(timezone))

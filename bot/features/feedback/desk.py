@@ -24,6 +24,7 @@ from bot.settings_holder import SettingsHolder
 from core import strings
 from core.feedback.records import build_answer_record
 from core.feedback.store import FeedbackStore
+from core.ids import EventID, RoomID
 from core.metrics import Metrics
 from core.requests import Answer, Request
 from core.storage.database import StorageError
@@ -86,11 +87,13 @@ class FeedbackDesk(Feature):
         """The vote's redaction: it counts no more."""
         await self.store.redact(event.room_id, withdrawal.vote_event)
 
-    async def forget_message(self, room_id: str, event_id: str, said_at: float | None) -> None:
+    async def forget_message(
+        self, room_id: RoomID, event_id: EventID, said_at: float | None
+    ) -> None:
         """A redacted question or comment leaves the feedback records."""
         await self.store.forget_event(room_id, event_id)
 
-    async def purge_room_before(self, room_id: str, cutoff: float) -> None:
+    async def purge_room_before(self, room_id: RoomID, cutoff: float) -> None:
         await self.store.purge_room_before(room_id, cutoff)
 
     async def purge_expired(self) -> None:

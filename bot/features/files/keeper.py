@@ -37,7 +37,7 @@ from bot.matrix.types import MatrixError, MediaTooLarge
 from bot.settings_holder import SettingsHolder
 from core import strings
 from core.i18n.dates import format_when
-from core.ids import RoomID
+from core.ids import EventID, RoomID
 from core.knowledge.documents import Document
 from core.knowledge.ingest.indexer import Indexer
 from core.knowledge.parse.extraction import Extracted, Unreadable, decide_file_kind, describe_reason
@@ -235,10 +235,12 @@ class FileKeeper(Feature):
             encrypted=room.encrypted if room is not None else True,
         )
 
-    async def forget_message(self, room_id: str, event_id: str, said_at: float | None) -> None:
+    async def forget_message(
+        self, room_id: RoomID, event_id: EventID, said_at: float | None
+    ) -> None:
         await self.forget(room_id, event_id)
 
-    async def purge_room_before(self, room_id: str, cutoff: float) -> None:
+    async def purge_room_before(self, room_id: RoomID, cutoff: float) -> None:
         await self.purge_before(room_id, cutoff)
 
     async def forget(self, room_id: str, event_id: str) -> None:
@@ -246,9 +248,11 @@ class FileKeeper(Feature):
         known = await self.store.room_file(event_id)
         if known is None or known.room != room_id:
             return  # no file, or one of another room (a redaction cannot reach it)
-        record = await self.store.forget_file(event_id)
-        if record is not None and record.doc_id:
-            await self.indexer.delete(record.collection, record.doc_id)
+        # The vectors first: when the knowledge is away, the record stays, and the
+        # redaction (pending) finds it again.
+        if known.doc_id:
+            await self.indexer.delete(known.collection, known.doc_id)
+        await self.store.forget_file(event_id)
 
     async def purge_before(self, room_id: str, cutoff: float) -> None:
         """The room's retention: files shared before `cutoff` leave the knowledge."""

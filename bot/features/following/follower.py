@@ -13,10 +13,8 @@ follows: one dependency must not keep the others from forgetting.
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any
+from collections.abc import Awaitable
 
 from bot.features.answers.feed import Feed
 from bot.features.feature import Feature, FollowedEdit
@@ -26,17 +24,18 @@ from bot.inbox.events import IncomingMessage
 from bot.inbox.mentions import strip_reply_fallback
 from bot.inbox.state import PendingEvent, StateStore
 from bot.matrix.account import MatrixAccount
+from core.ids import EventID, RoomID
+from core.knowledge.search.vectors import KnowledgeUnavailable
 from core.storage.database import StorageError
 
 log = logging.getLogger(__name__)
-Spawn = Callable[[Coroutine[Any, Any, None]], asyncio.Task[None]]
 
 
 async def _step(what: str, work: Awaitable[object]) -> None:
     try:
         await work
-    except StorageError:
-        raise
+    except (StorageError, KnowledgeUnavailable):
+        raise  # an outage: the event stays pending and is followed again
     except Exception:
         log.exception("following a changed message: %s failed", what)
 
@@ -74,8 +73,15 @@ class MessageFollower(Feature):
         room, original = message.room_id, message.replaces
         text = strip_reply_fallback(message.body).strip()
         self.feed.follow(room, original, message.sender, text)
+        by_author: list[bool] = []
+
+        async def sent_by_author() -> bool:
+            if not by_author:
+                by_author.append(await self._sent_by(message))
+            return by_author[0]
+
         edit = FollowedEdit(
-            room, original, message.sender, text, message.event_id, await self._sent_by(message)
+            RoomID(room), original, message.sender, text, message.event_id, sent_by_author
         )
         for feature in self.features:
             await _step(type(feature).__name__, feature.follow_edit(edit))
@@ -92,7 +98,10 @@ class MessageFollower(Feature):
         said = await self._said_at(room_id, event_id)
         try:
             for feature in self.features:
-                await _step(type(feature).__name__, feature.forget_message(room_id, event_id, said))
+                await _step(
+                    type(feature).__name__,
+                    feature.forget_message(RoomID(room_id), EventID(event_id), said),
+                )
         finally:
             # No copy of the removed text left in the stores' files (SQLite's journal).
             await self.state.erase_freed()

@@ -11,6 +11,7 @@ from bot.inbox.dispatcher import Dispatcher
 from bot.inbox.reply import ReplyWriter
 from bot.settings_holder import SettingsHolder
 from core import strings
+from core.ids import EventID, RoomID
 from core.memory.memory import ConversationMemory
 from core.memory.store import Memory
 
@@ -37,13 +38,15 @@ class MemoryDesk(Feature):
             edit.room_id, edit.original, edit.sender, edit.text, edit.edit_event
         )
 
-    async def forget_message(self, room_id: str, event_id: str, said_at: float | None) -> None:
+    async def forget_message(
+        self, room_id: RoomID, event_id: EventID, said_at: float | None
+    ) -> None:
         """A redacted message leaves the history windows; the memories and conversation
         turns made from it are forgotten."""
         await self._settled()
         await self.memory.follow_redaction(room_id, event_id, said_at)
 
-    async def purge_room_before(self, room_id: str, cutoff: float) -> None:
+    async def purge_room_before(self, room_id: RoomID, cutoff: float) -> None:
         await self.memory.store.purge_turns_before(room_id, cutoff)
         if self.memory.history is not None:
             await self.memory.history.purge_before(room_id, cutoff)

@@ -27,7 +27,8 @@ class SourcesDesk(Feature):
             RoomID(message.room_id),
             UserID(message.sender),
             tuple(sorted(audience.readers)) if audience else (),
-            is_direct=decision.direct,
+            # Decided at sync time, and still so for the readers as they are now.
+            is_direct=decision.direct and audience is not None and len(audience.readers) <= 1,
             open_room=audience.open_room if audience else True,
         )
         await reply.finish(text)

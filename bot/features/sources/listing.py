@@ -4,6 +4,8 @@ its summaries, its discussion."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 from core import strings
 from core.config import Settings
 from core.ids import RoomID, UserID
@@ -35,16 +37,20 @@ def build_sources_reply(
     # The rooms' own collections are listed as the room's, not as documents.
     own = {settings.room_files_collection(), settings.summaries.collection} - {None}
     lines = [strings.SOURCES_HEADER]
+    # Restricted collections are counted per source application, not named: their names
+    # and descriptions are the admins' words about documents some readers may not open.
+    restricted = Counter[str]()
     for name, collection in sorted(settings.collections.items()):
-        if name in own or (audience.public_only and not collection.public):
+        if name in own:
             continue
-        rights = (
-            strings.SOURCES_PUBLIC
-            if collection.public
-            else strings.SOURCES_CHECKED.format(source=collection.source)
-        )
+        if not collection.public:
+            restricted[collection.source] += 0 if audience.public_only else 1
+            continue
         about = f": {collection.description}" if collection.description else ""
-        lines.append(strings.SOURCES_LINE.format(name=name, about=about, rights=rights))
+        lines.append(strings.SOURCES_PUBLIC.format(name=name, about=about))
+    for source, count in sorted(restricted.items()):
+        if count:
+            lines.append(strings.SOURCES_RESTRICTED.format(source=source, count=count))
     if len(lines) == 1:
         lines.append(strings.SOURCES_NONE)
     if audience.public_only:

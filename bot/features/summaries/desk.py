@@ -23,7 +23,7 @@ from bot.matrix.account import MatrixAccount
 from bot.settings_holder import SettingsHolder
 from core import strings
 from core.i18n.language import speaking
-from core.ids import RoomID
+from core.ids import EventID, RoomID
 from core.knowledge.documents import Document
 from core.knowledge.ingest.indexer import Indexer
 from core.ledger.entries import build_dated_entry, decide_listed
@@ -97,14 +97,21 @@ class SummaryDesk(Feature):
 
     async def follow_edit(self, edit: FollowedEdit) -> None:
         """The ledger's entries made from a message its sender edited read its new text."""
-        if edit.by_sender:
+        if await edit.by_author():
             await self.ledger.follow_edit(edit.room_id, edit.original, edit.text, edit.edit_event)
 
-    async def forget_message(self, room_id: str, event_id: str, said_at: float | None) -> None:
+    async def forget_message(
+        self, room_id: RoomID, event_id: EventID, said_at: float | None
+    ) -> None:
         """A redacted message leaves the ledger, and the summaries that quote it or cover
         when it was said are removed and made again without it (in the background:
         summarising reads the homeserver and the model)."""
-        await self.ledger.forget_event(room_id, event_id)
+        try:
+            await self.ledger.forget_event(room_id, event_id)
+        except StorageError:
+            raise
+        except Exception:
+            log.exception("the ledger entries of a redacted message of %s stay", room_id)
         self.note_redaction(room_id, event_id)
         try:
             removed = await self.forget_quoting(room_id, event_id, said_at)
@@ -121,7 +128,7 @@ class SummaryDesk(Feature):
         if self.indexer is not None:
             await self.indexer.catalog.erase_freed()
 
-    async def purge_room_before(self, room_id: str, cutoff: float) -> None:
+    async def purge_room_before(self, room_id: RoomID, cutoff: float) -> None:
         await self.purge_before(room_id, cutoff)
 
     async def _rebuild_logged(self, room_id: str, doc_ids: list[str]) -> None:

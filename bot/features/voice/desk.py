@@ -30,6 +30,7 @@ from bot.matrix.types import MatrixError
 from bot.settings_holder import SettingsHolder
 from core import strings
 from core.i18n.language import LANGUAGE
+from core.ids import EventID, RoomID
 from core.speech import SpeechError
 
 log = logging.getLogger(__name__)
@@ -67,7 +68,9 @@ class VoiceDesk(Feature):
         dispatcher.on_reply(AnswerVoice, self.answer)
         dispatcher.on_work(KeepVoice, self.keep, background=True)
 
-    async def forget_message(self, room_id: str, event_id: str, said_at: float | None) -> None:
+    async def forget_message(
+        self, room_id: RoomID, event_id: EventID, said_at: float | None
+    ) -> None:
         await self.forget(room_id, event_id)
 
     async def forget(self, room_id: str, event_id: str) -> None:
