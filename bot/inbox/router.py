@@ -30,7 +30,7 @@ class FeedbackFacts(Protocol):
         """The bot asked this person in this thread what was wrong with an answer."""
         ...
 
-    async def is_answer(self, event_id: str) -> bool: ...
+    async def is_answer(self, room_id: str, event_id: str) -> bool: ...
     async def is_vote(self, room_id: str, event_id: str) -> bool:
         """The event is a vote on one of this room's answers."""
         ...
@@ -99,7 +99,8 @@ class Router:
             return RoutingFacts()
         reaction, redaction = parse_reaction(source), parse_redaction(source)
         return RoutingFacts(
-            reacts_to_answer=reaction is not None and await feedback.is_answer(reaction.target),
+            reacts_to_answer=reaction is not None
+            and await feedback.is_answer(room_id, reaction.target),
             # A vote of this room's answers only: a redaction names its target by id alone.
             redacts_vote=(
                 redaction is not None and await feedback.is_vote(room_id, redaction.redacts)

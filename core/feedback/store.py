@@ -202,7 +202,7 @@ class FeedbackStore(Protocol):
     async def store_answer(self, record: AnswerRecord) -> None: ...
     async def note_answer_event(self, event_id: str, answer_id: str) -> None: ...
     async def forget_answer_event(self, event_id: str) -> None: ...
-    async def answer_of_event(self, event_id: str) -> str | None: ...
+    async def answer_of_event(self, event_id: str, room: str | None = None) -> str | None: ...
     async def is_reaction(self, room: str, event_id: str) -> bool: ...
     async def add_reaction(
         self, event_id: str, answer_id: str, user: str, vote: Vote, ts: float
@@ -295,9 +295,15 @@ class SqlFeedbackStore(SqlStore):
         reactions on it are no votes."""
         await self.db.execute("DELETE FROM answer_events WHERE event_id = ?", event_id)
 
-    async def answer_of_event(self, event_id: str) -> str | None:
-        query = "SELECT answer_id FROM answer_events WHERE event_id = ?"
-        return await self.db.fetchval(query, event_id)
+    async def answer_of_event(self, event_id: str, room: str | None = None) -> str | None:
+        """The answer a message of the bot holds; with `room`, only an answer of that room
+        (or one not recorded yet): a reaction names its target by event id alone."""
+        if room is None:
+            query = "SELECT answer_id FROM answer_events WHERE event_id = ?"
+            return await self.db.fetchval(query, event_id)
+        of_room = _of_no_other_room("answer_events")
+        query = f"SELECT answer_id FROM answer_events WHERE event_id = ? AND {of_room}"
+        return await self.db.fetchval(query, event_id, room)
 
     async def is_reaction(self, room: str, event_id: str) -> bool:
         """Whether the event is a vote on one of the room's answers."""

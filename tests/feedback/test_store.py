@@ -57,6 +57,17 @@ async def test_a_persons_latest_reaction_counts_once_and_a_removal_brings_back_t
     assert await store.document_votes() == {}
 
 
+async def test_an_answer_takes_votes_only_from_its_own_room(store):
+    """A reaction names the answer by event id alone: one sent in another room on that
+    id (a bridge, a crafted event) is no vote on the answer."""
+    await store.note_answer_event("$event-a1", "a1")
+    # Sent, not recorded yet: its room is not known, and a vote is not turned away.
+    assert await store.answer_of_event("$event-a1", room="!team") == "a1"
+    await store.store_answer(record("a1", "!team", TRAVEL))
+    assert await store.answer_of_event("$event-a1", room="!team") == "a1"
+    assert await store.answer_of_event("$event-a1", room="!elsewhere") is None
+
+
 async def test_votes_comments_and_traces_survive_reopening(store, open_database):
     await store.store_answer(record("a1", "!team", TRAVEL))
     await store.add_reaction("$r1", "a1", "@bob:x", "down", 10.0)

@@ -48,9 +48,10 @@ class FeedbackDesk(Feature):
         self.settings = settings
         self.metrics = metrics
 
-    async def is_answer(self, event_id: str) -> bool:
-        """Whether the event is one of the bot's answers (a reaction to it is a vote)."""
-        return await self.store.answer_of_event(event_id) is not None
+    async def is_answer(self, room_id: str, event_id: str) -> bool:
+        """Whether the event is one of the bot's answers in this room (a reaction to it
+        is a vote)."""
+        return await self.store.answer_of_event(event_id, room=room_id) is not None
 
     async def is_vote(self, room_id: str, event_id: str) -> bool:
         return await self.store.is_reaction(room_id, event_id)
@@ -69,7 +70,7 @@ class FeedbackDesk(Feature):
         """A 👍 or 👎 on an answer; after a 👎, the question what was wrong (when the
         config asks it). A store that fails leaves the vote pending, taken again
         shortly (see bot/inbox/workers.py)."""
-        answer_id = await self.store.answer_of_event(vote.answer_event)
+        answer_id = await self.store.answer_of_event(vote.answer_event, room=event.room_id)
         if answer_id is None:
             return  # the answer was replaced by a failure notice since the vote came
         vote_event = str(event.source.get("event_id", ""))
