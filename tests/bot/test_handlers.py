@@ -87,12 +87,3 @@ async def test_a_command_gets_its_reply(tmp_path, case: Case):
         for part in case.says:
             assert part in body, body
         assert bot.answerer.requests == [], "a command is no question to the answerer"
-
-
-async def test_help_lists_the_commands_of_the_room(tmp_path):
-    """`!help` said plainly, with no mention: the commands, and how to ask."""
-    async with running_bot(tmp_path) as bot:
-        bot.account.add_room("!r", [ANN])
-        command = bot.account.say("!r", ANN, "!help")
-        help_text = (await bot.reply_to(command["event_id"])).content["body"]
-        assert "!help" in help_text and "Mention me" in help_text
