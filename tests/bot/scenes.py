@@ -1,7 +1,8 @@
 """People in rooms with the bot on a FakeAccount, as their clients would act: they say,
 reply, react, edit, redact and invite; and the bot's messages read as they would see
-them. Built on tests/bot/harness.py's public helpers only (`running_bot`, `Bot`,
-`eventually`)."""
+them. Built on tests/bot/harness.py's public helpers (`running_bot`, `Bot`,
+`eventually`); `running_rooms` also runs the history keeper that running_bot leaves out,
+found among the live objects (see there)."""
 
 from __future__ import annotations
 
@@ -149,11 +150,6 @@ def replies(bot: Bot, event_id: str) -> list[Written]:
         if written.content.get("m.relates_to", {}).get("m.in_reply_to", {}).get("event_id")
         == event_id
     ]
-
-
-def texts(bot: Bot, room: str) -> list[str]:
-    """Everything the bot wrote in `room`, edits too, as text."""
-    return [str(written.content) for written in bot.account.messages(room)]
 
 
 async def written(bot: Bot, found: Callable[[Written], bool], timeout: float = 10.0) -> Written:
