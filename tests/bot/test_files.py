@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 from bot.features.files.keeper import FileKeeper
 from bot.features.files.store import SqlFileStore
@@ -20,6 +21,7 @@ from core.knowledge.parse.extraction import Extracted, Unreadable
 from core.knowledge.search.vectors import KnowledgeUnavailable
 from core.storage.sqlite import SqliteDatabase
 from tests.bot.harness import CONFIG, FileReading, eventually, running_bot
+from tests.bot.scenes import ALICE, ask, posted, reply_to, running_rooms, say
 
 ANN, BEN = "@ann:fake.test", "@ben:fake.test"
 FILES = """
@@ -292,3 +294,78 @@ async def test_questions_waiting_for_a_file_hold_half_the_answer_workers_at_most
         assert answered.content.get("m.new_content", answered.content)["body"].endswith(
             "Answer to: what do the notes say?"
         )
+
+
+@dataclass
+class CatalogedDocuments(KeptDocuments):
+    """Kept documents whose text is one passage each in the catalog that a file's summary
+    reads (a row as core/knowledge/search/catalog.py gives it, HIT_COLUMNS)."""
+
+    @property
+    def catalog(self) -> CatalogedDocuments:
+        return self
+
+    async def document(self, collection: str, doc_id: str) -> SimpleNamespace | None:
+        return SimpleNamespace(chunk_count=1) if doc_id in self.documents else None
+
+    async def chunks_at(self, collection: str, doc_id: str, positions: object) -> list[tuple]:
+        d = self.documents[doc_id]
+        text = (d.title, d.url, "", d.content)  # title, url, heading, text
+        return [(f"{doc_id}:0", collection, doc_id, "matrix", *text, 0, None, d.room, 1, None)]
+
+
+def share_pdf(bot, room: str, n: int, text: str) -> str:
+    """alice shares `text` as travel-policy.pdf (the n-th upload)."""
+    url = f"mxc://fake.test/pdf-{n}"
+    bot.account.media[url] = text.encode()
+    return say(
+        bot,
+        room,
+        ALICE,
+        "travel-policy.pdf",
+        msgtype="m.file",
+        url=url,
+        filename="travel-policy.pdf",
+        info={"mimetype": "application/pdf"},
+    )
+
+
+async def test_a_file_the_bot_never_read_says_why_and_summarize_this_needs_no_mention(tmp_path):
+    """Issue 48: a question replying to a PDF got "I found nothing about this" when files
+    were off, and again for a file shared before they were turned on; "summarize this"
+    as a plain reply to a file was ignored."""
+    reader, kept = HeldReader(), CatalogedDocuments()
+    reader.go.set()
+    policy = "Hotels. A night costs at most 140 euros in Paris."
+    question = "how much may a hotel night cost in Paris?"
+    async with running_rooms(tmp_path, files=FileReading(reader, kept)) as bot:
+        bot.account.add_room("!r", [ALICE])
+        early = share_pdf(bot, "!r", 1, policy)
+        not_kept = strings.FILE_NOT_KEPT_HERE.format(name="travel-policy.pdf")
+        assert (await ask(bot, "!r", ALICE, question, reply_to=early))["body"] == not_kept
+        plain = say(bot, "!r", ALICE, "summarize this", reply_to=early)
+        assert (await reply_to(bot, plain))["body"] == not_kept
+
+        # An admin turns files on while the bot runs.
+        bot.settings.current = parse_config(
+            CONFIG + FILES, origin="bot.toml", env={"BOT_PASSWORD": "x"}, base_dir=tmp_path
+        )
+        answer = await ask(bot, "!r", ALICE, question, reply_to=early)
+        assert answer["body"] == strings.FILE_SHARED_EARLIER.format(name="travel-policy.pdf")
+
+        again = share_pdf(bot, "!r", 2, policy)
+        answer = await ask(bot, "!r", ALICE, question, reply_to=again)
+        assert answer["body"].endswith(f"Answer to: {question}"), answer["body"]
+        [document] = kept.documents.values()
+        assert policy in document.content
+        assert bot.answerer.requests[-1].focus == ("room-files", document.id), "from the file"
+        plain = say(bot, "!r", ALICE, "summarize this", reply_to=again)
+        summary = (await reply_to(bot, plain))["body"]
+        assert summary.startswith("Summary of “travel-policy.pdf”"), summary
+        assert "140 euros" in summary, "its passages, in their own words"
+        # A plain reply to someone's text is theirs, not the bot's: the sentinel comes first.
+        said = say(bot, "!r", ALICE, "Lunch at noon?")
+        say(bot, "!r", ALICE, "summarize this", reply_to=said)
+        await ask(bot, "!r", ALICE, "what is the hotel limit in Paris?")
+        summaries = [w for w in posted(bot, "!r") if "Summary" in str(w.content)]
+        assert len(summaries) == 1, "only the file's summary"

@@ -5,7 +5,10 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
+from core import strings
+from core.speech import SpeechError
 from tests.bot.harness import eventually, running_bot
+from tests.bot.scenes import ALICE, content_of, direct_chat, invites, replies, written
 
 ANN, BEN = "@ann:fake.test", "@ben:fake.test"
 SPEECH = '[speech]\nurl = "http://127.0.0.1:1/v1"\n'
@@ -17,11 +20,15 @@ class Transcripts:
 
     heard: list[str] = field(default_factory=list)
     go: asyncio.Event | None = None
+    # The endpoint fails, as a transcription server that is down does.
+    fail: bool = False
 
     async def transcribe(self, audio: bytes, name: str, media_type: str) -> str:
         self.heard.append(name)
         if self.go is not None:
             await self.go.wait()
+        if self.fail:
+            raise SpeechError("the transcription endpoint answered 503")
         return audio.decode()
 
 
@@ -159,3 +166,45 @@ async def test_a_voice_message_redacted_after_its_transcript_was_posted_takes_it
         assert taken.content["reason"] == strings.TRANSCRIPT_TAKEN_BACK
         await bot.reply_to(bot.ask("!r", BEN, "what is the door code?"))
         assert all("4711" not in line.text for line in bot.answerer.requests[0].recent)
+
+
+async def test_a_voice_message_in_a_direct_chat_is_transcribed_and_answered(tmp_path):
+    transcripts = Transcripts()
+    config = invites(ALICE, extra=SPEECH + '[room_defaults]\ntranscribe = "reply"\n')
+    async with running_bot(tmp_path, config, transcriber=transcripts) as bot:
+        direct = await direct_chat(bot, "!dm", ALICE)
+
+        def voice_message(n: int, words: str) -> str:
+            url = f"mxc://fake.test/voice-{n}"
+            bot.account.media[url] = words.encode()
+            return bot.account.say(
+                direct,
+                ALICE,
+                "Voice message",
+                msgtype="m.audio",
+                url=url,
+                filename="voice.wav",
+                info={"mimetype": "audio/wav"},
+                **{"org.matrix.msc3245.voice": {}},
+            )["event_id"]
+
+        voice = voice_message(1, "How are trains booked?")
+
+        def transcript(w) -> bool:
+            return "Transcript:" in w.content.get("body", "")
+
+        # The transcript is answered as the question, in reply to the voice message.
+        answer = await written(bot, lambda w: "Answer to:" in content_of(w).get("body", ""))
+        assert content_of(answer)["body"] == "Answer to: How are trains booked?"
+        answered = [w.event_id for w in replies(bot, voice) if not transcript(w)]
+        relates = answer.content.get("m.relates_to", {})
+        assert answer.event_id in answered or relates.get("event_id") in answered
+        [posted] = [w for w in replies(bot, voice) if transcript(w)]
+        assert "How are trains booked?" in posted.content["body"]
+        assert transcripts.heard == ["voice.wav"]
+
+        transcripts.fail = True
+        failing = voice_message(2, "And hotels?")
+        notice = await written(bot, lambda w: w in replies(bot, failing))
+        assert notice.content["body"] == strings.VOICE_FAILED
+        assert len(bot.answerer.requests) == 1, "nothing heard, nothing asked"

@@ -1,14 +1,15 @@
 """Files shared in rooms become the room's knowledge, on a real homeserver: real PDF and
-Word files, uploaded encrypted by a real client, downloaded and decrypted by the bot."""
+Word files, uploaded encrypted by a real client, downloaded and decrypted by the bot.
+(What the bot says of a file it never read, and "summarize this" replying to one:
+tests/bot/test_files.py; a voice message transcribed and answered: tests/bot/test_voice.py.)"""
 
 from __future__ import annotations
 
 import pytest
 
 from bot.dev.synapse import free_port
-from core import strings
-from tests.e2e.people import Person, from_user, replies_to
-from tests.e2e.scripted import ask, finished_reply, llm_config, reading_model
+from tests.e2e.people import Person
+from tests.e2e.scripted import ask, llm_config, reading_model
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import knowledge_config, put
 from tests.e2e.test_summaries import chat_model
@@ -18,7 +19,6 @@ from tests.support.files import (
     make_picture,
     make_scanned_pdf,
     make_scanned_text_pdf,
-    make_wav,
     render_text_image,
 )
 
@@ -97,51 +97,6 @@ async def test_a_pdf_shared_in_an_encrypted_room_is_answered_from_with_its_page(
     assert "140 euros" not in answer["body"] and "travel-policy.pdf" not in answer["body"]
 
 
-async def test_a_voice_message_in_a_direct_chat_is_transcribed_and_answered(
-    people, bot, llm, speech
-):
-    alice = await people("alice")
-    llm.respond = reading_model
-    port = free_port()
-    bot.write_config(
-        knowledge_config(port)
-        + llm_config(llm)
-        + f'[speech]\nurl = "{speech.url}"\nmodel = "whisper-large-v3"\n'
-        + '[room_defaults]\ntranscribe = "reply"\n',
-        allowed_users=[alice.user_id],
-    )
-    await bot.start()
-    await put(
-        port,
-        "handbook",
-        "travel",
-        {
-            "title": "Travel policy",
-            "content": "Trains are booked through Travelink, in second class.",
-        },
-    )
-    direct = await room_with_bot(alice, bot, encrypted=True, direct=True)
-    recording = make_wav(pitch=440)
-    speech.say(recording, "How are trains booked?")
-    voice = await alice.share_file(direct, recording, "voice.wav", "audio/wav", voice=True)
-
-    def answering(event: dict) -> bool:
-        return replies_to(voice)(event) and "Transcript:" not in event["content"]["body"]
-
-    answer = await finished_reply(alice, direct, answering)
-    assert "Travelink" in answer["body"]
-    transcript = alice.seen(direct, lambda e: "Transcript:" in e.get("content", {}).get("body", ""))
-    assert transcript and "How are trains booked?" in transcript[0]["content"]["body"]
-    assert speech.requests[0][:2] == ("whisper-large-v3", "voice.wav")
-
-    speech.fail = True
-    failing = await alice.share_file(
-        direct, make_wav(pitch=660), "voice.wav", "audio/wav", voice=True
-    )
-    notice = await alice.wait_for(direct, replies_to(failing), timeout=60)
-    assert notice["content"]["body"] == strings.VOICE_FAILED
-
-
 async def test_a_question_replying_to_a_file_is_answered_from_that_file_first(people, bot, llm):
     """Two versions of the hotel rules: the one replied to is the one answered from."""
     alice = await people("alice")
@@ -162,53 +117,6 @@ async def test_a_question_replying_to_a_file_is_answered_from_that_file_first(pe
             alice, room, "how much may a hotel night cost in Paris?", bot, event
         )
         assert f"{cost} euros" in answer["body"].split("**Sources**")[0], answer["body"]
-
-
-async def test_a_file_the_bot_never_read_says_why_and_summarize_this_needs_no_mention(
-    people, bot, llm
-):
-    """Issue 48: a question replying to a PDF got "I found nothing about this" when files
-    were off, and again for a file shared before they were turned on; "summarize this"
-    as a plain reply to a file was ignored."""
-    alice = await people("alice")
-    llm.respond = chat_model
-    admin_room = await alice.create_room([bot.user_id])
-    port = free_port()
-    base = knowledge_config(port) + llm_config(llm)
-    bot.write_config(base, allowed_users=[alice.user_id], admin_room=admin_room)
-    await bot.start()
-    room = await room_with_bot(alice, bot)
-    early = await alice.share_file(room, make_pdf(), "travel-policy.pdf", PDF)
-
-    answer = await ask(
-        alice, room, "how much may a hotel night cost in Paris?", bot, reply_to=early
-    )
-    assert answer["body"] == strings.FILE_NOT_KEPT_HERE.format(name="travel-policy.pdf")
-    plain = await alice.say(room, "summarize this", reply_to=early)
-    answer = await finished_reply(alice, room, replies_to(plain))
-    assert answer["body"] == strings.FILE_NOT_KEPT_HERE.format(name="travel-policy.pdf")
-
-    # An admin turns files on while the bot runs.
-    bot.write_config(base + FILES, allowed_users=[alice.user_id], admin_room=admin_room)
-    await alice.wait_for(admin_room, lambda e: e["content"].get("body") == strings.CONFIG_APPLIED)
-    answer = await ask(
-        alice, room, "how much may a hotel night cost in Paris?", bot, reply_to=early
-    )
-    assert answer["body"] == strings.FILE_SHARED_EARLIER.format(name="travel-policy.pdf")
-
-    again = await alice.share_file(room, make_pdf(), "travel-policy.pdf", PDF)
-    answer = await ask_about(alice, room, "how much may a hotel night cost in Paris?", bot, again)
-    assert "140 euros" in answer["body"]
-    plain = await alice.say(room, "summarize this", reply_to=again)
-    summary = await finished_reply(alice, room, replies_to(plain))
-    assert summary["body"].startswith("Summary of “travel-policy.pdf”"), summary["body"]
-    # A plain reply to someone's text is theirs, not the bot's: the sentinel comes first.
-    said = await alice.say(room, "Lunch at noon?")
-    await alice.say(room, "summarize this", reply_to=said)
-    sentinel = await alice.say(room, "what is the hotel limit in Paris?", mentions=[bot.user_id])
-    await alice.wait_for(room, replies_to(sentinel), timeout=60)
-    replies = alice.seen(room, lambda e: from_user(bot.user_id)(e) and "Summary" in str(e))
-    assert len(replies) == 1, "only the file's summary"
 
 
 async def test_scans_and_images_are_read_by_ocr_in_an_encrypted_room(people, bot, llm):

@@ -1,7 +1,7 @@
 """Every language the team speaks, on a real homeserver: a German question about English
-documents is searched as the pre-step translates it and answered in German; the bot's
-own sentences come in the room's language (or the asker's); and without a model a
-German question still gets the search-only answer it got before languages."""
+documents is searched as the pre-step translates it and answered in German; and without
+a model a German question still gets the search-only answer it got before languages.
+(The bot's own sentences in the room's language or the asker's: tests/bot/test_languages.py.)"""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from core import strings
 from core.i18n.language import speaking
 from tests.e2e.people import replies_to
 from tests.e2e.scripted import ask, finished_reply, llm_config
-from tests.e2e.test_catchup import alice_and_bob_with_the_bot
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import knowledge_config, put
 from tests.pipeline.conftest import question_in, verdict
@@ -70,32 +69,6 @@ async def test_a_german_question_about_english_documents_is_answered_in_german(p
     assert "Full-time staff have 27 days" in prompts[-1][1]["content"], "the right page"
     prestep = next(b for b in llm.history if "response_format" in b)
     assert "English (en)" in prestep["messages"][0]["content"]
-
-
-async def test_help_comes_in_the_rooms_language(people, bot):
-    alice = await people("alice")
-    bot.write_config('[room_defaults]\nlanguage = "fr"\n', allowed_users=[alice.user_id])
-    await bot.start()
-    room = await room_with_bot(alice, bot)
-    reply = await ask(alice, room, "!help", bot)
-    with speaking("fr"):
-        header, describe_help = strings.HELP_HEADER, strings.COMMAND_DESCRIPTIONS["help"]
-    assert reply["body"].startswith(header) and header != "**What I can do in this room**"
-    assert describe_help in reply["body"]
-
-
-async def test_a_spanish_speakers_catchup_has_spanish_headings(people, bot):
-    alice, bob, room, direct = await alice_and_bob_with_the_bot(people, bot)
-    await alice.say(room, "Decision: the Vega launch moves to Monday.")
-    await alice.say(
-        room, "bob, can you review the migration script by Friday?", mentions=[bob.user_id]
-    )
-
-    catchup = (await ask(bob, direct, "!catchup desde hace 3 días", bot, timeout=90))["body"]
-    with speaking("es"):
-        for_you, decisions = strings.CATCHUP_FOR_YOU, strings.SUMMARY_DECISIONS
-    assert for_you != "For you" and f"*{for_you}*" in catchup, catchup
-    assert decisions in catchup and "Vega launch moves to Monday" in catchup
 
 
 async def test_without_a_model_a_german_question_gets_the_search_only_answer(people, bot):

@@ -21,27 +21,6 @@ from tests.e2e.test_conversation import room_with_bot
 pytestmark = pytest.mark.e2e
 
 
-async def test_invites_from_allowed_users_are_accepted_and_others_refused(people, bot):
-    alice, mallory = await people("alice"), await people("mallory")
-    bot.write_config(allowed_users=[alice.user_id])
-    await bot.start()
-
-    accepted = await alice.create_room([bot.user_id])
-    await alice.wait_for(accepted, membership_of(bot.user_id, "join"))
-
-    refused = await mallory.create_room([bot.user_id])
-    leave = await mallory.wait_for(refused, membership_of(bot.user_id, "leave"))
-    assert "allow-list" in leave["content"]["reason"]
-
-
-async def test_invites_from_an_allowed_server_are_accepted(people, bot):
-    alice = await people("alice")
-    bot.write_config('allowed_servers = ["localhost"]')
-    await bot.start()
-    room = await alice.create_room([bot.user_id])
-    await alice.wait_for(room, membership_of(bot.user_id, "join"))
-
-
 async def test_messages_from_before_the_first_start_are_never_answered(people, bot):
     alice = await people("alice")
     bot.write_config(allowed_users=[alice.user_id])

@@ -1,5 +1,7 @@
-"""Summaries in real rooms: !summarize with links to real events and ranges in words; a
-scheduled summary that becomes knowledge of its room only, and no duplicate on restart."""
+"""Summaries in real rooms with a model: a decision the messages do not say is left out;
+a scheduled summary that becomes knowledge of its room only, and no duplicate on restart;
+encrypted rooms read back. (!summarize's links, ranges in words, threads and what it
+leaves out, without a model: tests/bot/test_summaries.py, on the fake account.)"""
 
 from __future__ import annotations
 
@@ -12,7 +14,6 @@ from bot.inbox.links import build_permalink
 from core import strings
 from tests.e2e.people import from_user, membership_of, replies_to
 from tests.e2e.scripted import ask, llm_config, reading_model
-from tests.e2e.test_catchup import shared_room
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import knowledge_config
 from tests.e2e.test_pipeline import edits_of
@@ -49,54 +50,6 @@ def chat_model(body: dict) -> str | dict:
 
 def config(llm, port: int, extra: str = "") -> str:
     return knowledge_config(port) + llm_config(llm) + extra
-
-
-async def test_summarize_links_real_messages_and_reads_ranges_and_threads(people, bot, llm):
-    alice = await people("alice")
-    llm.respond = chat_model
-    bot.write_config(config(llm, free_port()), allowed_users=[alice.user_id])
-    await bot.start()
-    room = await room_with_bot(alice, bot)
-    said = [
-        await alice.say(room, "Decision: we ship Atlas on 14 December"),
-        await alice.say(room, "I will write the release notes by Friday"),
-        await alice.say(room, "who updates the status page?"),
-    ]
-    first = await ask(alice, room, "!summarize", bot)
-    assert "we ship Atlas on 14 December" in first["body"]
-    assert (
-        "I will write the release notes by Friday (" in first["body"]
-        and "by Friday)" in first["body"]
-    )
-    assert "who updates the status page?" in first["body"]
-    for event_id in said:
-        assert build_permalink(room, event_id, alice.user_id) in first["formatted_body"]
-    assert strings.SUMMARY_NO_DECISION not in first["body"]
-
-    later = await alice.say(room, "Decision: the freeze starts on 10 December")
-    second = await ask(alice, room, "!summarize", bot)
-    assert build_permalink(room, later, alice.user_id) in second["formatted_body"]
-    assert build_permalink(room, said[0], alice.user_id) not in second["formatted_body"], (
-        "since the last one"
-    )
-    today = await ask(alice, room, "!summarize today", bot)
-    assert all(
-        build_permalink(room, e, alice.user_id) in today["formatted_body"] for e in [*said, later]
-    )
-    nothing = await ask(alice, room, "!summarize in 2025", bot)
-    assert nothing["body"].startswith("There is nothing to summarise in this room")
-    unreadable = await ask(alice, room, "!summarize the release", bot)
-    assert unreadable["body"] == strings.SUMMARY_RANGE_UNREADABLE.format(
-        args="the release", prefix="!"
-    )
-
-    root = await alice.say(room, "Thread: which CI runner do we keep?")
-    inside = await alice.say(room, "Decision: we keep the ARM runners", thread=root)
-    command = await alice.say(room, "!summarize", thread=root, mentions=[bot.user_id])
-    thread_summary = (await alice.wait_for(room, replies_to(command), timeout=60))["content"]
-    assert build_permalink(room, inside, alice.user_id) in thread_summary["formatted_body"]
-    assert build_permalink(room, root, alice.user_id) in thread_summary["formatted_body"]
-    assert build_permalink(room, later, alice.user_id) not in thread_summary["formatted_body"]
 
 
 def inventing_model(body: dict) -> str | dict:
@@ -242,34 +195,3 @@ async def test_messages_sent_before_the_bot_joined_an_encrypted_room_are_counted
     body = summary["content"].get("m.new_content", summary["content"])["body"]
     assert "cold storage" in body and "budget is frozen" not in body
     assert body.endswith(strings.UNREADABLE_MESSAGES.format(count=3)), body
-
-
-QUESTIONS_TO_THE_BOT = [
-    "how often are laptops replaced?",
-    "where is the VPN gateway?",
-    "who approves travel?",
-    "what is the wifi password policy?",
-    "how many days of leave do we get?",
-    "when does the canteen open?",
-    "how do I print from my laptop?",
-    "what is error WG-503?",
-]
-
-
-@pytest.mark.parametrize("history", [True, False], ids=["from the store", "from the homeserver"])
-async def test_questions_to_the_bot_are_not_the_rooms_discussion_in_a_summary(people, bot, history):
-    alice, bob = await people("alice"), await people("bob")
-    rooms = "" if history else "\n[room_defaults]\nhistory = false\n"
-    bot.write_config(
-        knowledge_config(free_port()) + rooms, allowed_users=[alice.user_id, bob.user_id]
-    )
-    await bot.start()
-    room = await shared_room(alice, bot, bob)
-    await alice.say(room, "The release branch is cut, QA starts tomorrow.")
-    await bob.say(room, "do we need a freeze on Thursday evening?")
-    for question in QUESTIONS_TO_THE_BOT:  # each answered in its thread
-        await ask(alice, room, question, bot)
-    summary = (await ask(alice, room, "!summarize", bot))["body"]
-    assert "do we need a freeze on Thursday evening?" in summary, summary
-    for question in QUESTIONS_TO_THE_BOT:
-        assert question not in summary, f"{question!r}: asked of the bot, not the room"
