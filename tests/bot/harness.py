@@ -207,6 +207,10 @@ async def running_bot(
             tasks = [group.create_task(sync.run())]
             await sync.ready.wait()
             tasks.append(group.create_task(workers.run()))
+            if rooms:
+                # As the app runs it: the rooms' lines kept in their history (an edit or a
+                # redaction followed with memories waits until those said before it are).
+                tasks.append(group.create_task(wired.conversation.keep_history()))
             try:
                 yield Bot(account, state, dispatcher, answerer, settings, votes)
             finally:

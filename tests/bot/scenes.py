@@ -6,16 +6,13 @@ found among the live objects (see there)."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import gc
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from bot.features.answers.conversation import Conversation
 from bot.matrix.fake import FakeAccount, Written
 from tests.bot.harness import BOT, Bot, eventually, running_bot
 
@@ -25,22 +22,9 @@ ALICE, BOB, CAROL = "@alice:fake.test", "@bob:fake.test", "@carol:fake.test"
 @contextlib.asynccontextmanager
 async def running_rooms(tmp_path: Path, config: str = "", **options: Any) -> AsyncIterator[Bot]:
     """`running_bot` with the features that read the rooms, and the rooms' lines kept
-    in their history as the app keeps them (bot/runtime/app.py runs the conversation's
-    `keep_history`; running_bot does not, and an edit or a redaction followed with
-    memories waits until the lines said before it are kept)."""
+    in their history as the app keeps them."""
     async with running_bot(tmp_path, config, rooms=True, **options) as bot:
-        # running_bot keeps its Conversation to itself: it is the one on these settings.
-        [conversation] = [
-            found
-            for found in gc.get_objects()
-            if type(found) is Conversation and found.settings is bot.settings
-        ]
-        keeping = asyncio.create_task(conversation.keep_history())
-        try:
-            yield bot
-        finally:
-            keeping.cancel()
-            await asyncio.gather(keeping, return_exceptions=True)
+        yield bot
 
 
 def invites(*people: str, extra: str = "") -> str:
