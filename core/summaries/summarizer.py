@@ -30,7 +30,10 @@ from core.summaries.ledger_entries import (
     build_entries_from_draft,
     build_entries_from_picks,
 )
+from core.summaries.replies import decide_reply_points
 from core.summaries.salience import decide_chatter_lines, decide_points
+from core.summaries.settling import decide_settling_points
+from core.summaries.sidetracks import decide_sidetrack
 from core.summaries.support import (
     CheckedDraft,
     SummaryVerdicts,
@@ -198,13 +201,17 @@ class Summarizer:
         """Decisions, action items and open questions first (by their wording), then the
         messages that best represent the rest of the discussion, as many lines as before
         (more only when there are more decisions, actions and questions than that)."""
-        picks = decide_points(lines, MAX_SALIENT)
-        kept = {index for pick in picks for index in pick.lines} | decide_chatter_lines(lines)
+        chatter = decide_chatter_lines(lines)
+        picks = decide_reply_points(lines, decide_points(lines, MAX_SALIENT), chatter)
+        picks = decide_settling_points(lines, picks, chatter)
+        kept = {index for pick in picks for index in pick.lines} | chatter
         # Acknowledgements ("ok", "thanks") say nothing on their own.
         rest = [
             line
             for index, line in enumerate(lines)
-            if index not in kept and len(line.text.split()) >= MIN_WORDS
+            if index not in kept
+            and len(line.text.split()) >= MIN_WORDS
+            and not decide_sidetrack(lines, (index,), figures=1)
         ]
         k = min(len(lines), max(3, min(8, round(len(lines) ** 0.5))))
         wanted = max(0, k - len(picks))

@@ -73,10 +73,11 @@ def test_without_a_model_the_labelled_logs_keep_nine_facts_in_ten_and_no_chatter
 # evaluation-summaries.md), so that a regression fails here: (least coverage, most
 # chatter). dev2 and heldout2 were written by a helper who had not read the summariser;
 # heldout2 is held out (run for the report, never tuned on); heldout and fresh are the
-# earlier sets nobody tuned on. Issue 49 stays open: these are far from its goals.
+# earlier sets nobody tuned on. Raised for dev2 and heldout2 with the reply points and
+# settling lines. Issue 49 stays open: these are far from its goals.
 NEW_SETS = {
-    "dev2": (0.35, 10),
-    "heldout2": (0.40, 10),
+    "dev2": (0.63, 4),
+    "heldout2": (0.55, 10),
     "heldout": (0.65, 0),
     "fresh": (0.60, 3),
 }

@@ -1,0 +1,87 @@
+"""Talk beside the work, learned from the room itself (pure): an exchange that names
+nothing the rest of the room names.
+
+The work of a room comes back: a service, a ticket, a customer, a version is named again
+messages later. A train delayed by a dog, a recipe, last night's match are said once and
+dropped. So an exchange is a sidetrack when (almost) none of its subject words (spaCy's stop
+words of every language left out, and the senders' names) occurs in a message outside
+it and the messages just around it, and it carries no figures. Words are compared by
+their first letters, so that "Retention" and "Retention-Thema", "обучение" and
+"обучения" meet in any language without a stemmer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+from functools import lru_cache
+
+from core.knowledge.search.keywords import stop_words
+from core.summaries.draft import SummaryLine
+
+# The languages whose stop words are left out together: a room may mix them, and a stop
+# word of one is seldom a subject word of another.
+LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "ru", "pl", "zh", "ja")
+# Letters two words share at the start to count as one subject word.
+PREFIX = 5
+# Letters of a word, at least, to name a subject ("bug" and "API" do, with a figure).
+SUBJECT_LETTERS = 4
+# Messages on each side of an exchange that still belong to it.
+AROUND = 1
+# Subject words an exchange shares with the rest of the room, at least, to be work (one
+# alone may be a common word: "night", "years").
+SHARED = 2
+# Figures that make an exchange work talk whatever its words ("KW 52", "7:30", "3.6").
+FIGURES = 2
+WORD = re.compile(r"[^\W_]+(?:[.,:/-][^\W_]+)*")
+
+
+@lru_cache(maxsize=1)
+def _stop_words() -> frozenset[str]:
+    return frozenset().union(*(stop_words(language) for language in LANGUAGES))
+
+
+def build_subject_words(text: str) -> frozenset[str]:
+    """The words of a message that name a subject, cut to their first letters; names
+    with figures in them ("3.8", "db-repl-02", "4:30") whole, bare numbers left out
+    (a "40 min" here and a "40" there name nothing in common)."""
+    found: set[str] = set()
+    for word in WORD.findall(text.lower()):
+        if word in _stop_words() or word.isdigit():
+            continue
+        if any(char.isdigit() for char in word):
+            found.add(word)
+        else:  # "events-topic": each part
+            parts = re.split(r"[.,:/-]", word)
+            found.update(
+                p[:PREFIX] for p in parts if len(p) >= SUBJECT_LETTERS and p not in _stop_words()
+            )
+    return frozenset(found)
+
+
+def build_figures(text: str) -> frozenset[str]:
+    """The figures a message holds: numbers, times, versions, amounts."""
+    return frozenset(word for word in WORD.findall(text) if any(char.isdigit() for char in word))
+
+
+def decide_sidetrack(
+    lines: Sequence[SummaryLine],
+    indexes: Collection[int],
+    figures: int = FIGURES,
+    work: Collection[int] = (),
+) -> bool:
+    """Whether the lines at `indexes` are talk beside the work: fewer than SHARED of
+    their subject words are said elsewhere in the room (besides the lines just around
+    each), none of them by a line of the work (`work`: lines the summary keeps for
+    what they state), and they hold fewer than `figures` different figures."""
+    if len(frozenset().union(*(build_figures(lines[i].text) for i in indexes))) >= figures:
+        return False
+    names = {line.sender.lower()[:PREFIX] for line in lines}
+    words = [build_subject_words(line.text) - names for line in lines]
+    # Said again further on, even by a line of the same exchange (an update hours later).
+    shared = frozenset().union(
+        *(words[i] & words[j] for i in indexes for j in range(len(lines)) if abs(j - i) > AROUND)
+    )
+    if any(words[j] & words[i] for i in indexes for j in work if abs(j - i) > AROUND):
+        return False
+    return len(shared) < SHARED
