@@ -2,7 +2,8 @@
 own folder and the list in bot/runtime/wiring.py, nothing else.
 
 A feature registers the kinds of decision it carries out (bot/inbox/decisions.py) with
-the dispatcher; if it keeps text of the rooms' messages, it follows edits and redactions
+the dispatcher; it may keep what it needs of the bot's answers (feedback keeps them for
+votes); if it keeps text of the rooms' messages, it follows edits and redactions
 of them (bot/features/following calls every feature), drops what a room's retention no
 longer allows (bot/runtime/retention.py), and leaves no copy of removed text in its
 stores' files. Each hook does nothing unless the feature overrides it.
@@ -14,7 +15,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from bot.inbox.dispatcher import Dispatcher
-from core.ids import EventID, RoomID, UserID
+from core.ids import AnswerID, EventID, RoomID, UserID
+from core.requests import Answer, Request
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,15 @@ class Feature:
     ) -> None:
         """A redacted message (sent at `said_at`, when known) leaves this feature's stores.
         Raise StorageError to have the redaction followed again later."""
+
+    async def answer_posted(self, event_id: EventID, answer_id: AnswerID) -> None:
+        """A message of an answer is in the room (it may still be written into)."""
+
+    async def answer_finished(
+        self, request: Request, answer: Answer, event_id: EventID, text: str
+    ) -> None:
+        """An answer is complete in the room, as `text`. Raise StorageError when it could
+        not be kept: the answer is out, and is not asked again for it."""
 
     async def purge_room_before(self, room_id: RoomID, cutoff: float) -> None:
         """The room's `m.room.retention`: what was said before `cutoff` goes."""

@@ -111,7 +111,6 @@ def wire_account(
         conversation.feed,
         dispatcher.spawn,
         memory=memory,
-        feedback=feedback,
         metrics=parts.metrics,
         files=parts.files,
     )
@@ -149,6 +148,7 @@ def wire_account(
     for feature in features:
         feature.register(dispatcher)
     follower.features = [feature for feature in features if feature is not follower]
+    questions.features = [feature for feature in features if feature is not questions]
 
     workers = AnswerWorkers(
         state,

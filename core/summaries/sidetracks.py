@@ -31,6 +31,10 @@ AROUND = 1
 # Subject words an exchange shares with the rest of the room, at least, to be work (one
 # alone may be a common word: "night", "years").
 SHARED = 2
+# Messages a room has, at least, for what it talks about to tell its work from talk
+# beside it: in a smaller one, a question said once ("who updates the status page?")
+# is as likely the open question of the day as small talk, and is kept.
+LEARN_FROM = 12
 # Figures that make an exchange work talk whatever its words ("KW 52", "7:30", "3.6").
 FIGURES = 2
 WORD = re.compile(r"[^\W_]+(?:[.,:/-][^\W_]+)*")
@@ -74,6 +78,8 @@ def decide_sidetrack(
     their subject words are said elsewhere in the room (besides the lines just around
     each), none of them by a line of the work (`work`: lines the summary keeps for
     what they state), and they hold fewer than `figures` different figures."""
+    if len(lines) < LEARN_FROM:
+        return False
     if len(frozenset().union(*(build_figures(lines[i].text) for i in indexes))) >= figures:
         return False
     names = {line.sender.lower()[:PREFIX] for line in lines}

@@ -54,6 +54,24 @@ def test_a_question_the_room_never_takes_up_again_stays_out_but_one_about_the_wo
         ("@dan:x", "Does anyone know a decent mover? Ours cancelled on us."),
         ("@eve:x", "Do we keep the old export API for one more quarter?"),
         ("@ann:x", "The dashboards look fine after the last deploy."),
+        ("@cid:x", "Postgres 17 on staging needs the new connection pool settings."),
+        ("@bob:x", "The export fixes are in review, Dana started this morning."),
+        ("@ana:x", "Release notes for the export module are drafted."),
+        ("@eve:x", "The staging deploy is green again."),
+        ("@dan:x", "Dashboards for the export jobs are updated."),
+        ("@ann:x", "The connection pool settings are merged."),
     )
     kept = {index for lines_ in points(lines) for index in lines_}
     assert 3 not in kept and 4 in kept
+
+
+def test_in_a_room_too_small_to_learn_from_an_open_question_stays():
+    """Three messages tell nothing of what the room is about: "who updates the status
+    page?" said once is kept as the open question it may be."""
+    lines = room(
+        ("@ana:x", "Decision: we ship Atlas on 14 December"),
+        ("@ana:x", "I will write the release notes by Friday"),
+        ("@ana:x", "who updates the status page?"),
+    )
+    kept = {index for lines_ in points(lines) for index in lines_}
+    assert 2 in kept

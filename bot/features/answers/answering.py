@@ -12,7 +12,6 @@ from typing import Protocol
 
 from bot.features.answers.feed import Feed, FeedLine
 from bot.features.feature import Feature
-from bot.features.feedback.desk import FeedbackDesk
 from bot.inbox.audience import AudienceChanged
 from bot.inbox.decisions import AnswerQuestion, RefuseDevice
 from bot.inbox.dispatcher import Dispatcher, Spawn
@@ -69,7 +68,6 @@ class QuestionDesk(Feature):
         spawn: Spawn,
         *,
         memory: ConversationMemory | None = None,
-        feedback: FeedbackDesk | None = None,
         metrics: Metrics | None = None,
         files: FileReasons | None = None,
     ) -> None:
@@ -81,7 +79,8 @@ class QuestionDesk(Feature):
         self.feed = feed
         self.spawn = spawn
         self.memory = memory
-        self.feedback = feedback
+        # The features that keep what they need of answers (set by bot/runtime/wiring.py).
+        self.features: list[Feature] = []
         self.metrics = metrics
         self.files = files
         # Questions now waiting for a shared file to be read.
@@ -137,9 +136,13 @@ class QuestionDesk(Feature):
             if seen:
                 text = f"{text}\n\n" + "\n".join(f"> {line}" for line in seen.splitlines())
         request = replace(self._request(message, action, text, reply), focus=focus)
-        if self.feedback is not None:
-            store, answer_id = self.feedback.store, ANSWER_ID.get()
-            reply.on_sent = lambda event_id: store.note_answer_event(event_id, answer_id)
+        answer_id = AnswerID(ANSWER_ID.get())
+
+        async def posted(event_id: str) -> None:
+            for feature in self.features:
+                await feature.answer_posted(EventID(event_id), answer_id)
+
+        reply.on_sent = posted
         async with typing_while(self.matrix, message.room_id):
             work = asyncio.ensure_future(self.answerer.answer(request, reply.progress))
             try:
@@ -171,13 +174,13 @@ class QuestionDesk(Feature):
             if self.memory is not None:
                 await self.memory.store.forget_turns_of(message.room_id, message.event_id)
             return
-        if self.feedback is not None:
+        for feature in self.features:
             try:
-                await self.feedback.record(request, answer, event_id, text)
+                await feature.answer_finished(request, answer, EventID(event_id), text)
             except StorageError as exc:
                 # The answer is out: it is not asked again (and the model called again)
                 # for the record of it that votes would use.
-                log.warning("the answer %s was not recorded for feedback: %s", answer.id, exc)
+                log.warning("the answer %s was not recorded: %s", answer.id, exc)
         if answer.followup:
             self.spawn(self._add_badge(reply, event_id, text, answer))
 

@@ -24,7 +24,7 @@ from bot.settings_holder import SettingsHolder
 from core import strings
 from core.feedback.records import build_answer_record
 from core.feedback.store import FeedbackStore
-from core.ids import EventID, RoomID
+from core.ids import AnswerID, EventID, RoomID
 from core.metrics import Metrics
 from core.requests import Answer, Request
 from core.storage.database import StorageError
@@ -138,6 +138,16 @@ class FeedbackDesk(Feature):
             message.room_id, action.thread_root, message.sender, action.text, message.event_id
         )
         await reply.finish(strings.FEEDBACK_THANKS)
+
+    async def answer_posted(self, event_id: EventID, answer_id: AnswerID) -> None:
+        """A vote on an answer's message counts as soon as it is there."""
+        await self.store.note_answer_event(event_id, answer_id)
+
+    async def answer_finished(
+        self, request: Request, answer: Answer, event_id: EventID, text: str
+    ) -> None:
+        """The answer's record, which votes and the admins' reports use."""
+        await self.record(request, answer, event_id, text)
 
     async def record(self, request: Request, answer: Answer, event_id: str, text: str) -> None:
         room = self.matrix.room(request.room)
