@@ -26,6 +26,8 @@ from core.knowledge.search.vectors import VectorStore
 
 # The most chunks written to Chroma in one request.
 UPSERT_BATCH = 1000
+# The most documents whose other versions are removed from Chroma in one request.
+DELETE_BATCH = 100
 
 Status = Literal["indexed", "unchanged", "deleted", "absent"]
 
@@ -152,7 +154,26 @@ class Indexer:
                 outcomes[index] = Outcome(
                     item.document.collection, item.document.id, "indexed", len(item.chunks)
                 )
+            await self._delete_other_versions([item for _, item in group])
         return [outcomes[index] for index in range(len(documents))]
+
+    async def _delete_other_versions(self, items: list[_Prepared]) -> None:
+        """Remove the vectors of the documents' other versions, now that the catalog
+        holds the new ones: a request per collection and up to DELETE_BATCH documents."""
+        by_collection: dict[str, dict[str, str]] = {}
+        for item in items:
+            keep = by_collection.setdefault(item.document.collection, {})
+            keep[item.document.id] = item.content_hash
+        model = items[0].embedder.name if items else ""
+        for collection, keep in by_collection.items():
+            pairs = list(keep.items())
+            for start in range(0, len(pairs), DELETE_BATCH):
+                await asyncio.to_thread(
+                    self.vectors.delete_other_versions,
+                    collection,
+                    model,
+                    dict(pairs[start : start + DELETE_BATCH]),
+                )
 
     @staticmethod
     def _chunk_ids(item: _Prepared) -> list[str]:
@@ -218,10 +239,9 @@ class Indexer:
 
     async def _store(self, item: _Prepared, updated_at: float) -> None:
         """Record a document whose vectors are in Chroma (`_upsert_vectors`) in the
-        catalog, and remove its other versions' vectors."""
+        catalog (its other versions' vectors are removed after: `_delete_other_versions`)."""
         document, content_hash = item.document, item.content_hash
         ids = self._chunk_ids(item)
-        model = item.embedder.name
         record = DocumentRecord(
             document.collection,
             document.id,
@@ -243,9 +263,6 @@ class Indexer:
         ]
         await self.catalog.replace_document(record, rows, document.dates())
         self.on_change(document.collection, document.id)
-        await asyncio.to_thread(
-            self.vectors.delete_document, document.collection, model, document.id, content_hash
-        )
 
     async def delete(self, collection_name: str, doc_id: str) -> Outcome:
         self.collection(collection_name)  # raises UnknownCollection
