@@ -52,7 +52,7 @@ def rows_of(output: str) -> dict[tuple[str, str, str], dict[str, float]]:
     return table
 
 
-def test_retrieval_on_a_slice_of_the_postgresql_documentation(tmp_path, capsys):
+def test_retrieval_on_a_slice_of_the_postgresql_documentation(tmp_path, capsys, cached_embeddings):
     folder, questions = slice_of(tmp_path)
     code = main(
         [

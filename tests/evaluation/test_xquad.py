@@ -48,7 +48,7 @@ async def test_the_multilingual_model_finds_english_paragraphs_from_five_languag
     assert not missed, missed
 
 
-def test_the_report_shows_the_english_default_unchanged_in_english(capsys):
+def test_the_report_shows_the_english_default_unchanged_in_english(capsys, cached_embeddings):
     code = main(
         [
             "xquad",

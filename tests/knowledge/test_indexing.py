@@ -54,6 +54,20 @@ async def test_an_unchanged_document_does_no_work_and_a_changed_one_replaces_all
     assert kb.vectors.count("handbook", "all-MiniLM-L6-v2") == 1
 
 
+async def test_documents_changed_together_keep_only_their_new_chunks(kb):
+    """A run of documents is written to Chroma in one request and their old versions
+    removed in one: each keeps its new chunks, none keeps an old one."""
+    await kb.indexer.put_many([TRAVEL, LEAVE, replace(LEAVE, id="policies/sick.md")])
+    changed = [replace(d, content=f"{d.title} changed: ask the HR desk.") for d in (TRAVEL, LEAVE)]
+    outcomes = await kb.indexer.put_many(changed)
+    assert [o.status for o in outcomes] == ["indexed", "indexed"]
+    assert kb.vectors.count("handbook", "all-MiniLM-L6-v2") == 2 + 1  # and sick.md's own
+    hits = await kb.retriever.search("changed: ask the HR desk", k=10)
+    texts = {h.document_id: h.text for h in hits}
+    assert texts[TRAVEL.id] == "Travel policy changed: ask the HR desk."
+    assert texts[LEAVE.id] == "Leave policy changed: ask the HR desk."
+
+
 async def test_a_deleted_document_is_never_found_again(kb):
     await kb.indexer.put_many([TRAVEL, LEAVE])
     assert (await kb.indexer.delete("handbook", LEAVE.id)).status == "deleted"

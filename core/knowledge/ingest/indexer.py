@@ -24,6 +24,11 @@ from core.knowledge.search.catalog import Catalog, ChunkRow, DocumentRecord
 from core.knowledge.search.embedding import Embedder, Embedders
 from core.knowledge.search.vectors import VectorStore
 
+# The most chunks written to Chroma in one request.
+UPSERT_BATCH = 1000
+# The most documents whose other versions are removed from Chroma in one request.
+DELETE_BATCH = 100
+
 Status = Literal["indexed", "unchanged", "deleted", "absent"]
 
 
@@ -141,40 +146,102 @@ class Indexer:
         for group in by_model.values():
             texts = [c.embedding_text(p.document.title) for _, p in group for c in p.chunks]
             vectors = iter(await group[0][1].embedder.embed_passages(texts))
+            stored = [(item, [next(vectors) for _ in item.chunks]) for _, item in group]
+            updated_at = time.time()
+            await self._upsert_vectors(stored, updated_at)
             for index, item in group:
-                await self._store(item, [next(vectors) for _ in item.chunks])
+                await self._store(item, updated_at)
                 outcomes[index] = Outcome(
                     item.document.collection, item.document.id, "indexed", len(item.chunks)
                 )
+            await self._delete_other_versions([item for _, item in group])
         return [outcomes[index] for index in range(len(documents))]
 
-    async def _store(self, item: _Prepared, vectors: list[list[float]]) -> None:
-        document, content_hash = item.document, item.content_hash
-        updated_at = time.time()
-        prefix = f"{document.collection}/{document.id}#{content_hash[:16]}"
-        ids = [f"{prefix}#{c.position}" for c in item.chunks]
-        metadata = build_vector_metadata(
-            document.collection,
-            document.id,
-            item.collection.source,
-            document.title,
-            document.url,
-            document.language,
-            document.version,
-            document.room,
-            item.collection.public,
-            content_hash,
-            updated_at,
-        )
-        model = item.embedder.name
+    async def _delete_other_versions(self, items: list[_Prepared]) -> None:
+        """Remove the vectors of the documents' other versions, now that the catalog
+        holds the new ones: a request per collection and up to DELETE_BATCH documents."""
+        by_collection: dict[str, dict[str, str]] = {}
+        for item in items:
+            keep = by_collection.setdefault(item.document.collection, {})
+            keep[item.document.id] = item.content_hash
+        model = items[0].embedder.name if items else ""
+        for collection, keep in by_collection.items():
+            pairs = list(keep.items())
+            for start in range(0, len(pairs), DELETE_BATCH):
+                await asyncio.to_thread(
+                    self.vectors.delete_other_versions,
+                    collection,
+                    model,
+                    dict(pairs[start : start + DELETE_BATCH]),
+                )
+
+    @staticmethod
+    def _chunk_ids(item: _Prepared) -> list[str]:
+        document = item.document
+        prefix = f"{document.collection}/{document.id}#{item.content_hash[:16]}"
+        return [f"{prefix}#{c.position}" for c in item.chunks]
+
+    async def _upsert_vectors(
+        self, stored: list[tuple[_Prepared, list[list[float]]]], updated_at: float
+    ) -> None:
+        """Write the chunks' vectors of several documents to Chroma in few calls: one per
+        collection and up to UPSERT_BATCH chunks (a request per document made bulk
+        ingestion wait on Chroma: 2,000 small documents spent most of their 30 s there)."""
+        batch: list[tuple[_Prepared, list[list[float]]]] = []
+        size = 0
+        for pair in stored:
+            if batch and (
+                size + len(pair[0].chunks) > UPSERT_BATCH
+                or pair[0].document.collection != batch[0][0].document.collection
+            ):
+                await self._upsert_batch(batch, updated_at)
+                batch, size = [], 0
+            batch.append(pair)
+            size += len(pair[0].chunks)
+        if batch:
+            await self._upsert_batch(batch, updated_at)
+
+    async def _upsert_batch(
+        self, batch: list[tuple[_Prepared, list[list[float]]]], updated_at: float
+    ) -> None:
+        ids: list[str] = []
+        vectors: list[list[float]] = []
+        metadatas: list[dict[str, Any]] = []
+        for item, item_vectors in batch:
+            document = item.document
+            metadata = build_vector_metadata(
+                document.collection,
+                document.id,
+                item.collection.source,
+                document.title,
+                document.url,
+                document.language,
+                document.version,
+                document.room,
+                item.collection.public,
+                item.content_hash,
+                updated_at,
+            )
+            ids += self._chunk_ids(item)
+            vectors += item_vectors
+            metadatas += [
+                {**metadata, "position": c.position, "heading": c.heading} for c in item.chunks
+            ]
+        first = batch[0][0]
         await asyncio.to_thread(
             self.vectors.upsert,
-            document.collection,
-            model,
+            first.document.collection,
+            first.embedder.name,
             ids,
             vectors,
-            [{**metadata, "position": c.position, "heading": c.heading} for c in item.chunks],
+            metadatas,
         )
+
+    async def _store(self, item: _Prepared, updated_at: float) -> None:
+        """Record a document whose vectors are in Chroma (`_upsert_vectors`) in the
+        catalog (its other versions' vectors are removed after: `_delete_other_versions`)."""
+        document, content_hash = item.document, item.content_hash
+        ids = self._chunk_ids(item)
         record = DocumentRecord(
             document.collection,
             document.id,
@@ -196,9 +263,6 @@ class Indexer:
         ]
         await self.catalog.replace_document(record, rows, document.dates())
         self.on_change(document.collection, document.id)
-        await asyncio.to_thread(
-            self.vectors.delete_document, document.collection, model, document.id, content_hash
-        )
 
     async def delete(self, collection_name: str, doc_id: str) -> Outcome:
         self.collection(collection_name)  # raises UnknownCollection

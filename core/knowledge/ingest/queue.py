@@ -2,8 +2,9 @@
 process that shares the storage (each claims jobs with a lease, see core/knowledge/ingest/jobs.py).
 
 Stored jobs survive a crash or restart and are picked up again. A worker takes runs of
-consecutive puts together, so that their chunks are embedded in shared batches; the
-embedding itself runs in a thread, so a slow model never blocks the event loop.
+consecutive puts together, so that their chunks are embedded in shared batches and
+written to Chroma in one request; the embedding itself runs in a thread, so a slow
+model never blocks the event loop.
 """
 
 from __future__ import annotations

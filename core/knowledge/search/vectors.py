@@ -126,6 +126,18 @@ class VectorStore:
         self._collection(name, model).delete(where=where)
 
     @_reached
+    def delete_other_versions(self, name: str, model: str, keep: dict[str, str]) -> None:
+        """Remove the chunks of the documents of `keep` (doc_id -> content hash), except
+        those of the version kept: `delete_document` for many documents in one request."""
+        clauses: list[dict[str, Any]] = [
+            {"$and": [{"doc_id": doc_id}, {"content_hash": {"$ne": content_hash}}]}
+            for doc_id, content_hash in keep.items()
+        ]
+        if clauses:
+            where = clauses[0] if len(clauses) == 1 else {"$or": clauses}
+            self._collection(name, model).delete(where=where)
+
+    @_reached
     def delete_ids(self, name: str, model: str, ids: list[str]) -> None:
         if ids:
             self._collection(name, model).delete(ids=ids)
