@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from bot.inbox.commands import build_command_reply, decide_abilities
+from bot.inbox.commands import build_command_explanation
 from bot.inbox.decisions import Command, ExplainCommand, ShowHelp, decide_command_name
 from bot.inbox.reply import ReplyHandler, ReplyWriter
 from bot.settings_holder import SettingsHolder
@@ -31,10 +31,9 @@ class CommandGuard:
             settings = self.settings.current
             room = settings.room(reply.message.room_id)
             if not room.commands_enabled and not isinstance(decision, ShowHelp | ExplainCommand):
-                prefix = settings.bot.command_prefix
                 name = decide_command_name(decision)
-                abilities = decide_abilities(settings)
-                await reply.finish(build_command_reply(name, "", room, prefix, False, abilities))
+                room_id = reply.message.room_id
+                await reply.finish(build_command_explanation(settings, room_id, name))
                 return
             if asks_model and (refusal := await self._over_limit(reply)) is not None:
                 await reply.finish(refusal)

@@ -61,7 +61,6 @@ def build_help(
 
 def build_command_reply(
     name: str,
-    args: str,
     room: RoomSettings,
     prefix: str,
     is_direct: bool,
@@ -74,6 +73,13 @@ def build_command_reply(
     if name in COMMANDS and not room.commands_enabled:
         return strings.COMMANDS_OFF.format(prefix=prefix, name=name, help_hint=hint)
     return strings.UNKNOWN_COMMAND.format(prefix=prefix, name=name, help_hint=hint)
+
+
+def build_command_explanation(settings: Settings, room_id: str, name: str) -> str:
+    """Why the command `name`, said to the bot in `room_id`, does not run there (as the
+    config says now)."""
+    room, prefix = settings.room(room_id), settings.bot.command_prefix
+    return build_command_reply(name, room, prefix, False, decide_abilities(settings))
 
 
 # "summarize this", "sum it up", "tl;dr?" (and the same in the languages the bot

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
+from functools import cache
 from typing import Any, Literal, assert_never, get_args, get_origin, get_type_hints
 
 from core.ids import EventID, UserID
@@ -294,6 +295,14 @@ def _kinds(union: Any) -> tuple[type, ...]:
 DECISION_KINDS: dict[str, type] = {kind.__name__: kind for kind in _kinds(Decision)}
 
 
+@cache
+def _literal_fields(kind: type) -> dict[str, tuple[Any, ...]]:
+    """The fields of a kind that hold one of a few values, with those values (read once
+    per kind: every event's decision is decoded when it is handled)."""
+    hints = get_type_hints(kind)
+    return {name: get_args(hint) for name, hint in hints.items() if get_origin(hint) is Literal}
+
+
 def encode_decision(decision: Decision) -> dict[str, Any]:
     """The decision as stored with its message in the inbox (bot/inbox/state.py)."""
     return {"kind": type(decision).__name__, **asdict(decision)}
@@ -307,8 +316,8 @@ def decode_decision(data: Mapping[str, Any]) -> Decision | None:
     kind = DECISION_KINDS.get(str(stored.pop("kind", "")))
     if kind is None or set(stored) != {field.name for field in fields(kind)}:
         return None
-    for name, hint in get_type_hints(kind).items():
-        if get_origin(hint) is Literal and stored[name] not in get_args(hint):
+    for name, allowed in _literal_fields(kind).items():
+        if stored[name] not in allowed:
             return None  # a value this release does not have
     try:
         decision: Decision = kind(**stored)

@@ -15,6 +15,7 @@ from weakref import WeakKeyDictionary
 
 from bot.matrix.fake import FakeAccount, Written
 from tests.bot.harness import BOT, Bot, eventually, running_bot
+from tests.support.messages import build_text_content
 
 ALICE, BOB, CAROL = "@alice:fake.test", "@bob:fake.test", "@carol:fake.test"
 
@@ -45,18 +46,10 @@ def say(
     **content: Any,
 ) -> str:
     """A message as a client sends it (tests/e2e/people.py's `say`); its event id."""
-    if mentions is not None:
-        content["m.mentions"] = {"user_ids": mentions}
-    if thread:
-        content["m.relates_to"] = {
-            "rel_type": "m.thread",
-            "event_id": thread,
-            "is_falling_back": reply_to is None,
-            "m.in_reply_to": {"event_id": reply_to or thread},
-        }
-    elif reply_to:
-        content["m.relates_to"] = {"m.in_reply_to": {"event_id": reply_to}}
-    message = {"msgtype": "m.text", "body": body, **content}
+    message = {
+        **build_text_content(body, mentions=mentions, thread=thread, reply_to=reply_to),
+        **content,
+    }
     return str(
         bot.account.add_event(room, sender, "m.room.message", message, **stamp(bot))["event_id"]
     )

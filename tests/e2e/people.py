@@ -23,6 +23,8 @@ from nio import (
     UploadResponse,
 )
 
+from tests.support.messages import build_text_content
+
 Predicate = Callable[[dict[str, Any]], bool]
 
 
@@ -140,20 +142,11 @@ class Person:
         msgtype: str = "m.text",
     ) -> str:
         """Send a message like a client would; `mentions=None` leaves out `m.mentions`."""
-        content: dict[str, Any] = {"msgtype": msgtype, "body": body}
+        content = build_text_content(
+            body, mentions=mentions, thread=thread, reply_to=reply_to, msgtype=msgtype
+        )
         if html is not None:
             content.update(format="org.matrix.custom.html", formatted_body=html)
-        if mentions is not None:
-            content["m.mentions"] = {"user_ids": mentions}
-        if thread:
-            content["m.relates_to"] = {
-                "rel_type": "m.thread",
-                "event_id": thread,
-                "is_falling_back": reply_to is None,
-                "m.in_reply_to": {"event_id": reply_to or thread},
-            }
-        elif reply_to:
-            content["m.relates_to"] = {"m.in_reply_to": {"event_id": reply_to}}
         return await self.send(room_id, content)
 
     async def share_file(

@@ -51,18 +51,18 @@ def test_sources_are_listed_as_numbered_links():
 
 
 def test_help_reflects_the_room_and_unknown_commands_point_to_it():
-    assert "`!help`" in build_command_reply("help", "", RoomSettings(), "!", False)
-    assert "Mention me" in build_command_reply("help", "", RoomSettings(), "!", False)
-    assert "Write a question" in build_command_reply("help", "", RoomSettings(), "!", True)
+    assert "`!help`" in build_command_reply("help", RoomSettings(), "!", False)
+    assert "Mention me" in build_command_reply("help", RoomSettings(), "!", False)
+    assert "Write a question" in build_command_reply("help", RoomSettings(), "!", True)
     assert "turned off" in build_command_reply(
-        "help", "", RoomSettings(commands_enabled=False), "!", False
+        "help", RoomSettings(commands_enabled=False), "!", False
     )
-    unknown = build_command_reply("deploy", "", RoomSettings(), "!", False)
+    unknown = build_command_reply("deploy", RoomSettings(), "!", False)
     assert "`!deploy`" in unknown and "`!help`" in unknown
 
 
 def test_help_names_every_way_to_use_the_bot_with_the_rooms_prefix():
-    shown = build_command_reply("help", "", RoomSettings(), "?", False)
+    shown = build_command_reply("help", RoomSettings(), "?", False)
     assert "remember that" in shown and "👍" in shown and "👎" in shown
     assert "`?summarize last 3 days`" in shown and "`?forget all`" in shown
     assert "`summarize" not in shown and "`forget" not in shown, "never without the prefix"
@@ -71,10 +71,10 @@ def test_help_names_every_way_to_use_the_bot_with_the_rooms_prefix():
 def test_help_names_files_voice_and_search_only_where_they_apply():
     from bot.inbox.commands import Abilities
 
-    plain = build_command_reply("help", "", RoomSettings(), "!", False)
+    plain = build_command_reply("help", RoomSettings(), "!", False)
     assert strings.HELP_FILES not in plain and strings.HELP_SEARCH_ONLY not in plain
     every = build_command_reply(
-        "help", "", RoomSettings(), "!", False, Abilities(files=True, voice=True, search_only=True)
+        "help", RoomSettings(), "!", False, Abilities(files=True, voice=True, search_only=True)
     )
     for line in (strings.HELP_FILES, strings.HELP_VOICE, strings.HELP_SEARCH_ONLY):
         assert line in every

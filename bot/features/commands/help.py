@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.features.feature import Feature
-from bot.inbox.commands import build_command_reply, build_help, decide_abilities
+from bot.inbox.commands import build_command_explanation, build_help, decide_abilities
 from bot.inbox.decisions import ExplainCommand, ShowHelp
 from bot.inbox.dispatcher import Dispatcher
 from bot.inbox.reply import ReplyWriter
@@ -27,10 +27,7 @@ class HelpDesk(Feature):
         await reply.finish(build_help(room, prefix, decision.direct, abilities))
 
     async def explain(self, reply: ReplyWriter, decision: ExplainCommand) -> None:
-        settings = self.settings.current
-        room = settings.room(reply.message.room_id)
-        prefix = settings.bot.command_prefix
-        text = build_command_reply(
-            decision.name, "", room, prefix, False, decide_abilities(settings)
+        text = build_command_explanation(
+            self.settings.current, reply.message.room_id, decision.name
         )
         await reply.finish(text)
