@@ -21,7 +21,7 @@ from tests.e2e.scripted import ask, llm_config, reading_model
 from tests.e2e.server_view import ServerView
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_feedback import THUMBS_DOWN
-from tests.e2e.test_knowledge import knowledge_config, put
+from tests.e2e.test_knowledge import knowledge_config, put_travel_policy
 from tests.e2e.test_summaries import chat_model
 
 pytestmark = pytest.mark.e2e
@@ -252,16 +252,7 @@ async def test_a_redacted_question_and_comment_leave_no_text_behind(people, bot,
     await bot.start()
     await alice.wait_for(admin_room, membership_of(bot.user_id, "join"))
     room = await room_with_bot(alice, bot, encrypted=True)
-    await put(
-        port,
-        "handbook",
-        "travel",
-        {
-            "title": "Travel policy",
-            "url": "https://wiki/t",
-            "content": "Trains are booked through Travelink two weeks ahead.",
-        },
-    )
+    await put_travel_policy(port, url="https://wiki/t")
     question = await alice.say(
         room, "how do I book trains for the Quokkafest?", mentions=[bot.user_id]
     )

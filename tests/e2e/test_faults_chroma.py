@@ -16,7 +16,7 @@ from bot.dev.synapse import free_port
 from core import strings
 from tests.e2e.scripted import ask, llm_config, reading_model
 from tests.e2e.test_conversation import room_with_bot
-from tests.e2e.test_knowledge import knowledge_config, put
+from tests.e2e.test_knowledge import knowledge_config, put_travel_policy
 from tests.e2e.test_ops import get
 from tests.support.chroma_server import ChromaServer
 
@@ -61,15 +61,7 @@ async def test_the_same_bot_answers_before_during_and_after_a_chroma_outage(
     )
     await bot.start()
     room = await room_with_bot(alice, bot)
-    await put(
-        port,
-        "handbook",
-        "travel",
-        {
-            "title": "Travel policy",
-            "content": "Trains are booked through Travelink two weeks ahead.",
-        },
-    )
+    await put_travel_policy(port)
     before = await ask(alice, room, "how are trains booked?", bot)
     assert "Travelink" in before["body"]
 

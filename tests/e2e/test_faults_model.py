@@ -16,7 +16,7 @@ from core import strings
 from tests.e2e.people import from_user, replies_to
 from tests.e2e.scripted import ask, llm_config, reading_model
 from tests.e2e.test_conversation import room_with_bot
-from tests.e2e.test_knowledge import knowledge_config, put
+from tests.e2e.test_knowledge import knowledge_config, put_travel_policy
 from tests.e2e.test_ops import get
 from tests.pipeline.conftest import verdict
 
@@ -39,16 +39,7 @@ async def start(people, bot, llm) -> tuple:
     )
     await bot.start()
     room = await room_with_bot(alice, bot)
-    await put(
-        port,
-        "handbook",
-        "travel",
-        {
-            "title": "Travel policy",
-            "url": "https://wiki/travel",
-            "content": "Trains are booked through Travelink two weeks ahead.",
-        },
-    )
+    await put_travel_policy(port, url="https://wiki/travel")
     return alice, room, ops
 
 

@@ -10,7 +10,7 @@ from core import strings
 from tests.e2e.people import replies_to
 from tests.e2e.scripted import finished_reply, start_alice_and_bot
 from tests.e2e.test_conversation import room_with_bot
-from tests.e2e.test_knowledge import put
+from tests.e2e.test_knowledge import put_travel_policy
 
 pytestmark = pytest.mark.e2e
 THUMBS_DOWN = "\U0001f44e"
@@ -19,15 +19,7 @@ THUMBS_DOWN = "\U0001f44e"
 async def test_a_vote_in_an_encrypted_room_counts_too(people, bot, llm):
     alice, port = await start_alice_and_bot(people, bot, llm)
     room = await room_with_bot(alice, bot, encrypted=True)
-    await put(
-        port,
-        "handbook",
-        "travel",
-        {
-            "title": "Travel policy",
-            "content": "Trains are booked through Travelink two weeks ahead.",
-        },
-    )
+    await put_travel_policy(port)
     question = await alice.say(room, "how do I book trains?", mentions=[bot.user_id])
     answer = await alice.wait_for(room, replies_to(question), timeout=60)
     assert answer["event_id"] in alice.decrypted

@@ -42,6 +42,16 @@ async def put(port: int, collection: str, doc_id: str, document: dict) -> dict:
         return await r.json()
 
 
+# The document most end-to-end tests ask about.
+TRAVEL_POLICY = "Trains are booked through Travelink two weeks ahead."
+
+
+async def put_travel_policy(port: int, url: str | None = None) -> dict:
+    """The handbook's travel policy (with a link when `url` is given)."""
+    document = {"title": "Travel policy", "content": TRAVEL_POLICY}
+    return await put(port, "handbook", "travel", {**document, **({"url": url} if url else {})})
+
+
 async def test_a_put_document_is_cited_in_a_room_and_private_ones_are_not(people, bot):
     alice = await people("alice")
     port = free_port()

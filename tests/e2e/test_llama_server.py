@@ -21,7 +21,7 @@ from core import strings
 from core.strings import PLACEHOLDER
 from tests.e2e.people import from_user, replies_to
 from tests.e2e.test_conversation import room_with_bot
-from tests.e2e.test_knowledge import knowledge_config, put
+from tests.e2e.test_knowledge import knowledge_config, put, put_travel_policy
 from tests.e2e.test_pipeline import edits_of
 
 pytestmark = pytest.mark.e2e
@@ -210,16 +210,7 @@ async def test_the_readmes_local_model_answers_or_shows_the_passages_within_a_mi
     )
     await bot.start()
     room = await room_with_bot(alice, bot)
-    await put(
-        port,
-        "handbook",
-        "travel",
-        {
-            "title": "Travel policy",
-            "url": "https://wiki/travel",
-            "content": "Trains are booked through Travelink two weeks ahead.",
-        },
-    )
+    await put_travel_policy(port, url="https://wiki/travel")
 
     asked = time.monotonic()
     question = await alice.say(room, "How are trains booked?", mentions=[bot.user_id])

@@ -14,7 +14,7 @@ from core import strings
 from tests.e2e.people import membership_of, replies_to
 from tests.e2e.scripted import ask, llm_config, reading_model
 from tests.e2e.test_conversation import room_with_bot
-from tests.e2e.test_knowledge import knowledge_config, put
+from tests.e2e.test_knowledge import knowledge_config, put, put_travel_policy
 from tests.e2e.test_pipeline import edits_of
 
 pytestmark = pytest.mark.e2e
@@ -33,15 +33,7 @@ async def test_health_and_metrics_tell_what_works(people, bot, llm):
     bot.write_config(config, allowed_users=[alice.user_id], ops_port=ops)
     await bot.start()
     room = await room_with_bot(alice, bot)
-    await put(
-        port,
-        "handbook",
-        "travel",
-        {
-            "title": "Travel policy",
-            "content": "Trains are booked through Travelink two weeks ahead.",
-        },
-    )
+    await put_travel_policy(port)
     status, body = await get(f"http://127.0.0.1:{ops}/health")
     assert status == 200, body
     assert '"sync": "ok"' in body and '"chroma": "ok"' in body and '"llm": "ok"' in body
@@ -74,15 +66,7 @@ async def test_a_shutdown_tells_about_unfinished_answers_and_answers_after_resta
     )
     await bot.start()
     room = await room_with_bot(alice, bot)
-    await put(
-        port,
-        "handbook",
-        "travel",
-        {
-            "title": "Travel policy",
-            "content": "Trains are booked through Travelink two weeks ahead.",
-        },
-    )
+    await put_travel_policy(port)
     llm.delay = 20
     question = await alice.say(room, "how do I book trains?", mentions=[bot.user_id])
     placeholder = await alice.wait_for(room, replies_to(question), timeout=30)

@@ -9,7 +9,7 @@ from bot.inbox.reply import STREAMING_MARK
 from core import strings
 from tests.e2e.people import replies_to
 from tests.e2e.test_conversation import room_with_bot
-from tests.e2e.test_knowledge import knowledge_config, put
+from tests.e2e.test_knowledge import knowledge_config, put_travel_policy
 from tests.pipeline.conftest import verdict
 
 pytestmark = pytest.mark.e2e
@@ -34,16 +34,7 @@ async def test_an_answer_streams_into_one_message_with_links_and_a_badge(people,
     )
     await bot.start()
     room = await room_with_bot(alice, bot)
-    await put(
-        port,
-        "handbook",
-        "travel",
-        {
-            "title": "Travel policy",
-            "url": "https://wiki/travel",
-            "content": "Trains are booked through Travelink two weeks ahead.",
-        },
-    )
+    await put_travel_policy(port, url="https://wiki/travel")
     llm.delay = 0.3
     llm.enqueue(verdict())
     llm.enqueue(
@@ -87,16 +78,7 @@ async def test_a_model_that_is_down_gets_an_apology_not_silence(people, bot, llm
     )
     await bot.start()
     room = await room_with_bot(alice, bot)
-    await put(
-        port,
-        "handbook",
-        "travel",
-        {
-            "title": "Travel policy",
-            "url": "https://wiki/travel",
-            "content": "Trains are booked through Travelink two weeks ahead.",
-        },
-    )
+    await put_travel_policy(port, url="https://wiki/travel")
     llm.enqueue(status=503)  # the pre-step: the question goes on as asked
     llm.enqueue(status=503)  # the answer: the passages found, under what happened
     question = await alice.say(room, "how do I book a train?", mentions=[bot.user_id])
