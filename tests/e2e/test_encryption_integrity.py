@@ -298,8 +298,13 @@ async def test_answered_messages_keep_no_text_and_go_after_the_edit_window(
     room = await room_with_bot(alice, bot)
     question = await alice.say(room, "!help", mentions=[bot.user_id])
     await alice.wait_for(room, replies_to(question))
-    rows = inbox_rows(bot.folder, storage_toml)
-    done = [row for row in rows if row[1]]
+
+    def handled() -> bool:
+        # The reply is sent before its question's row is marked done: wait for that.
+        return any(row[0] == question and row[1] for row in inbox_rows(bot.folder, storage_toml))
+
+    await alice.wait_until(handled)
+    done = [row for row in inbox_rows(bot.folder, storage_toml) if row[1]]
     assert done and all(row[2] is None and row[3] is None for row in done), "no text kept"
 
     def purged() -> bool:
