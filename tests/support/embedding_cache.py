@@ -9,6 +9,16 @@ of its backend's code or of the libraries that run it is a new key.
 
 The model itself is still loaded (chunking counts its tokens) and nothing else changes:
 chunking, Chroma, the catalog and search run as ever.
+
+The vectors of the public sets are also committed (`KEPT`, float32 as the models give
+them): a fresh clone, as CI runs, then embeds nothing the last refresh embedded. A key
+the file lacks (chunking, a model or a library changed) is computed by the real model as
+before; refresh the file after such a change (docs/development/testing.md):
+
+    rm -rf tests/data/embeddings/public-sets.npz /tmp/fresh
+    .venv/bin/python -m pytest -p no:xdist tests/evaluation -o cache_dir=/tmp/fresh \
+      --deselect tests/evaluation/test_kept_vectors.py
+    .venv/bin/python -m tests.support.embedding_cache /tmp/fresh/d/embeddings/vectors.sqlite3
 """
 
 from __future__ import annotations
@@ -17,6 +27,7 @@ import hashlib
 import inspect
 import json
 import sqlite3
+import sys
 import threading
 from collections.abc import Awaitable, Callable
 from importlib import metadata
@@ -26,6 +37,9 @@ import numpy as np
 
 from core.config.knowledge import MULTILINGUAL_EMBEDDING_MODEL
 from core.knowledge.search.embedding import Embedder, Embedders, resolve_model_path
+
+# The committed vectors of the public sets (tests/data/embeddings/README.md).
+KEPT = Path(__file__).parents[1] / "data" / "embeddings" / "public-sets.npz"
 
 # The libraries whose version can change a vector.
 LIBRARIES = (
@@ -70,10 +84,13 @@ def fingerprint(model: Embedder) -> str:
 
 
 class VectorStore:
-    """Vectors by key in one SQLite file, shared by the test processes."""
+    """Vectors by key in one SQLite file, shared by the test processes, over the
+    committed ones."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, kept: Path = KEPT) -> None:
         self.path = path
+        self.kept = np.load(kept) if kept.is_file() else None
+        self.kept_keys = frozenset(self.kept.files) if self.kept is not None else frozenset()
         self._lock = threading.Lock()
         with self._connect() as db:
             db.execute("PRAGMA journal_mode=WAL")
@@ -83,12 +100,17 @@ class VectorStore:
         return sqlite3.connect(self.path, timeout=60)
 
     def get(self, key: str, count: int) -> list[list[float]] | None:
+        if self.kept is not None and key in self.kept_keys:
+            with self._lock:
+                kept = self.kept[key]
+            found: list[list[float]] = kept.astype(np.float64).reshape(count, -1).tolist()
+            return found
         with self._lock, self._connect() as db:
             row = db.execute("SELECT data FROM vectors WHERE key = ?", (key,)).fetchone()
         if row is None:
             return None
-        found: list[list[float]] = np.frombuffer(row[0], np.float64).reshape(count, -1).tolist()
-        return found
+        cached: list[list[float]] = np.frombuffer(row[0], np.float64).reshape(count, -1).tolist()
+        return cached
 
     def put(self, key: str, vectors: list[list[float]]) -> None:
         data = np.asarray(vectors, np.float64).tobytes()
@@ -149,3 +171,24 @@ class CachingEmbedders(Embedders):
         if name in self.endpoints():
             return model
         return CachedEmbedder(model, self.store)
+
+
+def export_kept(source: Path, target: Path = KEPT) -> int:
+    """Writes every vector of a cache file to the committed file, as float32 (what the
+    models give; a vector float32 cannot hold exactly is refused). Returns the count."""
+    with sqlite3.connect(source) as db:
+        rows = db.execute("SELECT key, data FROM vectors ORDER BY key").fetchall()
+    arrays = {}
+    for key, data in rows:
+        exact = np.frombuffer(data, np.float64)
+        narrow = exact.astype(np.float32)
+        if not np.array_equal(narrow.astype(np.float64), exact):
+            raise ValueError(f"{key}: a vector float32 does not hold exactly")
+        arrays[key] = narrow
+    target.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(target, **arrays)
+    return len(arrays)
+
+
+if __name__ == "__main__":
+    print(f"{export_kept(Path(sys.argv[1]))} calls' vectors written to {KEPT}")
