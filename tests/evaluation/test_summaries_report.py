@@ -74,10 +74,13 @@ def test_without_a_model_the_labelled_logs_keep_nine_facts_in_ten_and_no_chatter
 # chatter). dev2 and heldout2 were written by a helper who had not read the summariser;
 # heldout2 is held out (run for the report, never tuned on); heldout and fresh are the
 # earlier sets nobody tuned on. Raised for dev2 and heldout2 with the reply points and
-# settling lines. Issue 49 stays open: these are far from its goals.
+# settling lines. heldout3 was written later by a helper who had read none of the
+# project's code, and run once (24 / 48, 9 chatter). Issue 49 stays open: these are far
+# from its goals.
 NEW_SETS = {
     "dev2": (0.63, 4),
     "heldout2": (0.55, 10),
+    "heldout3": (0.48, 9),
     "heldout": (0.65, 0),
     "fresh": (0.60, 3),
 }
