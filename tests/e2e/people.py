@@ -28,6 +28,9 @@ from tests.support.messages import build_text_content
 Predicate = Callable[[dict[str, Any]], bool]
 
 
+SYNC_MS = 10_000
+
+
 @dataclass
 class Person:
     """A logged-in user whose client keeps syncing and records every timeline event."""
@@ -65,7 +68,9 @@ class Person:
     async def _started(cls, client: AsyncClient) -> Person:
         person = cls(client)
         client.add_event_callback(person._record, Event)
-        person._sync = asyncio.create_task(client.sync_forever(timeout=1000, full_state=True))
+        # A long poll, as clients do: the homeserver answers as soon as anything arrives,
+        # and an idle client costs it one request every SYNC_MS, not every second.
+        person._sync = asyncio.create_task(client.sync_forever(timeout=SYNC_MS, full_state=True))
         await client.synced.wait()
         return person
 
