@@ -129,5 +129,4 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if workerinput is None or len(items) < workerinput["workercount"]:
         return
     seconds = [decide_seconds(item.nodeid) for item in items]
-    files = [item.nodeid.split("::")[0] for item in items]
-    items[:] = decide_order(items, seconds, workerinput["workercount"], files)
+    items[:] = decide_order(items, seconds, workerinput["workercount"])

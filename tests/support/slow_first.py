@@ -52,26 +52,18 @@ def decide_shares(count: int, workers: int) -> list[int]:
     return shares
 
 
-def decide_order(
-    items: Sequence[T], seconds: Sequence[float], workers: int, files: Sequence[str]
-) -> list[T]:
-    """The items with the slow ones (seconds > 0) at the head of each worker's share:
-    those of one file together, in their order (the two demo tests must not run at
-    once: each takes the demo's port when it is free), each file's given to the share
-    with the fewest seconds so far, longest first; the quick ones keep their order
-    behind them."""
-    by_file: dict[str, list[int]] = {}
-    for i, s in enumerate(seconds):
-        if s > 0:
-            by_file.setdefault(files[i], []).append(i)
-    groups = sorted(by_file.values(), key=lambda group: -sum(seconds[i] for i in group))
+def decide_order(items: Sequence[T], seconds: Sequence[float], workers: int) -> list[T]:
+    """The items with the slow ones (seconds > 0) at the head of each worker's share,
+    each given to the share with the fewest seconds so far, longest first; the quick
+    ones keep their order behind them."""
+    slow = sorted((i for i, s in enumerate(seconds) if s > 0), key=lambda i: -seconds[i])
     quick = [item for item, s in zip(items, seconds, strict=True) if s <= 0]
     heads: list[list[T]] = [[] for _ in range(workers)]
     loads = [0.0] * workers
-    for group in groups:
+    for i in slow:
         share = loads.index(min(loads))
-        heads[share] += [items[i] for i in group]
-        loads[share] += sum(seconds[i] for i in group)
+        heads[share].append(items[i])
+        loads[share] += seconds[i]
     out: list[T] = []
     for head, size in zip(heads, decide_shares(len(items), workers), strict=True):
         take = max(0, size - len(head))

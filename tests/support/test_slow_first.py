@@ -16,7 +16,7 @@ def test_shares_are_what_work_stealing_sends():
 def test_slow_items_head_the_shares_balanced_by_seconds():
     items = list("abcdefghijkl")
     seconds = [0, 90, 0, 0, 60, 0, 50, 0, 40, 0, 0, 0]
-    order = decide_order(items, seconds, workers=4, files=items)
+    order = decide_order(items, seconds, workers=4)
     assert sorted(order) == items, "nothing lost or repeated"
     shares = [order[0:3], order[3:6], order[6:9], order[9:12]]
     assert [share[0] for share in shares] == ["b", "e", "g", "i"]
@@ -24,16 +24,8 @@ def test_slow_items_head_the_shares_balanced_by_seconds():
 
 
 def test_two_slow_items_go_to_the_lightest_share():
-    items = list("abcdefgh")
-    order = decide_order(items, [100, 10, 10, 10, 10, 0, 0, 0], workers=2, files=items)
+    order = decide_order(list("abcdefgh"), [100, 10, 10, 10, 10, 0, 0, 0], workers=2)
     assert order[:4] == ["a", "f", "g", "h"] and order[4:] == ["b", "c", "d", "e"]
-
-
-def test_slow_items_of_one_file_stay_together_in_their_order():
-    items = list("abcdef")
-    files = ["x", "y", "x", "z", "z", "z"]
-    order = decide_order(items, [50, 60, 40, 0, 0, 0], workers=2, files=files)
-    assert order[:3] == ["a", "c", "d"] and order[3:] == ["b", "e", "f"]
 
 
 def test_every_slow_test_named_exists():
