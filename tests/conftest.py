@@ -22,7 +22,6 @@ from core.storage.sqlite import SqliteDatabase
 from tests.support.fake_llm import FakeLlm
 from tests.support.fake_speech import FakeSpeech
 from tests.support.postgres import PostgresServer
-from tests.support.slow_first import decide_order, decide_seconds
 
 
 @pytest.fixture(scope="session")
@@ -120,13 +119,3 @@ async def storage_toml(request: pytest.FixtureRequest) -> str:
         return ""
     url = await request.getfixturevalue("postgres").create_database()
     return f'\n[storage]\nurl = "{url}"\n'
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under xdist, the slowest tests start first, one share each (tests/support/
-    slow_first.py); every worker orders its collection alike, as xdist requires."""
-    workerinput = getattr(config, "workerinput", None)
-    if workerinput is None or len(items) < workerinput["workercount"]:
-        return
-    seconds = [decide_seconds(item.nodeid) for item in items]
-    items[:] = decide_order(items, seconds, workerinput["workercount"])
