@@ -1,4 +1,7 @@
-"""`knowledge-ingest` on the sample documents, as an admin runs it."""
+"""`knowledge-ingest` on the sample documents, as an admin runs it: in its own process
+for a folder ingested, dry run and again; the cases of bad input call the same `main`
+in the test's process (a process of its own costs seconds of CPU to import the models'
+libraries, and says nothing more about a refused line)."""
 
 from __future__ import annotations
 
@@ -7,11 +10,24 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from core.knowledge_base.cli import main
 from tests.knowledge.conftest import KB_CONFIG
 from tests.support.files import make_docx, make_pdf, make_scanned_pdf
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "deploy" / "sample-documents"
+
+
+def ingest_here(
+    capsys: pytest.CaptureFixture[str], config: Path, *args: str
+) -> subprocess.CompletedProcess:
+    """`main` of the command with its output, as `ingest` gives them."""
+    capsys.readouterr()
+    code = main(["--config", str(config), *args])
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["knowledge-ingest", *args], code, out, err)
 
 
 def ingest(config: Path, *args: str) -> subprocess.CompletedProcess:
@@ -45,7 +61,7 @@ def test_ingest_a_folder_with_progress_dry_run_and_idempotence(tmp_path):
     assert "0 added, 1 updated, 5 unchanged, 0 unreadable" in again.stdout, again.stdout
 
 
-def test_pdf_and_word_files_in_a_folder_are_read_and_unreadable_ones_named(tmp_path):
+def test_pdf_and_word_files_in_a_folder_are_read_and_unreadable_ones_named(tmp_path, capsys):
     config = tmp_path / "config.toml"
     config.write_text(
         KB_CONFIG.format(data_dir=tmp_path / "data", chroma="") + "\n[files]\nmax_pages = 5\n"
@@ -56,17 +72,17 @@ def test_pdf_and_word_files_in_a_folder_are_read_and_unreadable_ones_named(tmp_p
     (folder / "onboarding.docx").write_bytes(make_docx())
     (folder / "scan.pdf").write_bytes(make_scanned_pdf())
     (folder / "long.pdf").write_bytes(make_pdf(tuple(f"Page {n}." for n in range(6))))
-    result = ingest(config, "--collection", "handbook", str(folder))
+    result = ingest_here(capsys, config, "--collection", "handbook", str(folder))
     assert result.returncode == 1
     assert "2 added, 0 updated, 0 unchanged, 2 unreadable" in result.stdout, result.stdout
     assert f"skipped: {folder / 'scan.pdf'}: it has no text layer" in result.stderr
     assert f"skipped: {folder / 'long.pdf'}: it has 6 pages, more than the 5" in result.stderr
 
 
-def test_bad_input_gets_a_clear_answer(tmp_path):
+def test_bad_input_gets_a_clear_answer(tmp_path, capsys):
     config = tmp_path / "config.toml"
     config.write_text(KB_CONFIG.format(data_dir=tmp_path / "data", chroma=""))
-    unknown = ingest(config, "--collection", "nope", str(SAMPLES))
+    unknown = ingest_here(capsys, config, "--collection", "nope", str(SAMPLES))
     assert (
         unknown.returncode == 2
         and "no collection 'nope' (configured: handbook, tickets)" in unknown.stderr
@@ -74,13 +90,13 @@ def test_bad_input_gets_a_clear_answer(tmp_path):
 
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"id": "ok", "title": "Fine", "content": "Fine."}\n{"title": "no id"}\n')
-    result = ingest(config, "--collection", "handbook", str(broken))
+    result = ingest_here(capsys, config, "--collection", "handbook", str(broken))
     assert result.returncode == 1
     assert f"{broken}:2: KeyError" in result.stderr
     assert "1 added, 0 updated, 0 unchanged, 1 unreadable" in result.stdout
 
 
-def test_json_lines_the_api_would_refuse_are_skipped_with_the_reason(tmp_path):
+def test_json_lines_the_api_would_refuse_are_skipped_with_the_reason(tmp_path, capsys):
     config = tmp_path / "config.toml"
     config.write_text(KB_CONFIG.format(data_dir=tmp_path / "data", chroma=""))
     lines = tmp_path / "hostile.jsonl"
@@ -96,7 +112,7 @@ def test_json_lines_the_api_would_refuse_are_skipped_with_the_reason(tmp_path):
         )
         + "\n"
     )
-    result = ingest(config, "--collection", "handbook", str(lines))
+    result = ingest_here(capsys, config, "--collection", "handbook", str(lines))
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     for number, reason in [
         (2, "nests arrays or objects too deeply"),
