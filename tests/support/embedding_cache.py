@@ -23,6 +23,7 @@ before; refresh the file after such a change (docs/development/testing.md):
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import json
@@ -85,14 +86,22 @@ def fingerprint(model: Embedder) -> str:
     return digest.hexdigest()
 
 
+@functools.cache
+def read_kept(path: Path) -> dict[str, np.ndarray]:
+    """The committed vectors by key, read once per process (none without the file)."""
+    if not path.is_file():
+        return {}
+    with np.load(path) as kept:
+        return {key: kept[key] for key in kept.files}
+
+
 class VectorStore:
     """Vectors by key in one SQLite file, shared by the test processes, over the
     committed ones."""
 
     def __init__(self, path: Path, kept: Path = KEPT) -> None:
         self.path = path
-        self.kept = np.load(kept) if kept.is_file() else None
-        self.kept_keys = frozenset(self.kept.files) if self.kept is not None else frozenset()
+        self.kept = read_kept(kept)
         self._lock = threading.Lock()
         with self._connect() as db:
             db.execute("PRAGMA journal_mode=WAL")
@@ -102,10 +111,8 @@ class VectorStore:
         return sqlite3.connect(self.path, timeout=60)
 
     def get(self, key: str, count: int) -> list[list[float]] | None:
-        if self.kept is not None and key in self.kept_keys:
-            with self._lock:
-                kept = self.kept[key]
-            found: list[list[float]] = kept.astype(np.float64).reshape(count, -1).tolist()
+        if key in self.kept:
+            found: list[list[float]] = self.kept[key].astype(np.float64).reshape(count, -1).tolist()
             return found
         with self._lock, self._connect() as db:
             row = db.execute("SELECT data FROM vectors WHERE key = ?", (key,)).fetchone()
