@@ -30,10 +30,11 @@ from core.summaries.ledger_entries import (
     build_entries_from_draft,
     build_entries_from_picks,
 )
+from core.summaries.points import decide_thread_points
 from core.summaries.replies import decide_reply_points
-from core.summaries.salience import decide_chatter_lines, decide_points
+from core.summaries.salience import decide_points
 from core.summaries.settling import decide_settling_points
-from core.summaries.sidetracks import decide_sidetrack
+from core.summaries.smalltalk import fetch_smalltalk
 from core.summaries.support import (
     CheckedDraft,
     SummaryVerdicts,
@@ -42,10 +43,10 @@ from core.summaries.support import (
     decide_supported,
     points_of,
 )
+from core.summaries.threads import build_terms, decide_threads
 
 log = logging.getLogger(__name__)
 MESSAGES_LANGUAGE = "the language most of the messages are written in"
-MIN_WORDS = 4
 # Points (decisions, action items, open questions, …) an extractive summary keeps at most.
 MAX_SALIENT = 16
 T = TypeVar("T")
@@ -198,32 +199,22 @@ class Summarizer:
         return draft, completion.prompt_tokens
 
     async def _extractive(self, lines: Sequence[SummaryLine], heading: str) -> SummaryResult:
-        """Decisions, action items and open questions first (by their wording), then the
-        messages that best represent the rest of the discussion, as many lines as before
-        (more only when there are more decisions, actions and questions than that)."""
-        chatter = decide_chatter_lines(lines)
+        """A point for each thread of the work talk, in the messages' own words, listed
+        by what its lines say (decisions, action items, open questions, the rest), small
+        talk left out, within a budget of quoted lines (core/summaries/points.py). The
+        ledger gets the decisions and action items the cue phrases find, each with the
+        lines it needs to stand alone."""
+        chatter = await fetch_smalltalk(lines, self.embedders)
         picks = decide_reply_points(lines, decide_points(lines, MAX_SALIENT), chatter)
-        picks = decide_settling_points(lines, picks, chatter)
-        kept = {index for pick in picks for index in pick.lines} | chatter
-        # Acknowledgements ("ok", "thanks") say nothing on their own.
-        rest = [
-            line
-            for index, line in enumerate(lines)
-            if index not in kept
-            and len(line.text.split()) >= MIN_WORDS
-            and not decide_sidetrack(lines, (index,), figures=1)
+        picks = [
+            pick
+            for pick in decide_settling_points(lines, picks, chatter)
+            if pick.main not in chatter
         ]
-        k = min(len(lines), max(3, min(8, round(len(lines) ** 0.5))))
-        wanted = max(0, k - len(picks))
-        if not wanted or not rest:
-            others: list[SummaryLine] = []
-        elif self.embedders is None or len(rest) <= wanted:
-            step = len(rest) / min(wanted, len(rest))
-            others = [rest[int(i * step)] for i in range(min(wanted, len(rest)))]
-        else:
-            embedder = await asyncio.to_thread(self.embedders.get, self.embedding_model())
-            vectors = np.array(await embedder.embed_passages([line.text for line in rest]))
-            others = [rest[i] for i in decide_representatives(vectors, wanted)]
+        terms = build_terms(lines)
+        threads = decide_threads(lines, chatter, terms)
+        cued = {index for pick in picks for index in pick.lines} - chatter
+        points = decide_thread_points(lines, threads, terms, cued)
         entries = tuple(build_entries_from_picks(picks, lines))
-        markdown = build_extractive_markdown(picks, others, lines, heading)
+        markdown = build_extractive_markdown(points, [], lines, heading)
         return SummaryResult(markdown, entries=entries)

@@ -1,0 +1,166 @@
+"""The threads of a room's talk (pure): which messages speak of the same thing, found from
+the conversation's structure and the words it shares, in any language.
+
+A fact of a room is seldom in one message: a question and the line that settles it, a
+value and its correction twenty messages later, a hand-over item and the colleague who
+takes it. Each message is hung on the one it continues, tried in this order:
+1. the message it answers (a Matrix reply, the thread before it, a question just before
+   it by someone else, or the line it leans back on: `decide_context`);
+2. the recent message (among the last WINDOW) that shares most of its rare terms (subject
+   words said in few messages, and figures: "db-repl-02", "3,100", "KW 52"), each term
+   weighed by how rarely the room says it;
+3. any earlier message that names the same figure ("MOB-2230" then "2230 закрыт") or two
+   of the same rarest words (an update hours later);
+4. for a short line, the message just before it by someone else ("ok hold", "dann 10");
+5. the same person's message just before (a thought in two messages).
+A thread is a tree of such links: the messages hung together, talk beside the work left
+out. Nothing here knows a language's words beyond spaCy's stop words.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from core.summaries.draft import SummaryLine
+from core.summaries.exchanges import decide_context
+from core.summaries.settling import build_marks
+from core.summaries.sidetracks import PREFIX, build_subject_words
+
+# Recent messages a line may continue by the words it shares.
+WINDOW = 8
+# A term is rare when at most this share of the room's messages says it (or 3 of them).
+RARE_SHARE = 0.2
+RARE_AT_LEAST = 3
+# Weight of shared terms (each 1 / the lines that say it) for an answer to join the
+# subject it takes up as well as the line it answers.
+STRONG_SHARE = 0.6
+# Terms said in at most this many messages link lines however far apart.
+RAREST = 3
+FAR_WORDS = 2
+# Characters a shared figure has, at least, to link lines far apart ("2230", "3.6").
+FAR_FIGURE = 3
+# A line this short with nothing else to go on answers the one just before it.
+SHORT_WORDS = 8
+# The same person's next message within this many seconds goes on with the same thought.
+SAME_THOUGHT_SECONDS = 5 * 60
+
+
+@dataclass(frozen=True)
+class Terms:
+    """What each line names: its rare terms, its figures, and how many lines say each."""
+
+    rare: tuple[frozenset[str], ...]
+    figures: tuple[frozenset[str], ...]
+    counts: Counter[str]
+
+
+def build_terms(lines: Sequence[SummaryLine]) -> Terms:
+    """The rare terms and figures of every line (the senders' names left out)."""
+    names = {line.sender.lower()[:PREFIX] for line in lines}
+    words = [build_subject_words(line.text) - names for line in lines]
+    figures = tuple(frozenset(m for m in build_marks(line.text) if len(m) >= 2) for line in lines)
+    counts: Counter[str] = Counter(
+        t for found, marks in zip(words, figures, strict=True) for t in found | marks
+    )
+    rare_at = max(RARE_AT_LEAST, RARE_SHARE * len(lines))
+    rare = tuple(
+        frozenset(w for w in found if counts[w] <= rare_at) | figures[i]
+        for i, found in enumerate(words)
+    )
+    return Terms(rare, figures, counts)
+
+
+def decide_links(
+    lines: Sequence[SummaryLine], chatter: frozenset[int], terms: Terms | None = None
+) -> dict[int, tuple[int, ...]]:
+    """For each line that is not `chatter`, the earlier lines it continues, the one it
+    goes on from first (the rules of the module's docstring), then the subject an
+    answer takes up besides (none: it starts a thread)."""
+    terms = terms or build_terms(lines)
+    live = [i for i in range(len(lines)) if i not in chatter]
+    links: dict[int, tuple[int, ...]] = {}
+    for position, index in enumerate(live):
+        before = live[:position]
+        context = decide_context(lines, index)
+        if context is None:
+            found = _continues(lines, index, before, terms)
+            links[index] = () if found is None else (found,)
+        elif context in chatter:
+            links[index] = ()
+        else:
+            # An answer may also take up a subject said a few lines earlier.
+            also = _shares(lines, index, before, terms, STRONG_SHARE)
+            links[index] = (context,) if also in (None, context) else (context, also)
+    return links
+
+
+def decide_threads(
+    lines: Sequence[SummaryLine], chatter: frozenset[int], terms: Terms | None = None
+) -> list[tuple[int, ...]]:
+    """The threads of the lines that are not `chatter` (the lines linked together), each
+    in time order, the threads in the order they start."""
+    links = decide_links(lines, chatter, terms)
+    parent = {index: index for index in links}
+
+    def root(index: int) -> int:
+        while parent[index] != index:
+            parent[index] = parent[parent[index]]
+            index = parent[index]
+        return index
+
+    for index, earlier in links.items():
+        for other in earlier:
+            parent[root(index)] = root(other)
+    threads: dict[int, list[int]] = {}
+    for index in sorted(links):
+        threads.setdefault(root(index), []).append(index)
+    return sorted((tuple(members) for members in threads.values()), key=lambda t: t[0])
+
+
+def _shares(
+    lines: Sequence[SummaryLine],
+    index: int,
+    before: Sequence[int],
+    terms: Terms,
+    least: float,
+) -> int | None:
+    """The recent line (of the last WINDOW) that shares most of this line's rare terms,
+    each weighed by how rarely the room says it, above `least`; the nearest of equals."""
+    thread = lines[index].thread_root
+    own = terms.rare[index]
+    best, best_weight = None, least
+    for i in reversed([i for i in before[-WINDOW:] if lines[i].thread_root == thread]):
+        weight = sum(1 / max(1, terms.counts.get(t, 1)) for t in own & terms.rare[i])
+        if weight > best_weight:
+            best, best_weight = i, weight
+    return best
+
+
+def _continues(
+    lines: Sequence[SummaryLine],
+    index: int,
+    before: Sequence[int],
+    terms: Terms,
+) -> int | None:
+    """The earlier line that `index` goes on from by its words or its place (rules 2
+    to 5 of the module's docstring), or None when it starts a thread."""
+    line = lines[index]
+    recent = [i for i in before[-WINDOW:] if lines[i].thread_root == line.thread_root]
+    best = _shares(lines, index, before, terms, 0.0)
+    if best is not None:
+        return best
+    own = terms.rare[index]
+    rarest = {t for t in own if terms.counts.get(t, 1) <= RAREST}
+    for i in reversed(before):
+        figures = terms.figures[index] & terms.figures[i]
+        if any(len(f) >= FAR_FIGURE for f in figures) or len(rarest & terms.rare[i]) >= FAR_WORDS:
+            return i
+    others = [i for i in recent if lines[i].sender != line.sender]
+    if others and len(line.text.split()) <= SHORT_WORDS:
+        return others[-1]
+    if recent and lines[recent[-1]].sender == line.sender:
+        if line.ts - lines[recent[-1]].ts <= SAME_THOUGHT_SECONDS:
+            return recent[-1]
+    return None
