@@ -19,45 +19,77 @@ from collections.abc import Collection, Sequence
 
 from core.summaries.draft import SummaryLine
 from core.summaries.salience import PRIORITY, Pick
-from core.summaries.threads import Terms
+from core.summaries.sidetracks import decide_sidetrack
+from core.summaries.threads import Link, Terms
 from core.summaries.wording import Said, decide_said
 
-# Of the room's messages, the share a summary quotes at most, and a ceiling in lines.
+# Of the room's messages, the share a summary quotes at most, and a ceiling in lines;
+# a room of a few messages may be quoted whole.
 QUOTED_SHARE = 0.66
 MOST_QUOTED = 60
+FEWEST_QUOTED = 6
 # A line of at most this many words that names nothing of its thread is an acknowledgement.
 ACK_WORDS = 3
+# Lines a point holds at most when points that go on from each other join.
+POINT_LINES = 8
 COMMITMENTS: tuple[Said, ...] = ("decision", "arrangement", "action", "deferral")
 
 
 def decide_thread_points(
     lines: Sequence[SummaryLine],
-    threads: Sequence[tuple[int, ...]],
+    picks: Sequence[Pick],
+    live: Sequence[int],
+    links: Sequence[Link],
     terms: Terms,
-    cued: Collection[int] = (),
 ) -> list[Pick]:
-    """A point per thread, its acknowledgements left out, within the budget; `cued` are
-    the lines the cue phrases picked, kept longest."""
-    kept = [_without_acks(lines, thread, terms) for thread in threads]
-    kept = [thread for thread in kept if thread]
-    budget = min(MOST_QUOTED, int(QUOTED_SHARE * len(lines)))
-    while sum(len(thread) for thread in kept) > budget:
+    """The cue phrases' points (`picks`) and the `live` lines (not small talk), joined
+    along their links in the order they were said, into points of at most POINT_LINES lines;
+    acknowledgements left out; within the budget (the picks' own lines kept longest)."""
+    alive = set(live)
+    owner: dict[int, int] = {}
+    members: list[set[int]] = [{i for i in pick.lines if i in alive} for pick in picks]
+    for n, group in enumerate(members):
+        for index in group:
+            owner.setdefault(index, n)
+    for index in live:
+        if index not in owner:
+            owner[index] = len(members)
+            members.append({index})
+    for link in links:  # in time order: a point grows as its talk went on
+        mine, theirs = owner[link.later], owner[link.earlier]
+        if mine == theirs or len(members[mine] | members[theirs]) > POINT_LINES:
+            continue
+        members[theirs] |= members[mine]
+        for moved in members[mine]:
+            owner[moved] = theirs
+        members[mine] = set()
+    cued = {index for pick in picks for index in pick.lines}
+    kept = [
+        _without_acks(lines, sorted(group), terms, cued)
+        for group in members
+        if len(group) > 1 or group & cued or not decide_sidetrack(lines, tuple(group), 1, cued)
+    ]
+    budget = min(MOST_QUOTED, max(FEWEST_QUOTED, int(QUOTED_SHARE * len(lines))))
+    while sum(len(group) for group in kept) > budget:
         candidates = [
-            ((i in cued, _carries(lines, i, thread, terms)), n, i)
-            for n, thread in enumerate(kept)
-            for i in _removable(thread)
+            ((i in cued, _carries(lines, i, group, terms)), n, i)
+            for n, group in enumerate(kept)
+            for i in _removable(group)
         ]
         _, n, index = min(candidates)
         kept[n] = [i for i in kept[n] if i != index]
-    return [_point(lines, thread) for thread in kept if thread]
+    return [_point(lines, group, picks) for group in kept if group]
 
 
-def _without_acks(lines: Sequence[SummaryLine], thread: Sequence[int], terms: Terms) -> list[int]:
+def _without_acks(
+    lines: Sequence[SummaryLine], thread: Sequence[int], terms: Terms, cued: Collection[int]
+) -> list[int]:
     named = [t for i in thread for t in terms.rare[i]]
     return [
         i
         for i in thread
-        if decide_said(lines[i].text)
+        if i in cued
+        or decide_said(lines[i].text)
         or terms.figures[i]
         or len(lines[i].text.split()) > ACK_WORDS
         or any(named.count(t) > 1 for t in terms.rare[i])
@@ -80,15 +112,15 @@ def _carries(
     others = frozenset().union(*(terms.rare[i] for i in thread if i != index))
     commits = decide_said(lines[index].text) in COMMITMENTS
     words = min(len(lines[index].text.split()), 20)
-    return (
-        2 * len(terms.figures[index]) + len(terms.rare[index] & others) + 3 * commits + words / 4
-    )
+    return 2 * len(terms.figures[index]) + len(terms.rare[index] & others) + 3 * commits + words / 4
 
 
-def _point(lines: Sequence[SummaryLine], thread: Sequence[int]) -> Pick:
-    """The thread as a point, listed by its strongest line's cue (else with the rest)."""
-    said = [(s, i) for i in thread if (s := decide_said(lines[i].text)) is not None]
+def _point(lines: Sequence[SummaryLine], group: Sequence[int], picks: Sequence[Pick]) -> Pick:
+    """The lines as a point, listed by the strongest thing a cue pick among them, or one
+    of their lines by its wording, says (else with the rest of the discussion)."""
+    said = [(pick.said, pick.main) for pick in picks if pick.main in group]
+    said += [(s, i) for i in group if (s := decide_said(lines[i].text)) is not None]
     if not said:
-        return Pick("status", tuple(thread), thread[0])
-    strongest, main = min(said, key=lambda item: PRIORITY.index(item[0]))
-    return Pick(strongest, tuple(thread), main)
+        return Pick("status", tuple(group), group[0])
+    strongest, main = min(said, key=lambda item: (PRIORITY.index(item[0]), item[1]))
+    return Pick(strongest, tuple(group), main)

@@ -43,7 +43,7 @@ from core.summaries.support import (
     decide_supported,
     points_of,
 )
-from core.summaries.threads import build_terms, decide_threads
+from core.summaries.threads import build_terms, decide_links
 
 log = logging.getLogger(__name__)
 MESSAGES_LANGUAGE = "the language most of the messages are written in"
@@ -212,9 +212,8 @@ class Summarizer:
             if pick.main not in chatter
         ]
         terms = build_terms(lines)
-        threads = decide_threads(lines, chatter, terms)
-        cued = {index for pick in picks for index in pick.lines} - chatter
-        points = decide_thread_points(lines, threads, terms, cued)
+        live, links = decide_links(lines, chatter, terms)
+        points = decide_thread_points(lines, picks, live, links, terms)
         entries = tuple(build_entries_from_picks(picks, lines))
         markdown = build_extractive_markdown(points, [], lines, heading)
         return SummaryResult(markdown, entries=entries)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from core.summaries.draft import SummaryLine
 from core.summaries.exchanges import decide_context
@@ -33,16 +34,13 @@ WINDOW = 8
 # A term is rare when at most this share of the room's messages says it (or 3 of them).
 RARE_SHARE = 0.2
 RARE_AT_LEAST = 3
-# Weight of shared terms (each 1 / the lines that say it) for an answer to join the
-# subject it takes up as well as the line it answers.
-STRONG_SHARE = 0.6
 # Terms said in at most this many messages link lines however far apart.
 RAREST = 3
 FAR_WORDS = 2
 # Characters a shared figure has, at least, to link lines far apart ("2230", "3.6").
 FAR_FIGURE = 3
 # A line this short with nothing else to go on answers the one just before it.
-SHORT_WORDS = 8
+SHORT_WORDS = 6
 # The same person's next message within this many seconds goes on with the same thought.
 SAME_THOUGHT_SECONDS = 5 * 60
 
@@ -72,28 +70,36 @@ def build_terms(lines: Sequence[SummaryLine]) -> Terms:
     return Terms(rare, figures, counts)
 
 
+class Link(NamedTuple):
+    """A line (`later`) that continues an `earlier` one."""
+
+    later: int
+    earlier: int
+
+
 def decide_links(
     lines: Sequence[SummaryLine], chatter: frozenset[int], terms: Terms | None = None
-) -> dict[int, tuple[int, ...]]:
-    """For each line that is not `chatter`, the earlier lines it continues, the one it
-    goes on from first (the rules of the module's docstring), then the subject an
-    answer takes up besides (none: it starts a thread)."""
+) -> tuple[list[int], list[Link]]:
+    """The lines that are not `chatter`, and what each continues: the line it goes on
+    from (the rules of the module's docstring; none when it starts a thread) and, for
+    an answer, the subject it takes up besides."""
     terms = terms or build_terms(lines)
     live = [i for i in range(len(lines)) if i not in chatter]
-    links: dict[int, tuple[int, ...]] = {}
+    links: list[Link] = []
     for position, index in enumerate(live):
         before = live[:position]
         context = decide_context(lines, index)
         if context is None:
             found = _continues(lines, index, before, terms)
-            links[index] = () if found is None else (found,)
-        elif context in chatter:
-            links[index] = ()
-        else:
+            if found is not None:
+                links.append(Link(index, found))
+        elif context not in chatter:
+            links.append(Link(index, context))
             # An answer may also take up a subject said a few lines earlier.
-            also = _shares(lines, index, before, terms, STRONG_SHARE)
-            links[index] = (context,) if also in (None, context) else (context, also)
-    return links
+            also = _shares(lines, index, before, terms)
+            if also is not None and also != context:
+                links.append(Link(index, also))
+    return live, links
 
 
 def decide_threads(
@@ -101,8 +107,8 @@ def decide_threads(
 ) -> list[tuple[int, ...]]:
     """The threads of the lines that are not `chatter` (the lines linked together), each
     in time order, the threads in the order they start."""
-    links = decide_links(lines, chatter, terms)
-    parent = {index: index for index in links}
+    live, links = decide_links(lines, chatter, terms)
+    parent = {index: index for index in live}
 
     def root(index: int) -> int:
         while parent[index] != index:
@@ -110,11 +116,10 @@ def decide_threads(
             index = parent[index]
         return index
 
-    for index, earlier in links.items():
-        for other in earlier:
-            parent[root(index)] = root(other)
+    for link in links:
+        parent[root(link.later)] = root(link.earlier)
     threads: dict[int, list[int]] = {}
-    for index in sorted(links):
+    for index in live:
         threads.setdefault(root(index), []).append(index)
     return sorted((tuple(members) for members in threads.values()), key=lambda t: t[0])
 
@@ -124,13 +129,13 @@ def _shares(
     index: int,
     before: Sequence[int],
     terms: Terms,
-    least: float,
 ) -> int | None:
     """The recent line (of the last WINDOW) that shares most of this line's rare terms,
-    each weighed by how rarely the room says it, above `least`; the nearest of equals."""
+    each weighed by how rarely the room says it (1 / the lines that say it); the
+    nearest of equals."""
     thread = lines[index].thread_root
     own = terms.rare[index]
-    best, best_weight = None, least
+    best, best_weight = None, 0.0
     for i in reversed([i for i in before[-WINDOW:] if lines[i].thread_root == thread]):
         weight = sum(1 / max(1, terms.counts.get(t, 1)) for t in own & terms.rare[i])
         if weight > best_weight:
@@ -148,7 +153,7 @@ def _continues(
     to 5 of the module's docstring), or None when it starts a thread."""
     line = lines[index]
     recent = [i for i in before[-WINDOW:] if lines[i].thread_root == line.thread_root]
-    best = _shares(lines, index, before, terms, 0.0)
+    best = _shares(lines, index, before, terms)
     if best is not None:
         return best
     own = terms.rare[index]

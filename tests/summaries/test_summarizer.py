@@ -14,6 +14,7 @@ from core.llm.client import LlmClient
 from core.llm.prompts import load_prompts
 from core.llm.tokens import estimate_tokens
 from core.summaries.draft import SummaryLine
+from core.summaries.points import QUOTED_SHARE
 from core.summaries.summarizer import Summarizer
 
 
@@ -140,7 +141,9 @@ async def test_without_a_model_every_decision_action_item_and_open_question_is_k
         "the answer that leaves the question open is with it"
     )
     quoted = result.markdown.count("([message](")
-    assert quoted <= 12, "what matters, with its context, in far fewer lines than the chat"
+    assert quoted <= QUOTED_SHARE * len(MEETING), "what matters, in fewer lines than the chat"
+    for acknowledgement in (": ok ([", ": nice ([", ": thanks everyone (["):
+        assert acknowledgement not in result.markdown
 
 
 async def test_the_summary_is_asked_in_the_rooms_language_and_bounded(llm):

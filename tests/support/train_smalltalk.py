@@ -62,16 +62,26 @@ def main() -> None:
         model = LogisticRegression(C=STRENGTH, max_iter=3000, class_weight="balanced")
         return model.fit(vectors[rows], labels[rows])
 
+    pooled: list[tuple[float, int]] = []
     for source in sorted({s for s in sources if s.endswith(".json")}):
         held = sources == source
         chances = fit(~held).predict_proba(vectors[held])[:, 1]
         truth = labels[held]
+        pooled += zip(chances.tolist(), truth.tolist(), strict=True)
         caught = int(((chances > THRESHOLD) & (truth == 1)).sum())
         lost = int(((chances > THRESHOLD) & (truth == 0)).sum())
         ranked = roc_auc_score(truth, chances) if 0 < truth.sum() < len(truth) else float("nan")
         print(
             f"{source:32} chatter {caught}/{truth.sum()}  work judged chatter {lost}/"
             f"{len(truth) - truth.sum()}  AUC {ranked:.2f}"
+        )
+    for threshold in (0.5, 0.55, 0.6, 0.62, 0.65, 0.7):
+        caught = sum(1 for p, t in pooled if t and p > threshold)
+        lost = sum(1 for p, t in pooled if not t and p > threshold)
+        chatter = sum(t for _, t in pooled)
+        print(
+            f"threshold {threshold:.2f}: chatter {caught}/{chatter}, "
+            f"work judged chatter {lost}/{len(pooled) - chatter}"
         )
     model = fit(np.ones(len(labels), dtype=bool))
     WEIGHTS.write_text(

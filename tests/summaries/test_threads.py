@@ -1,0 +1,92 @@
+"""The threads of a room's talk (pure): what each line continues, in any language."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from core.summaries.draft import SummaryLine
+from core.summaries.threads import decide_links, decide_threads
+
+
+def room(*said: tuple[str, str]) -> list[SummaryLine]:
+    return [
+        SummaryLine(n, sender, text, 1e9 + 60 * n, f"https://l/{n}", f"$e{n}")
+        for n, (sender, text) in enumerate(said, start=1)
+    ]
+
+
+def together(threads: list[tuple[int, ...]], *indexes: int) -> bool:
+    return any(set(indexes) <= set(thread) for thread in threads)
+
+
+# A release room in Russian: a blocker named by its ticket, settled twenty lines later.
+RELEASE = room(
+    ("@olga:x", "Открыты 2 критичных: MOB-2211 (оплата через СБП) и MOB-2230 (пуши дублируются)"),
+    ("@dima:x", "2230 это бэк, ретраи без идемпотентности, фикс будет сегодня"),
+    *[
+        ("@kate:x", f"Сторы: скриншоты для экрана {n} готовы, загружаю в консоль")
+        for n in range(12, 30)
+    ],
+    ("@olga:x", "2230 закрыт, на стейдже не воспроизводится"),
+)
+
+
+def test_a_ticket_said_again_much_later_joins_where_it_was_raised():
+    threads = decide_threads(RELEASE, frozenset())
+    last = len(RELEASE) - 1
+    assert together(threads, 0, 1, last), threads
+    assert not together(threads, last, 5), "the screenshots are another thread"
+
+
+# German: a figure proposed, weighed, and settled by a bare line.
+RETENTION = room(
+    ("@florian:x", "Was ist mit dem Kafka-Retention-Thema? Das wollten wir vor Weihnachten ändern"),
+    (
+        "@katrin:x",
+        "Das events-Topic hat 14 Tage Retention, Platte bei 78 %. Marketing will mind. 10",
+    ),
+    ("@stefan:x", "10 reicht platzmäßig bis Februar, grad überschlagen"),
+    ("@katrin:x", "dann 10"),
+)
+
+
+def test_a_bare_line_that_settles_joins_the_exchange():
+    assert decide_threads(RETENTION, frozenset()) == [(0, 1, 2, 3)]
+
+
+# A status round: separate items by separate people stay separate points.
+ROUND = room(
+    ("@bob:x", "The staging database is still on Postgres 15."),
+    ("@ann:x", "We agreed to upgrade staging to Postgres 17 before the release."),
+    ("@cid:x", "I'll write the upgrade runbook for the database tomorrow."),
+    ("@dan:x", "The customer portal got a new login page, translations are missing."),
+    ("@eve:x", "Spanish translations for the login page arrive on Thursday."),
+)
+
+
+def test_unrelated_items_of_a_status_round_are_apart():
+    threads = decide_threads(ROUND, frozenset())
+    assert together(threads, 0, 1) and together(threads, 3, 4), threads
+    assert not together(threads, 1, 3), threads
+
+
+def test_small_talk_is_in_no_thread_and_a_reply_to_it_hangs_on_nothing():
+    lines = room(
+        ("@lena:x", "The EU deploy at 17:00 has the same invoice change"),
+        ("@lena:x", "also saw the apartment on Division, the bedroom is a closet"),
+        ("@marc:x", "closets are a proud tradition"),
+    )
+    lines[2] = replace(lines[2], reply_to="$e2")
+    live, links = decide_links(lines, frozenset({1}))
+    assert live == [0, 2] and not [link for link in links if link.later == 2]
+
+
+def test_an_answer_joins_the_question_and_the_subject_it_takes_up():
+    lines = room(
+        ("@ines:x", "Le carrousel a une animation Lottie de 1,8 Mo, trop lourde pour l'écran 2"),
+        ("@camille:x", "Tu veux quelle taille max ?"),
+        ("@ines:x", "300 ko idéalement"),
+        ("@theo:x", "ou on met une image statique et basta ?"),
+        ("@camille:x", "Oui, je tente de descendre l'animation Lottie à 300 ko d'ici jeudi"),
+    )
+    assert together(decide_threads(lines, frozenset()), 0, 2, 4)
