@@ -15,6 +15,7 @@ from core.summaries.wording import (
     decide_said,
     decide_topic_words,
 )
+from core.summaries.words import count_words
 
 # The subject words an update shares with the line it picks up again, at least.
 TOPIC_OVERLAP = 2
@@ -49,7 +50,7 @@ def decide_context(lines: Sequence[SummaryLine], index: int) -> int | None:
         if line.ts - other.ts > ANSWER_SECONDS:
             return None
         asks = decide_asks(other.text)
-        if len(other.text.split()) < 3 and not asks:
+        if count_words(other.text) < 3 and not asks:
             skipped = True  # "+1", "ok": an acknowledgement is not what a line answers
             continue
         if other.sender != line.sender and other.thread_root == line.thread_root:
@@ -134,7 +135,7 @@ def decide_answers(lines: Sequence[SummaryLine], index: int) -> list[int]:
         context = decide_context(lines, i)
         if context != index and (context is not None or skipped):
             break
-        if len(other.text.split()) < 3 and not ANSWER_OPENER.search(other.text.strip()):
+        if count_words(other.text) < 3 and not ANSWER_OPENER.search(other.text.strip()):
             skipped = True  # "hmm", "lol": said after it, not an answer to it
             continue
         if context is None and not _answers(question.text, other.text):
@@ -152,7 +153,7 @@ def _answers(question: str, text: str) -> bool:
     ("yes", "not yet"), leans back, is short, or speaks of the same subject."""
     if ANSWER_OPENER.search(text.strip()) or OPEN_ANSWER.search(text) or decide_depends(text):
         return True
-    if len(text.split()) <= SHORT_ANSWER:
+    if count_words(text) <= SHORT_ANSWER:
         return True  # "about 180 € a month": a short line right after a question answers it
     asked = decide_topic_words(question)
     return any(word in asked for word in decide_topic_words(text))

@@ -22,6 +22,7 @@ from core.summaries.salience import PRIORITY, Pick
 from core.summaries.sidetracks import decide_sidetrack
 from core.summaries.threads import Link, Terms
 from core.summaries.wording import Said, decide_said
+from core.summaries.words import count_words
 
 # Of the room's messages, the share a summary quotes at most, and a ceiling in lines;
 # a room of a few messages may be quoted whole.
@@ -91,7 +92,7 @@ def _without_acks(
         if i in cued
         or decide_said(lines[i].text)
         or terms.figures[i]
-        or len(lines[i].text.split()) > ACK_WORDS
+        or count_words(lines[i].text) > ACK_WORDS
         or any(named.count(t) > 1 for t in terms.rare[i])
     ]
 
@@ -111,7 +112,7 @@ def _carries(
     the thread's other lines, a commitment, its length."""
     others = frozenset().union(*(terms.rare[i] for i in thread if i != index))
     commits = decide_said(lines[index].text) in COMMITMENTS
-    words = min(len(lines[index].text.split()), 20)
+    words = min(count_words(lines[index].text), 20)
     return 2 * len(terms.figures[index]) + len(terms.rare[index] & others) + 3 * commits + words / 4
 
 

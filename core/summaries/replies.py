@@ -20,6 +20,7 @@ from core.summaries.exchanges import POINT_LINES
 from core.summaries.salience import Pick
 from core.summaries.sidetracks import decide_sidetrack
 from core.summaries.wording import decide_said
+from core.summaries.words import count_words
 
 # Words a reply or the message it answers has at least, for the pair to be a point of
 # its own ("ok", "👍" settle nothing a reader needs quoted).
@@ -54,7 +55,7 @@ def decide_reply_points(
             kept = out[roomy[0]]
             out[roomy[0]] = Pick(kept.said, tuple(sorted((*kept.lines, index))), kept.main)
             continue
-        if max(len(lines[i].text.split()) for i in (answered, index)) < PAIR_WORDS:
+        if max(count_words(lines[i].text) for i in (answered, index)) < PAIR_WORDS:
             continue
         if decide_sidetrack(lines, (answered, index)):
             continue

@@ -31,6 +31,7 @@ from core.summaries.wording import (
     decide_chatter,
     decide_said,
 )
+from core.summaries.words import count_words
 
 KINDS: tuple[Kind, ...] = ("decision", "action", "question")
 PRIORITY: tuple[Said, ...] = (
@@ -73,7 +74,7 @@ def decide_chatter_lines(lines: Sequence[SummaryLine]) -> frozenset[int]:
         if (
             index - 1 in found
             and line.ts - lines[index - 1].ts <= CHATTER_SECONDS
-            and len(line.text.split()) <= CHATTER_WORDS
+            and count_words(line.text) <= CHATTER_WORDS
             and decide_said(line.text) in (None, "question")
         ):
             found.add(index)

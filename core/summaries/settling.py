@@ -17,6 +17,7 @@ from core.summaries.exchanges import POINT_LINES, decide_context
 from core.summaries.salience import Pick
 from core.summaries.sidetracks import decide_sidetrack
 from core.summaries.wording import decide_asks, decide_said
+from core.summaries.words import count_words
 
 # Words a settling line has at most: it says the figure, not the reasons.
 SETTLE_WORDS = 10
@@ -46,7 +47,7 @@ def decide_settled(lines: Sequence[SummaryLine], index: int, chatter: frozenset[
     when it settles nothing (a question asks, it does not settle)."""
     line = lines[index]
     numbers = build_numbers(line.text)
-    if not numbers or len(line.text.split()) > SETTLE_WORDS or index in chatter:
+    if not numbers or count_words(line.text) > SETTLE_WORDS or index in chatter:
         return None
     if decide_asks(line.text):
         return None

@@ -18,6 +18,7 @@ from functools import lru_cache
 
 from core.knowledge.search.keywords import stop_words
 from core.summaries.draft import SummaryLine
+from core.summaries.words import CJK, build_cjk_pairs
 
 # The languages whose stop words are left out together: a room may mix them, and a stop
 # word of one is seldom a subject word of another.
@@ -48,9 +49,10 @@ def _stop_words() -> frozenset[str]:
 def build_subject_words(text: str) -> frozenset[str]:
     """The words of a message that name a subject, cut to their first letters; names
     with figures in them ("3.8", "db-repl-02", "4:30") whole, bare numbers left out
-    (a "40 min" here and a "40" there name nothing in common)."""
-    found: set[str] = set()
-    for word in WORD.findall(text.lower()):
+    (a "40 min" here and a "40" there name nothing in common); Chinese and Japanese by
+    their character pairs (core/summaries/words.py)."""
+    found: set[str] = set(build_cjk_pairs(text))
+    for word in WORD.findall(CJK.sub(" ", text.lower())):
         if word in _stop_words() or word.isdigit():
             continue
         if any(char.isdigit() for char in word):

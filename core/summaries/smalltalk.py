@@ -32,6 +32,7 @@ from core.knowledge.search.embedding import Embedders, EmbeddingModelError
 from core.summaries.draft import SummaryLine
 from core.summaries.salience import decide_chatter_lines
 from core.summaries.settling import build_marks
+from core.summaries.words import count_words
 
 log = logging.getLogger(__name__)
 WEIGHTS = Path(__file__).with_name("smalltalk.json")
@@ -62,7 +63,7 @@ def load_smalltalk_model(path: Path = WEIGHTS) -> SmalltalkModel:
 
 def decide_judged(lines: Sequence[SummaryLine]) -> list[int]:
     """The lines long enough to be judged on their own words (the latest MOST_JUDGED)."""
-    return [i for i, line in enumerate(lines) if len(line.text.split()) >= SHORT_WORDS][
+    return [i for i, line in enumerate(lines) if count_words(line.text) >= SHORT_WORDS][
         -MOST_JUDGED:
     ]
 

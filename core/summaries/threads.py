@@ -28,6 +28,7 @@ from core.summaries.draft import SummaryLine
 from core.summaries.exchanges import decide_context
 from core.summaries.settling import build_marks
 from core.summaries.sidetracks import PREFIX, build_subject_words
+from core.summaries.words import count_words
 
 # Recent messages a line may continue by the words it shares.
 WINDOW = 8
@@ -163,7 +164,7 @@ def _continues(
         if any(len(f) >= FAR_FIGURE for f in figures) or len(rarest & terms.rare[i]) >= FAR_WORDS:
             return i
     others = [i for i in recent if lines[i].sender != line.sender]
-    if others and len(line.text.split()) <= SHORT_WORDS:
+    if others and count_words(line.text) <= SHORT_WORDS:
         return others[-1]
     if recent and lines[recent[-1]].sender == line.sender:
         if line.ts - lines[recent[-1]].ts <= SAME_THOUGHT_SECONDS:

@@ -25,6 +25,7 @@ from core.summaries.cues import (
     ROLL_CALL,
     STATUS,
 )
+from core.summaries.words import count_words
 
 Kind = Literal["decision", "action", "question"]
 # What a line says, finer than where it is listed: an arrangement is listed with the
@@ -52,14 +53,14 @@ def decide_asks(text: str) -> bool:
         return False
     first = sentences[0]
     return sentences[-1].endswith("?") or (
-        first.endswith("?") and (bool(QUESTION_WORDS.search(first)) or len(first.split()) >= 4)
+        first.endswith("?") and (bool(QUESTION_WORDS.search(first)) or count_words(first) >= 4)
     )
 
 
 def decide_said(text: str) -> Said | None:
     """What a message states on its own wording, or None for the rest of the talk."""
     stripped = text.strip()
-    words = len(stripped.split())
+    words = count_words(stripped)
     if DEFERRAL.search(stripped):
         return "deferral"
     if DECISION.search(stripped):
@@ -92,13 +93,13 @@ def _assigns(text: str) -> bool:
 def _commits_first(text: str) -> bool:
     """ "yes, I'll write it up. Friday 11:00?": a commitment, then a question about it."""
     first = SENTENCE_END.findall(text)[0].strip()
-    return not first.endswith("?") and bool(ACTION.search(first)) and len(first.split()) >= 3
+    return not first.endswith("?") and bool(ACTION.search(first)) and count_words(first) >= 3
 
 
 def _commits(text: str) -> bool:
     """ "I'll come", "deal, I'll edit": a short commitment is an action item too."""
     found = ACTION.search(text)
-    return found is not None and found.start() <= 12 and len(text.split()) >= 2
+    return found is not None and found.start() <= 12 and count_words(text) >= 2
 
 
 def decide_chatter(text: str) -> bool:
@@ -116,7 +117,7 @@ def decide_depends(text: str) -> bool:
     # The first sentence: "Does the webinar move too? It's booked for the 12th" asks
     # something new, whatever "it" in its second sentence points back to.
     first = SENTENCE_END.findall(stripped)[0] if stripped else ""
-    words = len(stripped.split())
+    words = count_words(stripped)
     if REQUEST.search(first):
         return False  # "can you update the status page?" asks anew
     return words <= 12 and bool(ANAPHOR.search(first) or ACTION.search(first))

@@ -90,3 +90,24 @@ def test_an_answer_joins_the_question_and_the_subject_it_takes_up():
         ("@camille:x", "Oui, je tente de descendre l'animation Lottie à 300 ko d'ici jeudi"),
     )
     assert together(decide_threads(lines, frozenset()), 0, 2, 4)
+
+
+# Chinese, written without spaces: lines meet by the character pairs they share.
+FRONTEND = room(
+    ("@li:x", "前端岗位的候选人王芳今天下午三点二面，面试官是张伟和刘洋"),
+    ("@zhang:x", "我下午有客户会议，三点来不了"),
+    ("@chen:x", "运维说下周二凌晨要升级数据库，请大家提前保存好自己的工作"),
+    ("@liu:x", "那王芳的二面改到四点，我和李娜一起面"),
+)
+
+
+def test_chinese_lines_meet_by_the_characters_they_share():
+    threads = decide_threads(FRONTEND, frozenset())
+    assert together(threads, 0, 3) and not together(threads, 2, 3), threads
+
+
+def test_a_run_of_chinese_characters_counts_as_words():
+    from core.summaries.words import count_words
+
+    assert count_words("那王芳的二面改到四点，我和李娜一起面") >= 8
+    assert count_words("好的") == 1 and count_words("ok hold") == 2
