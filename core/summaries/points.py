@@ -15,11 +15,11 @@ commitment, its length.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Collection, Sequence
 
 from core.summaries.draft import SummaryLine
 from core.summaries.salience import PRIORITY, Pick
-from core.summaries.sidetracks import decide_sidetrack
 from core.summaries.threads import Link, Terms
 from core.summaries.wording import Said, decide_said
 from core.summaries.words import count_words
@@ -65,20 +65,30 @@ def decide_thread_points(
             owner[moved] = theirs
         members[mine] = set()
     cued = {index for pick in picks for index in pick.lines}
-    kept = [
-        _without_acks(lines, sorted(group), terms, cued)
-        for group in members
-        if len(group) > 1 or group & cued or not decide_sidetrack(lines, tuple(group), 1, cued)
-    ]
+    kept = [_without_acks(lines, sorted(group), terms, cued) for group in members]
     budget = min(MOST_QUOTED, max(FEWEST_QUOTED, int(QUOTED_SHARE * len(lines))))
-    while sum(len(group) for group in kept) > budget:
-        candidates = [
-            ((i in cued, _carries(lines, i, group, terms)), n, i)
-            for n, group in enumerate(kept)
-            for i in _removable(group)
-        ]
-        _, n, index = min(candidates)
-        kept[n] = [i for i in kept[n] if i != index]
+    quoted = sum(len(group) for group in kept)
+    # The line that carries least goes first, the cue phrases' lines last; a point's
+    # lines are weighed again when one of them goes (a heap, each point's entries
+    # dated by its version).
+    version = [0] * len(kept)
+    heap: list[tuple[bool, float, int, int, int]] = []
+
+    def weigh(n: int) -> None:
+        for i in _removable(kept[n]):
+            entry = (i in cued, _carries(lines, i, kept[n], terms), n, i, version[n])
+            heapq.heappush(heap, entry)
+
+    for n in range(len(kept)):
+        weigh(n)
+    while quoted > budget and heap:
+        *_, n, index, seen = heapq.heappop(heap)
+        if seen != version[n]:
+            continue
+        kept[n].remove(index)
+        quoted -= 1
+        version[n] += 1
+        weigh(n)
     return [_point(lines, group, picks) for group in kept if group]
 
 

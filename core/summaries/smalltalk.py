@@ -6,8 +6,8 @@ e5 (bundled, core/knowledge/search/embed_e5.py) places apart: a logistic regress
 its vectors, trained on a few hundred labelled lines in twelve languages written by
 someone who had not read this code and on the development logs' chatter and facts
 (`python -m tests.support.train_smalltalk`), tells them apart. On the summaries'
-held-out logs, which it was not trained on, it ranks a chatter message above a
-message of a key fact 99 times in 100 (docs/development/evaluation-summaries.md).
+held-out logs (heldout2/), which it was not trained on, it ranks a chatter message above
+a message of a key fact 99 times in 100 (docs/development/evaluation-summaries.md).
 
 Only a line with something to say is judged (SHORT_WORDS words or more): a short one
 ("ha", "zu süß 😍", "dann 10") is what it answers, so it is small talk when the line it
@@ -38,8 +38,9 @@ log = logging.getLogger(__name__)
 WEIGHTS = Path(__file__).with_name("smalltalk.json")
 # Words a line has, at least, to be judged on its own.
 SHORT_WORDS = 6
-# Lines judged at most: a summary of a very long room judges its latest ones.
-MOST_JUDGED = 2000
+# Lines judged at most (about 15 ms each on 2 cores): a summary of a long room judges
+# its latest ones; before them only the cue phrases tell small talk.
+MOST_JUDGED = 500
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-import numpy as np
-
 from core.config.llm import LlmTask
 from core.i18n.language import decided_language, language_name
 from core.knowledge.search.embedding import Embedders
@@ -77,20 +75,6 @@ def split_parts(items: Sequence[T], cost: Callable[[T], int], budget: int) -> li
         parts[-1].append(item)
         used += price
     return [part for part in parts if part]
-
-
-def decide_representatives(vectors: np.ndarray, k: int, diversity: float = 0.3) -> list[int]:
-    """Maximal marginal relevance: near the centre of the discussion, far from each other."""
-    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
-    centre = unit.mean(axis=0)
-    relevance = unit @ centre
-    picked: list[int] = []
-    while len(picked) < min(k, len(unit)):
-        redundancy = (unit @ unit[picked].T).max(axis=1) if picked else np.zeros(len(unit))
-        score = (1 - diversity) * relevance - diversity * redundancy
-        score[picked] = -np.inf
-        picked.append(int(score.argmax()))
-    return sorted(picked)
 
 
 def _language() -> str:

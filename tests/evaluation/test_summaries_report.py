@@ -69,20 +69,19 @@ def test_without_a_model_the_labelled_logs_keep_nine_facts_in_ten_and_no_chatter
     assert quoted is not None and int(quoted.group(1)) <= MOST_QUOTED * 100, output
 
 
-# Floors at the figures measured on 2026-11-28 without a model (docs/development/
+# Floors at the figures measured on 2026-11-29 without a model (docs/development/
 # evaluation-summaries.md), so that a regression fails here: (least coverage, most
 # chatter). dev2 and heldout2 were written by a helper who had not read the summariser;
-# heldout2 is held out (run for the report, never tuned on); heldout and fresh are the
-# earlier sets nobody tuned on. Raised for dev2 and heldout2 with the reply points and
-# settling lines. heldout3 was written later by a helper who had read none of the
-# project's code, and run once (24 / 48, 9 chatter). Issue 49 stays open: these are far
-# from its goals.
+# heldout and fresh are the earlier sets nobody tuned on; heldout3 was written later by
+# a helper who had read none of the project's code. heldout2 and heldout3 are held out:
+# run for their totals, never tuned on. Issue 49 stays open: the held-out sets are
+# short of its 85 % without chatter.
 NEW_SETS = {
-    "dev2": (0.63, 4),
-    "heldout2": (0.55, 10),
-    "heldout3": (0.48, 9),
-    "heldout": (0.65, 0),
-    "fresh": (0.60, 3),
+    "dev2": (0.80, 2),
+    "heldout2": (0.71, 3),
+    "heldout3": (0.75, 6),
+    "heldout": (0.86, 0),
+    "fresh": (0.85, 1),
 }
 # A summary quotes at most this share of the room's messages: coverage bought by
 # quoting (nearly) everything is no summary (an experiment reached 91 % of dev2's facts

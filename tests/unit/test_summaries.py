@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import numpy as np
 import pytest
 
 from core import strings
@@ -17,7 +16,7 @@ from core.summaries.draft import (
     build_summary_markdown,
 )
 from core.summaries.ranges import SummaryRange, decide_summary_range
-from core.summaries.summarizer import decide_representatives, split_parts
+from core.summaries.summarizer import split_parts
 from core.timerange import resolve_range
 
 SCHEDULES = {
@@ -88,12 +87,6 @@ def test_parts_fit_the_budget_and_keep_the_order():
     parts = split_parts(list(range(10)), lambda n: 3, 10)
     assert parts == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
     assert split_parts([1, 50, 2], lambda n: n, 10) == [[1], [50], [2]], "too big: alone"
-
-
-def test_representatives_are_central_and_diverse_in_time_order():
-    vectors = np.array([[1, 0, 0], [0.99, 0.1, 0], [0.98, 0.12, 0.0], [0, 1, 0], [0.7, 0.7, 0]])
-    picked = decide_representatives(vectors.astype(float), 2)
-    assert picked == sorted(picked) and len(set(picked) & {0, 1, 2}) == 1
 
 
 LINES = [
