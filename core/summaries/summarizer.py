@@ -1,5 +1,5 @@
 """Summarising lines of a chat: in parts that fit the model's budget, then merged; or,
-without a model, the most representative messages."""
+without a model, the threads of the talk in its own messages (core/summaries/points.py)."""
 
 from __future__ import annotations
 
