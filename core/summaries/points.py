@@ -1,16 +1,20 @@
-"""The points of a summary without a model (pure): one per thread of the talk, within a
+"""The points of a summary without a model (pure): the threads of the talk, within a
 budget of quoted messages.
 
-Each thread (core/summaries/threads.py) becomes a point in the messages' own words,
-listed by the strongest thing one of its lines says by the cue phrases (a decision, an
-action item, an open question), else with the rest of the discussion. A bare
-acknowledgement ("passt", "love it") is left out of its thread. A summary that quotes
-(nearly) the whole room is no summary, so the room's lines are quoted up to
-QUOTED_SHARE of them (and MOST_QUOTED in all); past that the lines that carry least are
-left out first: never the line that opens a thread or the one that closes it, and the
-lines the cue phrases picked (decisions, actions, questions with their answers) last.
-What a line carries: its figures, the rare terms it shares with its thread, a
-commitment, its length.
+The cue phrases' points (a decision with what it answers, a question with its answer…)
+and every other message that is not small talk join along the links of
+core/summaries/threads.py, in the order they were said, into points of at most
+POINT_LINES messages; a message two picks share is quoted once. A point is listed by the
+strongest thing a pick among it, or one of its other lines by its wording, says (so an
+action item linked to a decision is listed with the decision; the ledger lists each);
+else with the rest of the discussion. A bare acknowledgement ("passt", "love it") is
+left out. A summary that quotes (nearly) the whole room is no summary: at most
+QUOTED_SHARE of the room's lines are quoted (MOST_QUOTED in all, FEWEST_QUOTED whatever
+the room). Past that, the lines that carry least go first (their figures, the rare terms
+they share with their point, a commitment, their length): the middle of a point of
+three or more (where it starts and where it ends up stay), the second of a pair, a line
+alone; the cue phrases' lines last; the line that states a decision or an action item
+never (the budget may then be passed).
 """
 
 from __future__ import annotations
@@ -48,10 +52,10 @@ def decide_thread_points(
     acknowledgements left out; within the budget (the picks' own lines kept longest)."""
     alive = set(live)
     owner: dict[int, int] = {}
-    members: list[set[int]] = [{i for i in pick.lines if i in alive} for pick in picks]
-    for n, group in enumerate(members):
-        for index in group:
-            owner.setdefault(index, n)
+    members: list[set[int]] = []
+    for pick in picks:  # a line two picks share is quoted once, in the first
+        members.append({i for i in pick.lines if i in alive and i not in owner})
+        owner.update((i, len(members) - 1) for i in members[-1])
     for index in live:
         if index not in owner:
             owner[index] = len(members)
@@ -65,6 +69,8 @@ def decide_thread_points(
             owner[moved] = theirs
         members[mine] = set()
     cued = {index for pick in picks for index in pick.lines}
+    # A decision or an action item is never trimmed away (the budget may then be passed).
+    mains = {pick.main for pick in picks if pick.listed in ("decision", "action")}
     kept = [_without_acks(lines, sorted(group), terms, cued) for group in members]
     budget = min(MOST_QUOTED, max(FEWEST_QUOTED, int(QUOTED_SHARE * len(lines))))
     quoted = sum(len(group) for group in kept)
@@ -76,6 +82,8 @@ def decide_thread_points(
 
     def weigh(n: int) -> None:
         for i in _removable(kept[n]):
+            if i in mains:
+                continue
             entry = (i in cued, _carries(lines, i, kept[n], terms), n, i, version[n])
             heapq.heappush(heap, entry)
 
@@ -128,9 +136,13 @@ def _carries(
 
 def _point(lines: Sequence[SummaryLine], group: Sequence[int], picks: Sequence[Pick]) -> Pick:
     """The lines as a point, listed by the strongest thing a cue pick among them, or one
-    of their lines by its wording, says (else with the rest of the discussion)."""
+    of their other lines by its wording, says (else with the rest of the discussion): a
+    question a pick found answered is not an open one."""
     said = [(pick.said, pick.main) for pick in picks if pick.main in group]
-    said += [(s, i) for i in group if (s := decide_said(lines[i].text)) is not None]
+    covered = {i for pick in picks if pick.main in group for i in pick.lines}
+    said += [
+        (s, i) for i in group if i not in covered and (s := decide_said(lines[i].text)) is not None
+    ]
     if not said:
         return Pick("status", tuple(group), group[0])
     strongest, main = min(said, key=lambda item: (PRIORITY.index(item[0]), item[1]))

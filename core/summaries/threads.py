@@ -87,19 +87,23 @@ def decide_links(
     terms = terms or build_terms(lines)
     live = [i for i in range(len(lines)) if i not in chatter]
     links: list[Link] = []
+    # The earlier lines that name each term, for the links far back (no scan of the room).
+    named: dict[str, list[int]] = {}
     for position, index in enumerate(live):
-        before = live[:position]
+        recent = live[max(0, position - WINDOW) : position]
         context = decide_context(lines, index)
         if context is None:
-            found = _continues(lines, index, before, terms)
+            found = _continues(lines, index, recent, named, terms)
             if found is not None:
                 links.append(Link(index, found))
         elif context not in chatter:
             links.append(Link(index, context))
             # An answer may also take up a subject said a few lines earlier.
-            also = _shares(lines, index, before, terms)
+            also = _shares(lines, index, recent, terms)
             if also is not None and also != context:
                 links.append(Link(index, also))
+        for term in terms.rare[index]:
+            named.setdefault(term, []).append(index)
     return live, links
 
 
@@ -126,18 +130,14 @@ def decide_threads(
 
 
 def _shares(
-    lines: Sequence[SummaryLine],
-    index: int,
-    before: Sequence[int],
-    terms: Terms,
+    lines: Sequence[SummaryLine], index: int, recent: Sequence[int], terms: Terms
 ) -> int | None:
-    """The recent line (of the last WINDOW) that shares most of this line's rare terms,
-    each weighed by how rarely the room says it (1 / the lines that say it); the
-    nearest of equals."""
+    """The `recent` line that shares most of this line's rare terms, each weighed by
+    how rarely the room says it (1 / the lines that say it); the nearest of equals."""
     thread = lines[index].thread_root
     own = terms.rare[index]
     best, best_weight = None, 0.0
-    for i in reversed([i for i in before[-WINDOW:] if lines[i].thread_root == thread]):
+    for i in reversed([i for i in recent if lines[i].thread_root == thread]):
         weight = sum(1 / max(1, terms.counts.get(t, 1)) for t in own & terms.rare[i])
         if weight > best_weight:
             best, best_weight = i, weight
@@ -147,22 +147,30 @@ def _shares(
 def _continues(
     lines: Sequence[SummaryLine],
     index: int,
-    before: Sequence[int],
+    recent: Sequence[int],
+    named: dict[str, list[int]],
     terms: Terms,
 ) -> int | None:
     """The earlier line that `index` goes on from by its words or its place (rules 2
-    to 5 of the module's docstring), or None when it starts a thread."""
+    to 5 of the module's docstring), or None when it starts a thread; `named`: the
+    earlier lines that name each term."""
     line = lines[index]
-    recent = [i for i in before[-WINDOW:] if lines[i].thread_root == line.thread_root]
-    best = _shares(lines, index, before, terms)
+    best = _shares(lines, index, recent, terms)
     if best is not None:
         return best
-    own = terms.rare[index]
-    rarest = {t for t in own if terms.counts.get(t, 1) <= RAREST}
-    for i in reversed(before):
-        figures = terms.figures[index] & terms.figures[i]
-        if any(len(f) >= FAR_FIGURE for f in figures) or len(rarest & terms.rare[i]) >= FAR_WORDS:
-            return i
+    recent = [i for i in recent if lines[i].thread_root == line.thread_root]
+    far = [
+        i
+        for figure in terms.figures[index]
+        if len(figure) >= FAR_FIGURE
+        for i in named.get(figure, ())
+        if figure in terms.figures[i]
+    ]
+    rarest = [t for t in terms.rare[index] if terms.counts.get(t, 1) <= RAREST]
+    shared = Counter(i for t in rarest for i in named.get(t, ()))
+    far += [i for i, count in shared.items() if count >= FAR_WORDS]
+    if far:
+        return max(far)  # the latest that names it
     others = [i for i in recent if lines[i].sender != line.sender]
     if others and count_words(line.text) <= SHORT_WORDS:
         return others[-1]

@@ -92,7 +92,8 @@ def _assigns(text: str) -> bool:
 
 def _commits_first(text: str) -> bool:
     """ "yes, I'll write it up. Friday 11:00?": a commitment, then a question about it."""
-    first = SENTENCE_END.findall(text)[0].strip()
+    # A line of punctuation alone ("?", "...") has no sentence.
+    first = next(iter(SENTENCE_END.findall(text)), "").strip()
     return not first.endswith("?") and bool(ACTION.search(first)) and count_words(first) >= 3
 
 
@@ -116,7 +117,7 @@ def decide_depends(text: str) -> bool:
         return True
     # The first sentence: "Does the webinar move too? It's booked for the 12th" asks
     # something new, whatever "it" in its second sentence points back to.
-    first = SENTENCE_END.findall(stripped)[0] if stripped else ""
+    first = next(iter(SENTENCE_END.findall(stripped)), "")
     words = count_words(stripped)
     if REQUEST.search(first):
         return False  # "can you update the status page?" asks anew

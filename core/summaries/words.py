@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+")
+# Kana and CJK ideographs (Korean is written with spaces: its words count as words).
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]+")
 CJK_WORD_CHARACTERS = 2
 
 

@@ -51,11 +51,42 @@ def test_a_busy_room_is_quoted_within_its_budget_and_no_point_runs_on():
     assert len(quoted) == len(set(quoted)), "a line is quoted once"
 
 
+NAMES = "amber basil cedar delta ember fjord garnet harbor indigo juniper kestrel lotus maple nectar onyx pepper quartz raven saffron tundra umber violet willow xenon yarrow zinnia acorn birch clover dune".split()
+# Thirty separate subjects (nothing links them): thirty points of one line each.
+APART = room(
+    *[
+        (f"@p{n % 4}:x", f"The {name} service needs its owner to check the setup")
+        for n, name in enumerate(NAMES)
+    ]
+)
+
+
 def test_the_lines_the_cue_phrases_picked_are_kept_longest():
-    picked = Pick("decision", (10, 11), 11)
-    found = points(BUSY, [picked])
-    assert {10, 11} <= {i for pick in found for i in pick.lines}
-    assert any(pick.said == "decision" and pick.main == 11 for pick in found)
+    picked = [Pick("status", (i,), i) for i in range(0, len(APART), 2)]
+    quoted = {i for pick in points(APART, picked) for i in pick.lines}
+    assert len(quoted) <= QUOTED_SHARE * len(APART)
+    assert {pick.main for pick in picked} <= quoted, "the uncued lines went first"
+
+
+def test_a_decision_is_never_trimmed_away_and_a_shared_line_is_quoted_once():
+    decided = room(
+        *[(f"@p{n}:x", f"We decided to postpone topic {n} to next quarter") for n in range(9)]
+    )
+    picked = [Pick("decision", (n,), n) for n in range(9)]
+    quoted = [i for pick in points(decided, picked) for i in pick.lines]
+    assert sorted(quoted) == list(range(9))
+    shared = [Pick("question", (0, 1), 0), Pick("action", (1, 2), 2)]
+    quoted = [i for pick in points(decided[:3], shared) for i in pick.lines]
+    assert sorted(quoted) == [0, 1, 2]
+
+
+def test_a_question_a_pick_found_answered_is_not_listed_as_open():
+    asked = room(
+        ("@ana:x", "How many webhook events failed during the outage yesterday?"),
+        ("@kai:x", "about 340 of them, all replayed this morning"),
+    )
+    found = points(asked, [Pick("answered", (0, 1), 1)])
+    assert [(pick.said, pick.lines) for pick in found] == [("answered", (0, 1))]
 
 
 def test_acknowledgements_are_left_out_and_a_small_room_is_quoted_whole():

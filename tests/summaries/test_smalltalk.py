@@ -44,6 +44,18 @@ def test_a_short_line_is_what_it_answers_unless_it_names_a_figure():
     assert 4 in decide_smalltalk(replied, judged), "a reply to small talk is small talk"
 
 
+def test_small_talk_does_not_spread_to_what_is_decided_next_or_later():
+    lunch = room(
+        ("@ben:x", "anyone up for the Thai place today?"),
+        ("@eva:x", "me!"),
+        ("@ana:x", "We decided to move the release"),
+        ("@kai:x", "ok"),
+    )
+    assert decide_smalltalk(lunch, {}) == {0, 1}, "a decision is no small talk"
+    later = [*lunch[:2], replace(lunch[3], ts=lunch[1].ts + 5 * 3600)]
+    assert decide_smalltalk(later, {}) == {0, 1}, "hours later is another exchange"
+
+
 async def test_without_the_embedding_models_only_the_cue_phrases_tell_small_talk():
     lunch = room(("@ben:x", "anyone up for the Thai place today?"), ("@eva:x", "me!"))
     assert await fetch_smalltalk(lunch, None) == {0, 1}

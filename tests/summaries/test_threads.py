@@ -106,8 +106,15 @@ def test_chinese_lines_meet_by_the_characters_they_share():
     assert together(threads, 0, 3) and not together(threads, 2, 3), threads
 
 
-def test_a_run_of_chinese_characters_counts_as_words():
+def test_a_run_of_chinese_characters_counts_as_words_korean_by_its_spaces():
     from core.summaries.words import count_words
 
     assert count_words("那王芳的二面改到四点，我和李娜一起面") >= 8
     assert count_words("好的") == 1 and count_words("ok hold") == 2
+    assert count_words("네 알겠습니다 감사합니다") == 3
+
+
+def test_a_line_of_punctuation_alone_is_linked_like_any_other():
+    lines = room(("@ana:x", "Deploy is done now"), ("@kai:x", "?"), ("@ana:x", "..."))
+    live, links = decide_links(lines, frozenset())
+    assert live == [0, 1, 2] and len(links) == 2
