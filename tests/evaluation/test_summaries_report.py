@@ -78,8 +78,8 @@ def test_without_a_model_the_labelled_logs_keep_nine_facts_in_ten_and_no_chatter
 # short of its 85 % without chatter.
 NEW_SETS = {
     "dev2": (0.80, 2),
-    "heldout2": (0.71, 3),
-    "heldout3": (0.75, 6),
+    "heldout2": (0.73, 3),
+    "heldout3": (0.77, 6),
     "heldout": (0.86, 0),
     "fresh": (0.85, 1),
 }
