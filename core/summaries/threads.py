@@ -13,8 +13,10 @@ takes it. Each message is hung on the one it continues, tried in this order:
    of the same rarest words (an update hours later);
 4. for a short line, the message just before it by someone else ("ok hold", "dann 10");
 5. the same person's message just before (a thought in two messages).
-A thread is a tree of such links: the messages hung together, talk beside the work left
-out. Nothing here knows a language's words beyond spaCy's stop words.
+An answer (1.) also joins the recent message that shares most of its rare terms: it may
+take up a subject said a few lines before the question. The messages hung together
+are a thread, talk beside the work left out. Nothing here knows a language's words
+beyond spaCy's stop words.
 """
 
 from __future__ import annotations
