@@ -79,7 +79,7 @@ def test_without_a_model_the_labelled_logs_keep_nine_facts_in_ten_and_no_chatter
 NEW_SETS = {
     "dev2": (0.80, 2),
     "heldout2": (0.73, 3),
-    "heldout3": (0.77, 6),
+    "heldout3": (0.79, 6),
     "heldout": (0.86, 0),
     "fresh": (0.85, 1),
 }

@@ -85,4 +85,4 @@ async def test_the_model_tells_small_talk_in_rooms_it_was_not_trained_on(embedde
     print(
         f"held-out chatter caught {caught:.0%} of {len(chatter)}, work lost {lost:.0%} of {len(work)}"
     )
-    assert caught >= 0.7 and lost <= 0.05
+    assert caught >= 0.85 and lost <= 0.05
