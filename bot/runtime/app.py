@@ -408,7 +408,6 @@ class BotApp:
             self._llm,
             self._prompts,
             kb.embedders if kb else None,
-            lambda: self.settings.current.knowledge.embedding_model,
             task,
             # A catch-up keeps only the TL;DR, which no point of the check covers.
             check_support=lambda: (

@@ -308,12 +308,9 @@ async def study_summaries(settings: Settings, args: argparse.Namespace) -> int:
     embedders = None if args.no_embeddings else Embedders()
     llm = LlmClient(settings.llm) if settings.llm.url else None
     prompts = load_prompts(settings.prompts.overrides())
-    model = settings.knowledge.embedding_model
-    summarizers = {"without a model": Summarizer(None, lambda: prompts, embedders, lambda: model)}
+    summarizers = {"without a model": Summarizer(None, lambda: prompts, embedders)}
     if llm is not None:
-        summarizers[f"model {settings.llm.model}"] = Summarizer(
-            llm, lambda: prompts, embedders, lambda: model
-        )
+        summarizers[f"model {settings.llm.model}"] = Summarizer(llm, lambda: prompts, embedders)
     try:
         scores = await measure_summaries(logs, summarizers, settings.summaries.part_tokens)
     finally:

@@ -22,12 +22,11 @@ def build_point_text(pick: Pick, lines: Sequence[SummaryLine]) -> str:
 
 def build_extractive_markdown(
     picks: Sequence[Pick],
-    others: Sequence[SummaryLine],
     lines: Sequence[SummaryLine],
     heading: str,
 ) -> str:
     """Decisions, action items and open questions under their headings, then the other
-    points and representative messages, each part in time order."""
+    points, each part in time order."""
     titles: dict[Kind, str] = {
         "decision": strings.SUMMARY_DECISIONS,
         "action": strings.SUMMARY_ACTIONS,
@@ -40,7 +39,6 @@ def build_extractive_markdown(
             out += ["", f"**{title}**"]
             out += [f"- {build_point_text(pick, lines)}" for pick in listed]
     rest = [(lines[p.lines[0]].ts, build_point_text(p, lines)) for p in picks if p.listed is None]
-    rest += [(line.ts, build_quote(line)) for line in others]
     if rest:
         out += ["", f"**{strings.SUMMARY_ALSO_DISCUSSED}**"]
         out += [f"- {text}" for _, text in sorted(rest, key=lambda item: item[0])]

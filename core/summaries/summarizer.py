@@ -109,7 +109,6 @@ class Summarizer:
         llm: LlmClient | None,
         prompts: Callable[[], Prompts],
         embedders: Embedders | None,
-        embedding_model: Callable[[], str],
         task: LlmTask = "summary",
         *,
         check_support: Callable[[], bool] = lambda: True,
@@ -123,7 +122,6 @@ class Summarizer:
         self.check_support = check_support
         self.prompts = prompts
         self.embedders = embedders
-        self.embedding_model = embedding_model
 
     async def summarize(
         self,
@@ -206,5 +204,5 @@ class Summarizer:
         # Pure, but seconds for a long room: off the event loop.
         picks, points = await asyncio.to_thread(decide_extractive_points, lines, chatter)
         entries = tuple(build_entries_from_picks(picks, lines))
-        markdown = build_extractive_markdown(points, [], lines, heading)
+        markdown = build_extractive_markdown(points, lines, heading)
         return SummaryResult(markdown, entries=entries)

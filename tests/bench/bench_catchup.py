@@ -30,7 +30,6 @@ from bot.inbox.audience import Audiences
 from bot.matrix.nio_account import NioAccount
 from core.catchup.catchup import build_catchup_markdown
 from core.config import parse_config
-from core.config.knowledge import DEFAULT_EMBEDDING_MODEL
 from core.config.llm import LlmSettings
 from core.ids import UserID
 from core.llm.client import LlmClient
@@ -112,7 +111,7 @@ async def main(room_count: int, messages: int) -> None:
             holder = SimpleNamespace(current=settings)
             stores = (await SqlReceiptStore.open(db), await SqlDigestStore.open(db))
             for model, title in ((client, "with a model"), (None, "without a model")):
-                summarizer = Summarizer(model, load_prompts, None, lambda: DEFAULT_EMBEDDING_MODEL)
+                summarizer = Summarizer(model, load_prompts, None)
                 desk = CatchupDesk(
                     matrix,
                     *stores,

@@ -49,7 +49,7 @@ async def main(size: int) -> None:
     lines = build_room(size)
     embedders = Embedders()
     for name, given in (("with the small-talk model", embedders), ("cue phrases alone", None)):
-        summarizer = Summarizer(None, load_prompts, given, lambda: "all-MiniLM-L6-v2")
+        summarizer = Summarizer(None, load_prompts, given)
         # The models and the stop words load once per process, not per summary.
         await summarizer.summarize(lines[:40], "**S**", timezone="UTC", part_tokens=3000)
         started = time.perf_counter()

@@ -40,7 +40,6 @@ from bot.inbox.mentions import BotIdentity
 from bot.matrix.nio_account import NioAccount
 from bot.settings_holder import SettingsHolder
 from core.config import parse_config
-from core.config.knowledge import DEFAULT_EMBEDDING_MODEL
 from core.config.llm import LlmSettings
 from core.config.summaries import SummarySettings
 from core.knowledge.search.embedding import Embedders
@@ -238,7 +237,7 @@ async def main(messages: int, new: int) -> None:
             keeper = asyncio.create_task(conversation.keep_history())
             seconds = await keeping(conversation, matrix, lambda: post(poster, room, 0, messages))
             print(f"seeded {messages} messages in {seconds:.0f} s, each kept by the bot as it came")
-            summarizer = Summarizer(client, load_prompts, None, lambda: DEFAULT_EMBEDDING_MODEL)
+            summarizer = Summarizer(client, load_prompts, None)
 
             async def from_homeserver(start: float, end: float) -> list[SummaryLine]:
                 return await fetch_lines(matrix, room, start, end, max_messages=100_000)

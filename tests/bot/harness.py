@@ -277,6 +277,5 @@ def _summarizer(settings: SettingsHolder, task: LlmTask) -> Summarizer:
         None,
         lambda: load_prompts({}),
         None,
-        lambda: settings.current.knowledge.embedding_model,
         task,
     )

@@ -7,7 +7,6 @@ import json
 import re
 
 from core import strings
-from core.config.knowledge import DEFAULT_EMBEDDING_MODEL
 from core.config.llm import LlmSettings
 from core.i18n.language import speaking
 from core.llm.client import LlmClient
@@ -50,7 +49,7 @@ def part_model(body: dict) -> dict:
 async def test_a_long_range_is_summarised_in_parts_then_merged(llm):
     llm.respond = part_model
     client = LlmClient(LlmSettings(url=llm.url, model="test-model", max_retries=0))
-    summarizer = Summarizer(client, load_prompts, None, lambda: DEFAULT_EMBEDDING_MODEL)
+    summarizer = Summarizer(client, load_prompts, None)
     notices = []
 
     async def notice(count, parts):
@@ -82,7 +81,7 @@ async def test_without_a_model_the_summary_is_the_most_representative_messages(e
         SummaryLine(n, "@a:x", text, 1e9 + n, f"https://l/{n}")
         for n, text in enumerate(topics, start=1)
     ]
-    summarizer = Summarizer(None, load_prompts, embedders, lambda: DEFAULT_EMBEDDING_MODEL)
+    summarizer = Summarizer(None, load_prompts, embedders)
     result = await summarizer.summarize(chat, "**Summary**", timezone="UTC", part_tokens=1000)
     assert result.calls == 0
     others = result.markdown.split(f"**{strings.SUMMARY_ALSO_DISCUSSED}**")[1]
@@ -124,7 +123,7 @@ async def test_without_a_model_every_decision_action_item_and_open_question_is_k
         SummaryLine(n, sender, text, 1e9 + n, f"https://l/{n}")
         for n, (sender, text) in enumerate(MEETING, start=1)
     ]
-    summarizer = Summarizer(None, load_prompts, embedders, lambda: DEFAULT_EMBEDDING_MODEL)
+    summarizer = Summarizer(None, load_prompts, embedders)
     result = await summarizer.summarize(chat, "**Summary**", timezone="UTC", part_tokens=1000)
     sections = {
         title: result.markdown.split(f"**{title}**")[1].split("\n\n")[0]
@@ -153,9 +152,7 @@ async def test_the_summary_is_asked_in_the_rooms_language_and_bounded(llm):
     object stops there (issue 49)."""
     llm.respond = part_model
     client = LlmClient(LlmSettings(url=llm.url, model="test-model", max_retries=0))
-    summarizer = Summarizer(
-        client, load_prompts, None, lambda: DEFAULT_EMBEDDING_MODEL, check_support=lambda: False
-    )
+    summarizer = Summarizer(client, load_prompts, None, check_support=lambda: False)
     with speaking("de"):
         await summarizer.summarize(
             lines(300), "**Zusammenfassung**", timezone="UTC", part_tokens=1000

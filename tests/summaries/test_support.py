@@ -8,7 +8,6 @@ import re
 import pytest
 
 from core import strings
-from core.config.knowledge import DEFAULT_EMBEDDING_MODEL
 from core.config.llm import LlmSettings
 from core.llm.client import LlmClient
 from core.llm.prompts import load_prompts
@@ -103,9 +102,7 @@ def judging_model(invented: str, risk: str = "high"):
 
 async def summarize(llm, check: bool = True):
     client = LlmClient(LlmSettings(url=llm.url, model="test-model", max_retries=0))
-    summarizer = Summarizer(
-        client, load_prompts, None, lambda: DEFAULT_EMBEDDING_MODEL, check_support=lambda: check
-    )
+    summarizer = Summarizer(client, load_prompts, None, check_support=lambda: check)
     try:
         return await summarizer.summarize(LINES, "**S**", timezone="UTC", part_tokens=1000)
     finally:
@@ -163,7 +160,7 @@ async def test_the_check_goes_to_the_support_tasks_model_when_summaries_have_the
         }
     )
     client = LlmClient(settings)
-    summarizer = Summarizer(client, load_prompts, None, lambda: DEFAULT_EMBEDDING_MODEL)
+    summarizer = Summarizer(client, load_prompts, None)
     try:
         result = await summarizer.summarize(LINES, "**S**", timezone="UTC", part_tokens=1000)
     finally:
