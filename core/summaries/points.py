@@ -4,7 +4,8 @@ budget of quoted messages.
 The cue phrases' points (a decision with what it answers, a question with its answer…)
 and every other message that is not small talk join along the links of
 core/summaries/threads.py, in the order they were said, into points of at most
-POINT_LINES messages; a message two picks share is quoted once. A point is listed by the
+POINT_LINES messages (a full point hands its latest line to a lone line that goes on
+from it: the talk has moved on there); a message two picks share is quoted once. A point is listed by the
 strongest thing a pick among it, or one of its other lines by its wording, says (so an
 action item linked to a decision is listed with the decision; the ledger lists each);
 else with the rest of the discussion. A bare acknowledgement ("passt", "love it") is
@@ -60,15 +61,23 @@ def decide_thread_points(
         if index not in owner:
             owner[index] = len(members)
             members.append({index})
+    cued = {index for pick in picks for index in pick.lines}
     for link in links:  # in time order: a point grows as its talk went on
         mine, theirs = owner[link.later], owner[link.earlier]
-        if mine == theirs or len(members[mine] | members[theirs]) > POINT_LINES:
+        if mine == theirs:
+            continue
+        if len(members[mine] | members[theirs]) > POINT_LINES:
+            # A full point hands its latest line (not a cue phrase's) to a line alone
+            # that goes on from it: the talk has moved on to a new point.
+            if len(members[mine]) == 1 and link.earlier == max(members[theirs]) not in cued:
+                members[theirs].remove(link.earlier)
+                members[mine].add(link.earlier)
+                owner[link.earlier] = mine
             continue
         members[theirs] |= members[mine]
         for moved in members[mine]:
             owner[moved] = theirs
         members[mine] = set()
-    cued = {index for pick in picks for index in pick.lines}
     # A decision or an action item is never trimmed away (the budget may then be passed).
     mains = {pick.main for pick in picks if pick.listed in ("decision", "action")}
     kept = [_without_acks(lines, sorted(group), terms, cued) for group in members]

@@ -13,7 +13,8 @@ takes it. Each message is hung on the one it continues, tried in this order:
    of the same rarest words (an update hours later);
 4. for a short line, the message just before it by someone else ("ok hold", "dann 10");
 5. the same person's message just before (a thought in two messages).
-An answer (1.) also joins the recent message that shares most of its rare terms: it may
+A line that answers small talk without being small talk itself is linked by rules 2-3
+only. An answer (1.) also joins the recent message that shares most of its rare terms: it may
 take up a subject said a few lines before the question. The messages hung together
 are a thread, talk beside the work left out. Nothing here knows a language's words
 beyond spaCy's stop words.
@@ -94,11 +95,13 @@ def decide_links(
     for position, index in enumerate(live):
         recent = live[max(0, position - WINDOW) : position]
         context = decide_context(lines, index)
-        if context is None:
-            found = _continues(lines, index, recent, named, terms)
+        # A line that answers small talk yet is not itself small talk ("2230 закрыт"
+        # after a line misjudged as chatter) may go on from the work by its words alone.
+        if context is None or context in chatter:
+            found = _continues(lines, index, recent, named, terms, by_place=context is None)
             if found is not None:
                 links.append(Link(index, found))
-        elif context not in chatter:
+        else:
             links.append(Link(index, context))
             # An answer may also take up a subject said a few lines earlier.
             also = _shares(lines, index, recent, terms)
@@ -152,10 +155,11 @@ def _continues(
     recent: Sequence[int],
     named: dict[str, list[int]],
     terms: Terms,
+    by_place: bool = True,
 ) -> int | None:
-    """The earlier line that `index` goes on from by its words or its place (rules 2
-    to 5 of the module's docstring), or None when it starts a thread; `named`: the
-    earlier lines that name each term."""
+    """The earlier line that `index` goes on from by its words or (`by_place`) its
+    place (rules 2 to 5 of the module's docstring), or None when it starts a thread;
+    `named`: the earlier lines that name each term."""
     line = lines[index]
     best = _shares(lines, index, recent, terms)
     if best is not None:
@@ -171,8 +175,8 @@ def _continues(
     rarest = [t for t in terms.rare[index] if terms.counts.get(t, 1) <= RAREST]
     shared = Counter(i for t in rarest for i in named.get(t, ()))
     far += [i for i, count in shared.items() if count >= FAR_WORDS]
-    if far:
-        return max(far)  # the latest that names it
+    if far or not by_place:
+        return max(far, default=None)  # the latest that names it
     others = [i for i in recent if lines[i].sender != line.sender]
     if others and count_words(line.text) <= SHORT_WORDS:
         return others[-1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from core.summaries.draft import SummaryLine
 from core.summaries.points import FEWEST_QUOTED, POINT_LINES, QUOTED_SHARE, decide_thread_points
 from core.summaries.salience import Pick
-from core.summaries.threads import build_terms, decide_links
+from core.summaries.threads import Link, build_terms, decide_links
 
 
 def room(*said: tuple[str, str]) -> list[SummaryLine]:
@@ -99,3 +99,22 @@ def test_acknowledgements_are_left_out_and_a_small_room_is_quoted_whole():
     quoted = {i for pick in points(lines) for i in pick.lines}
     assert quoted == {0, 2}
     assert len(lines) - 2 < FEWEST_QUOTED
+
+
+def test_a_full_point_hands_its_latest_line_to_the_talk_that_goes_on_from_it():
+    # Eight lines on the release fill a point; the last of them raises the migration,
+    # which the next two lines settle: the migration is a point of its own, whole.
+    lines = room(
+        *[
+            ("@alexey:x", f"Release 3.8 item {n}: checked and ready for the freeze")
+            for n in range(7)
+        ],
+        ("@sergey:x", "In 3.8 the payments table migration (40M rows) should run on its own"),
+        ("@alexey:x", "ok: the migration runs Sunday night, Sergey runs it, Dima backs up"),
+        ("@dima:x", "fine, I stay online until 4 for the migration"),
+        *[("@kate:x", "snow again, two hours digging the car out") for _ in range(6)],
+    )
+    links = [Link(n + 1, n) for n in range(9)]
+    terms = build_terms(lines)
+    found = decide_thread_points(lines, [], list(range(10)), links, terms)
+    assert {tuple(pick.lines) for pick in found} == {tuple(range(7)), (7, 8, 9)}

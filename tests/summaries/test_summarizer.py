@@ -131,8 +131,11 @@ async def test_without_a_model_every_decision_action_item_and_open_question_is_k
     }
     assert "upgrade staging to Postgres 17" in sections[strings.SUMMARY_DECISIONS]
     assert "release moves to Friday" in sections[strings.SUMMARY_DECISIONS]
-    for action in ("review the two export fixes", "upgrade runbook", "status page"):
+    for action in ("review the two export fixes", "status page"):
         assert action in sections[strings.SUMMARY_ACTIONS]
+    # An action item that carries out a decision is listed with it (the ledger lists each).
+    assert "upgrade runbook" in sections[strings.SUMMARY_DECISIONS].split("\n- ")[-1]
+    assert "Postgres 17" in sections[strings.SUMMARY_DECISIONS].split("\n- ")[-1]
     assert "announces the maintenance window" in sections[strings.SUMMARY_QUESTIONS]
     assert "old export API" in result.markdown, "answered by the line after it, so not open"
     assert "weather" not in result.markdown and "lunch?" not in result.markdown

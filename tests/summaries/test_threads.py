@@ -81,6 +81,18 @@ def test_small_talk_is_in_no_thread_and_a_reply_to_it_hangs_on_nothing():
     assert live == [0, 2] and not [link for link in links if link.later == 2]
 
 
+def test_a_line_after_misjudged_small_talk_still_joins_the_work_it_names():
+    # "теперь да" was taken for small talk; the next line closes the ticket it answers.
+    lines = room(
+        ("@olga:x", "2211 подтверждаю. 2230 пока воспроизводится, Дима, фикс уже на стейдже?"),
+        ("@dima:x", "теперь да, задеплоил 10 мин назад"),
+        ("@olga:x", "2230 закрыт"),
+    )
+    lines[2] = replace(lines[2], reply_to="$e2")
+    live, links = decide_links(lines, frozenset({1}))
+    assert live == [0, 2] and (2, 0) in links
+
+
 def test_an_answer_joins_the_question_and_the_subject_it_takes_up():
     lines = room(
         ("@ines:x", "Le carrousel a une animation Lottie de 1,8 Mo, trop lourde pour l'écran 2"),
