@@ -5,17 +5,18 @@ The cue phrases' points (a decision with what it answers, a question with its an
 and every other message that is not small talk join along the links of
 core/summaries/threads.py, in the order they were said, into points of at most
 POINT_LINES messages (a full point hands its latest line to a lone line that goes on
-from it: the talk has moved on there); a message two picks share is quoted once. A point is listed by the
-strongest thing a pick among it, or one of its other lines by its wording, says (so an
-action item linked to a decision is listed with the decision; the ledger lists each);
+from it: the talk has moved on there); a message two picks share is quoted once. A
+point is listed by the strongest thing a pick among it, or one of its other lines by
+its wording, says (so an action item linked to a decision is listed with the decision;
+the ledger lists each);
 else with the rest of the discussion. A bare acknowledgement ("passt", "love it") is
 left out. A summary that quotes (nearly) the whole room is no summary: at most
 QUOTED_SHARE of the room's lines are quoted (MOST_QUOTED in all, FEWEST_QUOTED whatever
 the room). Past that, the lines that carry least go first (their figures, the rare terms
-they share with their point, a commitment, their length): the middle of a point of
-three or more (where it starts and where it ends up stay), the second of a pair, a line
-alone; the cue phrases' lines last; the line that states a decision or an action item
-never (the budget may then be passed).
+they share with their point, a commitment, their length, a cue phrase's pick): the
+middle of a point of three or more (where it starts and where it ends up stay), the
+second of a pair, a line alone; the line that states a decision or an action item never
+(the budget may then be passed).
 """
 
 from __future__ import annotations
@@ -38,6 +39,10 @@ FEWEST_QUOTED = 6
 ACK_WORDS = 3
 # Lines a point holds at most when points that go on from each other join.
 POINT_LINES = 8
+# What a line a cue phrase picked carries besides its words (as much as a commitment): a
+# cue is one signal among several, and a picked "ok, on my way" goes before an unpicked
+# "the fix ships Thursday in 4.18.2".
+CUED = 3
 COMMITMENTS: tuple[Said, ...] = ("decision", "arrangement", "action", "deferral")
 
 
@@ -50,13 +55,22 @@ def decide_thread_points(
 ) -> list[Pick]:
     """The cue phrases' points (`picks`) and the `live` lines (not small talk), joined
     along their links in the order they were said, into points of at most POINT_LINES lines;
-    acknowledgements left out; within the budget (the picks' own lines kept longest)."""
+    acknowledgements left out; within the budget."""
     alive = set(live)
     owner: dict[int, int] = {}
     members: list[set[int]] = []
-    for pick in picks:  # a line two picks share is quoted once, in the first
-        members.append({i for i in pick.lines if i in alive and i not in owner})
-        owner.update((i, len(members) - 1) for i in members[-1])
+    # A line two picks share is quoted once: with the pick that holds the line said
+    # nearest before it (an answer stays with its question), else in the first.
+    for index in sorted({i for pick in picks for i in pick.lines} & alive):
+        owner[index] = max(
+            range(len(picks)),
+            key=lambda n: (
+                (max((i for i in picks[n].lines if i < index), default=-1), -n)
+                if index in picks[n].lines
+                else (-2, 0)
+            ),
+        )
+    members.extend({i for i, n in owner.items() if n == k} for k in range(len(picks)))
     for index in live:
         if index not in owner:
             owner[index] = len(members)
@@ -83,17 +97,16 @@ def decide_thread_points(
     kept = [_without_acks(lines, sorted(group), terms, cued) for group in members]
     budget = min(MOST_QUOTED, max(FEWEST_QUOTED, int(QUOTED_SHARE * len(lines))))
     quoted = sum(len(group) for group in kept)
-    # The line that carries least goes first, the cue phrases' lines last; a point's
-    # lines are weighed again when one of them goes (a heap, each point's entries
-    # dated by its version).
+    # The line that carries least goes first; a point's lines are weighed again when
+    # one of them goes (a heap, each point's entries dated by its version).
     version = [0] * len(kept)
-    heap: list[tuple[bool, float, int, int, int]] = []
+    heap: list[tuple[float, int, int, int]] = []
 
     def weigh(n: int) -> None:
         for i in _removable(kept[n]):
             if i in mains:
                 continue
-            entry = (i in cued, _carries(lines, i, kept[n], terms), n, i, version[n])
+            entry = (_carries(lines, i, kept[n], terms) + CUED * (i in cued), n, i, version[n])
             heapq.heappush(heap, entry)
 
     for n in range(len(kept)):

@@ -13,7 +13,7 @@ their first letters, so that "Retention" and "Retention-Thema", "обучени�
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from functools import lru_cache
 
 from core.knowledge.search.keywords import stop_words
@@ -65,6 +65,14 @@ def build_subject_words(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+def build_sender_names(senders: Iterable[str]) -> frozenset[str]:
+    """The senders' names as subject words ("@olga.smirnova:example.org" → "olga",
+    "smirn"), to leave out of what a room talks about: everyone says them."""
+    return frozenset().union(
+        *(build_subject_words(sender.split(":")[0].lstrip("@")) for sender in senders)
+    )
+
+
 def build_figures(text: str) -> frozenset[str]:
     """The figures a message holds: numbers, times, versions, amounts."""
     return frozenset(word for word in WORD.findall(text) if any(char.isdigit() for char in word))
@@ -84,7 +92,7 @@ def decide_sidetrack(
         return False
     if len(frozenset().union(*(build_figures(lines[i].text) for i in indexes))) >= figures:
         return False
-    names = {line.sender.lower()[:PREFIX] for line in lines}
+    names = build_sender_names({line.sender for line in lines})
     words = [build_subject_words(line.text) - names for line in lines]
     # Said again further on, even by a line of the same exchange (an update hours later).
     shared = frozenset().union(

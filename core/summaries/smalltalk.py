@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -33,6 +34,8 @@ from core.knowledge.search.embedding import Embedders, EmbeddingModelError, Embe
 from core.summaries.draft import SummaryLine
 from core.summaries.salience import CHATTER_SECONDS, decide_chatter_lines
 from core.summaries.settling import build_marks
+from core.summaries.sidetracks import build_sender_names, build_subject_words
+from core.summaries.threads import Terms, build_terms
 from core.summaries.wording import decide_said
 from core.summaries.words import count_words
 
@@ -43,25 +46,60 @@ SHORT_WORDS = 6
 # Lines judged at most (about 15 ms each on 2 cores): a summary of a long room judges
 # its latest ones; before them only the cue phrases tell small talk.
 MOST_JUDGED = 500
+# What the room model weighs of a line (build_room_features, in this order).
+ROOM_FEATURES = (
+    "chance",
+    "before",
+    "after",
+    "words",
+    "figures",
+    "rare",
+    "shared",
+    "states",
+    "names",
+)
+# Lines said this close (in time, in lines) are one scene.
+SCENE_SECONDS = 10 * 60
+SCENE_LINES = 2
 
 
 @dataclass(frozen=True)
 class SmalltalkModel:
-    """A logistic regression over e5 query vectors; `threshold` is the probability
-    above which a line is small talk (chosen on the development logs)."""
+    """Two logistic regressions: one over a line's e5 query vector (its words), one over
+    the line in its room (`ROOM_FEATURES`: that first chance, its neighbours', what it
+    shares with the work); `threshold` is the room model's probability above which a
+    line is small talk (chosen on the development logs)."""
 
     weights: np.ndarray
     bias: float
+    room_weights: np.ndarray
+    room_bias: float
     threshold: float
 
     def probabilities(self, vectors: np.ndarray) -> np.ndarray:
-        return np.asarray(1 / (1 + np.exp(-(vectors @ self.weights + self.bias))))
+        """The chance of small talk by a line's words alone."""
+        return _logistic(vectors @ self.weights + self.bias)
+
+    def room_probabilities(self, features: np.ndarray) -> np.ndarray:
+        """The chance of small talk of a line in its room (`build_room_features`)."""
+        return _logistic(features @ self.room_weights + self.room_bias)
+
+
+def _logistic(values: np.ndarray) -> np.ndarray:
+    return np.asarray(1 / (1 + np.exp(-values)))
 
 
 @cache
 def load_smalltalk_model(path: Path = WEIGHTS) -> SmalltalkModel:
     raw = json.loads(path.read_text(encoding="utf-8"))
-    return SmalltalkModel(np.array(raw["weights"]), float(raw["bias"]), float(raw["threshold"]))
+    room = raw["room"]
+    return SmalltalkModel(
+        np.array(raw["weights"]),
+        float(raw["bias"]),
+        np.array(room["weights"]),
+        float(room["bias"]),
+        float(room["threshold"]),
+    )
 
 
 def decide_judged(lines: Sequence[SummaryLine]) -> list[int]:
@@ -69,6 +107,49 @@ def decide_judged(lines: Sequence[SummaryLine]) -> list[int]:
     return [i for i, line in enumerate(lines) if count_words(line.text) >= SHORT_WORDS][
         -MOST_JUDGED:
     ]
+
+
+def build_room_features(
+    lines: Sequence[SummaryLine], judged: Sequence[int], chances: np.ndarray, terms: Terms
+) -> np.ndarray:
+    """What the room says of each judged line (ROOM_FEATURES, one row a line): its chance
+    by its words, the chances of the lines said just before and after it (small talk
+    comes in scenes), its length, figures and rare terms, the rare terms it shares with
+    lines farther away (the work's subjects come back; a joke's seldom do), whether it
+    states something (a decision, an action, a question), and the people of the room it
+    names ("Julien, with Amélie on the mobile part")."""
+    chance = dict(zip(judged, chances.tolist(), strict=True))
+    names = build_sender_names({line.sender for line in lines})
+    where: dict[str, list[int]] = {}
+    for index, found in enumerate(terms.rare):
+        for term in found:
+            where.setdefault(term, []).append(index)
+
+    def near(index: int, other: int) -> float:
+        if other not in chance or abs(lines[other].ts - lines[index].ts) > SCENE_SECONDS:
+            return 0.0
+        return chance[other]
+
+    rows = []
+    for index in judged:
+        far = sum(
+            any(abs(other - index) > SCENE_LINES for other in where[term])
+            for term in terms.rare[index]
+        )
+        rows.append(
+            (
+                chance[index],
+                near(index, index - 1),
+                near(index, index + 1),
+                math.log1p(count_words(lines[index].text)),
+                len(terms.figures[index]),
+                len(terms.rare[index]),
+                far,
+                decide_said(lines[index].text) is not None,
+                len(build_subject_words(lines[index].text) & names),
+            )
+        )
+    return np.array(rows, dtype=float).reshape(len(judged), len(ROOM_FEATURES))
 
 
 def decide_smalltalk(lines: Sequence[SummaryLine], judged: dict[int, bool]) -> frozenset[int]:
@@ -110,7 +191,8 @@ async def fetch_smalltalk(
         log.warning("small talk is told by the cue phrases alone: %s", exc)
         return decide_smalltalk(lines, {})
     model = load_smalltalk_model()
-    chances = model.probabilities(vectors)
+    features = build_room_features(lines, judged, model.probabilities(vectors), build_terms(lines))
+    chances = model.room_probabilities(features)
     return decide_smalltalk(
         lines, {i: bool(p > model.threshold) for i, p in zip(judged, chances, strict=True)}
     )

@@ -13,11 +13,12 @@ takes it. Each message is hung on the one it continues, tried in this order:
    of the same rarest words (an update hours later);
 4. for a short line, the message just before it by someone else ("ok hold", "dann 10");
 5. the same person's message just before (a thought in two messages).
-A line that answers small talk without being small talk itself is linked by rules 2-3
-only. An answer (1.) also joins the recent message that shares most of its rare terms: it may
-take up a subject said a few lines before the question. The messages hung together
-are a thread, talk beside the work left out. Nothing here knows a language's words
-beyond spaCy's stop words.
+A line that answers small talk without being small talk itself answers what that small
+talk answered (a line misjudged as chatter between a question and its answer), else is
+linked by rules 2-3 only. An answer (1.) also joins the recent message that shares most
+of its rare terms: it may take up a subject said a few lines before the question. The
+messages hung together are a thread, talk beside the work left out. Nothing here knows
+a language's words beyond spaCy's stop words.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from typing import NamedTuple
 from core.summaries.draft import SummaryLine
 from core.summaries.exchanges import decide_context
 from core.summaries.settling import build_marks
-from core.summaries.sidetracks import PREFIX, build_subject_words
+from core.summaries.sidetracks import build_sender_names, build_subject_words
 from core.summaries.words import count_words
 
 # Recent messages a line may continue by the words it shares.
@@ -45,6 +46,8 @@ FAR_WORDS = 2
 FAR_FIGURE = 3
 # A line this short with nothing else to go on answers the one just before it.
 SHORT_WORDS = 6
+# Lines of small talk an answer is traced back through, at most, to what they answered.
+THROUGH_CHATTER = 3
 # The same person's next message within this many seconds goes on with the same thought.
 SAME_THOUGHT_SECONDS = 5 * 60
 
@@ -60,7 +63,7 @@ class Terms:
 
 def build_terms(lines: Sequence[SummaryLine]) -> Terms:
     """The rare terms and figures of every line (the senders' names left out)."""
-    names = {line.sender.lower()[:PREFIX] for line in lines}
+    names = build_sender_names({line.sender for line in lines})
     words = [build_subject_words(line.text) - names for line in lines]
     figures = tuple(frozenset(m for m in build_marks(line.text) if len(m) >= 2) for line in lines)
     counts: Counter[str] = Counter(
@@ -94,11 +97,14 @@ def decide_links(
     named: dict[str, list[int]] = {}
     for position, index in enumerate(live):
         recent = live[max(0, position - WINDOW) : position]
-        context = decide_context(lines, index)
         # A line that answers small talk yet is not itself small talk ("2230 закрыт"
-        # after a line misjudged as chatter) may go on from the work by its words alone.
+        # after a line misjudged as chatter) answers what that small talk answered, or
+        # goes on from the work by its words alone.
+        context, past = decide_context(lines, index), 0
+        while context is not None and context in chatter and past < THROUGH_CHATTER:
+            context, past = decide_context(lines, context), past + 1
         if context is None or context in chatter:
-            found = _continues(lines, index, recent, named, terms, by_place=context is None)
+            found = _continues(lines, index, recent, named, terms, by_place=past == 0)
             if found is not None:
                 links.append(Link(index, found))
         else:

@@ -118,3 +118,15 @@ def test_a_full_point_hands_its_latest_line_to_the_talk_that_goes_on_from_it():
     terms = build_terms(lines)
     found = decide_thread_points(lines, [], list(range(10)), links, terms)
     assert {tuple(pick.lines) for pick in found} == {tuple(range(7)), (7, 8, 9)}
+
+
+def test_a_line_two_picks_share_stays_with_the_question_it_answers():
+    lines = room(
+        ("@ana:x", "We go with gradient boosting for the forecast, decided"),
+        ("@mei:x", "The backtest window is 12 weeks for now"),
+        ("@kai:x", "actually can we do 16 instead? 12 weeks does not cover Christmas"),
+        ("@mei:x", "16 👍"),
+    )
+    picks = [Pick("decision", (0, 3), 0), Pick("question", (2, 3), 2)]
+    found = decide_thread_points(lines, picks, [0, 1, 2, 3], [], build_terms(lines))
+    assert any({2, 3} <= set(pick.lines) for pick in found)

@@ -130,3 +130,14 @@ def test_a_line_of_punctuation_alone_is_linked_like_any_other():
     lines = room(("@ana:x", "Deploy is done now"), ("@kai:x", "?"), ("@ana:x", "..."))
     live, links = decide_links(lines, frozenset())
     assert live == [0, 1, 2] and len(links) == 2
+
+
+def test_an_answer_after_misjudged_small_talk_answers_the_question_before_it():
+    lines = room(
+        ("@marta:x", "javi y lo de migrar el sga al servidor nuevo? estaba para febrero"),
+        ("@javi:x", "sin mí no lo veo la verdad, sergio todavía no conoce la bd"),
+        ("@marta:x", "vale, pues eso espera a mayo cuando vuelvas"),
+    )
+    lines[2] = replace(lines[2], reply_to="$e2")
+    live, links = decide_links(lines, frozenset({1}))
+    assert live == [0, 2] and (2, 0) in links
