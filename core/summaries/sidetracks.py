@@ -13,6 +13,7 @@ their first letters, so that "Retention" and "Retention-Thema", "обучени�
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Collection, Iterable, Sequence
 from functools import lru_cache
 
@@ -66,11 +67,23 @@ def build_subject_words(text: str) -> frozenset[str]:
 
 
 def build_sender_names(senders: Iterable[str]) -> frozenset[str]:
-    """The senders' names as subject words ("@olga.smirnova:example.org" → "olga",
-    "smirn"), to leave out of what a room talks about: everyone says them."""
-    return frozenset().union(
-        *(build_subject_words(sender.split(":")[0].lstrip("@")) for sender in senders)
+    """The senders' names as subject words without accents ("@olga.smirnova:example.org"
+    → "olga", "smirn"), to leave out of what a room talks about: everyone says them."""
+    return frozenset(
+        _fold(word)
+        for sender in senders
+        for word in build_subject_words(sender.split(":")[0].lstrip("@"))
     )
+
+
+def decide_names(words: frozenset[str], names: frozenset[str]) -> frozenset[str]:
+    """The `words` that are one of the senders' `names`, accents aside ("Amélie" is
+    @amelie)."""
+    return frozenset(word for word in words if _fold(word) in names)
+
+
+def _fold(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
 def build_figures(text: str) -> frozenset[str]:
@@ -93,7 +106,9 @@ def decide_sidetrack(
     if len(frozenset().union(*(build_figures(lines[i].text) for i in indexes))) >= figures:
         return False
     names = build_sender_names({line.sender for line in lines})
-    words = [build_subject_words(line.text) - names for line in lines]
+    words = [
+        (found := build_subject_words(line.text)) - decide_names(found, names) for line in lines
+    ]
     # Said again further on, even by a line of the same exchange (an update hours later).
     shared = frozenset().union(
         *(words[i] & words[j] for i in indexes for j in range(len(lines)) if abs(j - i) > AROUND)

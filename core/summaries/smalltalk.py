@@ -34,7 +34,7 @@ from core.knowledge.search.embedding import Embedders, EmbeddingModelError, Embe
 from core.summaries.draft import SummaryLine
 from core.summaries.salience import CHATTER_SECONDS, decide_chatter_lines
 from core.summaries.settling import build_marks
-from core.summaries.sidetracks import build_sender_names, build_subject_words
+from core.summaries.sidetracks import build_sender_names, build_subject_words, decide_names
 from core.summaries.threads import Terms, build_terms
 from core.summaries.wording import decide_said
 from core.summaries.words import count_words
@@ -146,7 +146,7 @@ def build_room_features(
                 len(terms.rare[index]),
                 far,
                 decide_said(lines[index].text) is not None,
-                len(build_subject_words(lines[index].text) & names),
+                len(decide_names(build_subject_words(lines[index].text), names)),
             )
         )
     return np.array(rows, dtype=float).reshape(len(judged), len(ROOM_FEATURES))

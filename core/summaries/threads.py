@@ -23,6 +23,7 @@ a language's words beyond spaCy's stop words.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from typing import NamedTuple
 from core.summaries.draft import SummaryLine
 from core.summaries.exchanges import decide_context
 from core.summaries.settling import build_marks
-from core.summaries.sidetracks import build_sender_names, build_subject_words
+from core.summaries.sidetracks import build_sender_names, build_subject_words, decide_names
 from core.summaries.words import count_words
 
 # Recent messages a line may continue by the words it shares.
@@ -64,7 +65,9 @@ class Terms:
 def build_terms(lines: Sequence[SummaryLine]) -> Terms:
     """The rare terms and figures of every line (the senders' names left out)."""
     names = build_sender_names({line.sender for line in lines})
-    words = [build_subject_words(line.text) - names for line in lines]
+    words = [
+        (found := build_subject_words(line.text)) - decide_names(found, names) for line in lines
+    ]
     figures = tuple(frozenset(m for m in build_marks(line.text) if len(m) >= 2) for line in lines)
     counts: Counter[str] = Counter(
         t for found, marks in zip(words, figures, strict=True) for t in found | marks
@@ -149,7 +152,9 @@ def _shares(
     own = terms.rare[index]
     best, best_weight = None, 0.0
     for i in reversed([i for i in recent if lines[i].thread_root == thread]):
-        weight = sum(1 / max(1, terms.counts.get(t, 1)) for t in own & terms.rare[i])
+        # fsum: the same weight whatever order the set gives its terms in (a plain sum
+        # differs in its last digits, and ties then break differently from run to run).
+        weight = math.fsum(1 / max(1, terms.counts.get(t, 1)) for t in own & terms.rare[i])
         if weight > best_weight:
             best, best_weight = i, weight
     return best

@@ -80,7 +80,7 @@ def test_without_a_model_the_labelled_logs_keep_nine_facts_in_ten_and_no_chatter
 NEW_SETS = {
     "dev2": (0.89, 1),
     "dev3": (0.79, 3),
-    "heldout2": (0.75, 2),
+    "heldout2": (0.73, 2),
     "heldout3": (0.81, 6),
     "heldout4": (0.71, 5),
     "heldout": (0.89, 0),

@@ -2,23 +2,25 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
-from core.config.knowledge import MULTILINGUAL_EMBEDDING_MODEL
+from core.evaluation.summaries import read_logs
 from core.knowledge.search.embedding import Embedders
 from core.summaries.draft import SummaryLine
 from core.summaries.smalltalk import (
-    SHORT_WORDS,
+    ROOM_FEATURES,
+    build_room_features,
+    decide_judged,
     decide_smalltalk,
     fetch_smalltalk,
-    load_smalltalk_model,
 )
+from core.summaries.threads import build_terms
 
-HELD_OUT = Path(__file__).parent.parent / "data" / "summaries" / "heldout2"
+LOGS = Path(__file__).parent.parent / "data" / "summaries"
+HELD_OUT = [LOGS / "heldout2", LOGS / "heldout3", LOGS / "heldout4"]
 
 
 def room(*said: tuple[str, str]) -> list[SummaryLine]:
@@ -63,26 +65,36 @@ async def test_without_the_embedding_models_only_the_cue_phrases_tell_small_talk
 
 
 async def test_the_model_tells_small_talk_in_rooms_it_was_not_trained_on(embedders: Embedders):
-    """heldout2/ (six languages, written by someone who had not read the code, never
-    trained on): its chatter messages against the messages of its key facts."""
-    chatter, work = [], []
-    for path in sorted(HELD_OUT.glob("*.json")):
-        log = json.loads(path.read_text(encoding="utf-8"))
-        facts = {m for fact in log["key_facts"] for group in fact["messages"] for m in group}
-        for message in log["messages"]:
-            if len(message["text"].split()) < SHORT_WORDS:
-                continue  # a short line is judged by what it answers
-            if message["id"] in log["noise"]:
-                chatter.append(message["text"])
-            elif message["id"] in facts:
-                work.append(message["text"])
-    embedder = embedders.get(MULTILINGUAL_EMBEDDING_MODEL)
-    model = load_smalltalk_model()
-    said = model.probabilities(np.array(await embedder.embed_queries(chatter)))
-    worked = model.probabilities(np.array(await embedder.embed_queries(work)))
-    caught = float((said > model.threshold).mean())
-    lost = float((worked > model.threshold).mean())
-    print(
-        f"held-out chatter caught {caught:.0%} of {len(chatter)}, work lost {lost:.0%} of {len(work)}"
+    """The held-out logs (heldout2/ to heldout4/: twenty rooms in eleven languages,
+    written by people who had not read the code, never trained on), judged in their
+    rooms as a summary judges them: their chatter messages against the messages of
+    their key facts, each of SHORT_WORDS words or more (a shorter one is what it
+    answers)."""
+    caught = chatter = lost = work = 0
+    for log in read_logs(HELD_OUT):
+        found = await fetch_smalltalk(log.lines, embedders)
+        facts = {m for fact in log.facts for group in fact.alternatives for m in group}
+        for index in decide_judged(log.lines):
+            if log.lines[index].event_id in log.noise:
+                chatter, caught = chatter + 1, caught + (index in found)
+            elif log.lines[index].event_id in facts:
+                work, lost = work + 1, lost + (index in found)
+    print(f"held-out chatter caught {caught} of {chatter}, work lost {lost} of {work}")
+    # Measured 2026-11-29: 74 of 84 caught, 8 of 243 lost (the words alone: 68 and 10).
+    assert caught >= 0.85 * chatter and lost <= 0.04 * work
+
+
+def test_a_line_is_weighed_with_its_neighbours_its_people_and_the_work_it_takes_up():
+    lines = room(
+        ("@julien.roy:x", "the db-repl-02 replica lags 40 min behind since Thursday"),
+        ("@amelie:x", "snow again in Grenoble this morning, 70 minutes for 12 km"),
+        ("@julien.roy:x", "Amélie takes the db-repl-02 reporting job off the replica"),
     )
-    assert caught >= 0.85 and lost <= 0.05
+    chances = np.array([0.1, 0.9, 0.2])
+    rows = build_room_features(lines, [0, 1, 2], chances, build_terms(lines))
+    feature = {name: column for name, column in zip(ROOM_FEATURES, rows.T, strict=True)}
+    assert list(feature["chance"]) == [0.1, 0.9, 0.2]
+    assert list(feature["before"]) == [0.0, 0.1, 0.9], "the line said just before"
+    assert list(feature["after"]) == [0.9, 0.2, 0.0], "the line said just after"
+    assert list(feature["names"]) == [0, 0, 1], "Amélie is one of the room"
+    assert feature["figures"][0] >= 1 and feature["states"][1] == 0

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from dataclasses import replace
 
 from core.summaries.draft import SummaryLine
@@ -141,3 +144,31 @@ def test_an_answer_after_misjudged_small_talk_answers_the_question_before_it():
     lines[2] = replace(lines[2], reply_to="$e2")
     live, links = decide_links(lines, frozenset({1}))
     assert live == [0, 2] and (2, 0) in links
+
+
+TIE = """
+from collections import Counter
+from core.summaries.draft import SummaryLine
+from core.summaries.threads import Terms, decide_links
+lines = [SummaryLine(n, f"@p{n}:x", "t", 1e9 + 3600 * n, "l") for n in range(3)]
+# Line 2 shares three terms with each earlier line, said by 3, 4 and 5 lines: equal weights.
+counts = Counter({"a": 3, "b": 4, "c": 5, "d": 3, "e": 4, "f": 5})
+rare = (frozenset("abc"), frozenset("def"), frozenset("abcdef"))
+print(decide_links(lines, frozenset(), Terms(rare, (frozenset(),) * 3, counts))[1])
+"""
+
+
+def test_the_same_room_is_linked_the_same_way_in_every_process():
+    # A set's order changes with the process's hash seed; summed in that order, equal
+    # weights differed in their last digit and a tie broke one way or the other.
+    found = {
+        subprocess.run(
+            [sys.executable, "-c", TIE],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in range(8)
+    }
+    assert len(found) == 1 and "Link(later=2, earlier=1)" in found.pop(), "the nearest of equals"
