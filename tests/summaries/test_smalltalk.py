@@ -80,7 +80,7 @@ async def test_the_model_tells_small_talk_in_rooms_it_was_not_trained_on(embedde
             elif log.lines[index].event_id in facts:
                 work, lost = work + 1, lost + (index in found)
     print(f"held-out chatter caught {caught} of {chatter}, work lost {lost} of {work}")
-    # Measured 2026-11-29: 74 of 84 caught, 8 of 243 lost (the words alone: 68 and 10).
+    # Measured 2026-11-29: 74 of 84 caught, 9 of 243 lost (the words alone: 68 and 10).
     assert caught >= 0.85 * chatter and lost <= 0.04 * work
 
 
