@@ -65,7 +65,7 @@ def decide_thread_points(
         owner[index] = max(
             range(len(picks)),
             key=lambda n: (
-                (max((i for i in picks[n].lines if i < index), default=-1), -n)
+                (max((i for i in picks[n].lines if i < index and i in alive), default=-1), -n)
                 if index in picks[n].lines
                 else (-2, 0)
             ),

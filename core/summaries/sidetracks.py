@@ -52,6 +52,7 @@ def build_subject_words(text: str) -> frozenset[str]:
     with figures in them ("3.8", "db-repl-02", "4:30") whole, bare numbers left out
     (a "40 min" here and a "40" there name nothing in common); Chinese and Japanese by
     their character pairs (core/summaries/words.py)."""
+    text = unicodedata.normalize("NFC", text)  # "é" as one character, as most clients send it
     found: set[str] = set(build_cjk_pairs(text))
     for word in WORD.findall(CJK.sub(" ", text.lower())):
         if word in _stop_words() or word.isdigit():

@@ -79,10 +79,10 @@ def test_without_a_model_the_labelled_logs_keep_nine_facts_in_ten_and_no_chatter
 # the held-out sets are short of its 85 % without chatter.
 NEW_SETS = {
     "dev2": (0.89, 1),
-    "dev3": (0.79, 3),
-    "heldout2": (0.73, 2),
-    "heldout3": (0.81, 6),
-    "heldout4": (0.71, 5),
+    "dev3": (0.77, 4),
+    "heldout2": (0.75, 2),
+    "heldout3": (0.79, 6),
+    "heldout4": (0.71, 4),
     "heldout": (0.89, 0),
     "fresh": (0.85, 1),
 }

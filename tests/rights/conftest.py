@@ -115,8 +115,8 @@ class SourceApp:
             await asyncio.sleep(self.delay)
         if self.mode == "down":
             return web.json_response({"error": "maintenance"}, status=503)
-        if self.mode == "slow":
-            await asyncio.sleep(5)
+        if self.mode == "slow":  # as good as never: only the bot's timeout ends the wait
+            await asyncio.sleep(120)
         if self.mode == "garbage":
             return web.Response(text="<html>login</html>")
         if self.jwks is None:  # fetched once, as a real application caches it

@@ -116,7 +116,9 @@ async def test_an_application_that_fails_yields_what_could_be_checked_in_time(
     world.wiki.mode = mode
     started = time.monotonic()
     answer = await answerer.answer(ask(ALICE, direct=True))
-    assert time.monotonic() - started < 3, "the configured timeout is 1 s"
+    # The configured timeout is 1 s and a slow application never answers: the answer
+    # comes long before (a wide bound, so that a loaded machine does not fail it).
+    assert time.monotonic() - started < 30, "the configured timeout is 1 s"
     assert cited(answer) == {"pub-1", "T-1"}
     assert SOURCES_UNCHECKED in answer.text
 

@@ -139,11 +139,17 @@ def test_an_answer_after_misjudged_small_talk_answers_the_question_before_it():
     lines = room(
         ("@marta:x", "javi y lo de migrar el sga al servidor nuevo? estaba para febrero"),
         ("@javi:x", "sin mí no lo veo la verdad, sergio todavía no conoce la bd"),
-        ("@marta:x", "vale, pues eso espera a mayo cuando vuelvas"),
+        ("@lucia:x", "vale, pues eso espera a mayo cuando vuelvas"),
     )
     lines[2] = replace(lines[2], reply_to="$e2")
     live, links = decide_links(lines, frozenset({1}))
     assert live == [0, 2] and (2, 0) in links
+    # Two lines of small talk between them: traced back through both.
+    lines = [*lines[:2], replace(lines[1], event_id="$e9", text="confirmo 😅"), lines[2]]
+    lines[2] = replace(lines[2], reply_to="$e2")
+    lines[3] = replace(lines[3], reply_to="$e9")
+    live, links = decide_links(lines, frozenset({1, 2}))
+    assert live == [0, 3] and (3, 0) in links
 
 
 TIE = """
