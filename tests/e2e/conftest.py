@@ -85,8 +85,12 @@ class BotHarness:
         **bot: object,
     ) -> None:
         """The bot's config; /health and /metrics only when a test asks (bots that run
-        one after another would share the port otherwise)."""
+        one after another would share the port otherwise); no placeholder unless asked."""
         ops = f"[ops]\nport = {ops_port}\n" if ops_port else "[ops]\nenabled = false\n"
+        # Tests read the first reply to a question as its answer: on a loaded machine an
+        # answer may take over the default 3 s, and the placeholder would be that reply.
+        # A test about the placeholder sets it.
+        bot.setdefault("placeholder_after_seconds", 600)
         bot_lines = "\n".join(f"{key} = {_toml(value)}" for key, value in bot.items())
         self.config_path.write_text(
             f"""
