@@ -61,15 +61,12 @@ def decide_thread_points(
     members: list[set[int]] = []
     # A line two picks share is quoted once: with the pick that holds the line said
     # nearest before it (an answer stays with its question), else in the first.
-    for index in sorted({i for pick in picks for i in pick.lines} & alive):
-        owner[index] = max(
-            range(len(picks)),
-            key=lambda n: (
-                (max((i for i in picks[n].lines if i < index and i in alive), default=-1), -n)
-                if index in picks[n].lines
-                else (-2, 0)
-            ),
-        )
+    nearest: dict[int, int] = {}
+    for n, pick in enumerate(picks):
+        held = sorted(i for i in pick.lines if i in alive)
+        for before, index in zip([-1, *held[:-1]], held, strict=True):
+            if index not in owner or before > nearest[index]:
+                owner[index], nearest[index] = n, before
     members.extend({i for i, n in owner.items() if n == k} for k in range(len(picks)))
     for index in live:
         if index not in owner:

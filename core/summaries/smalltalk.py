@@ -38,7 +38,6 @@ from core.knowledge.search.embedding import Embedders, EmbeddingModelError, Embe
 from core.summaries.draft import SummaryLine
 from core.summaries.salience import CHATTER_SECONDS, decide_chatter_lines
 from core.summaries.settling import build_marks
-from core.summaries.sidetracks import build_sender_names, build_subject_words, decide_names
 from core.summaries.threads import Terms, build_terms
 from core.summaries.wording import decide_said
 from core.summaries.words import count_words
@@ -133,11 +132,9 @@ def build_room_features(
     by its words, the chances of the lines said just before and after it (small talk
     comes in scenes), its length, figures and rare terms, the rare terms it shares with
     lines farther away, up to WORK_LINES (the work's subjects come back; a joke's seldom
-    do), whether it
-    states something (a decision, an action, a question), and the people of the room it
-    names ("Julien, with Amélie on the mobile part")."""
+    do), whether it states something (a decision, an action, a question), and the people
+    of the room it names ("Julien, with Amélie on the mobile part")."""
     chance = dict(zip(judged, chances.tolist(), strict=True))
-    names = build_sender_names({line.sender for line in lines})
     where: dict[str, list[int]] = {}
     for index, found in enumerate(terms.rare):
         for term in found:
@@ -164,7 +161,7 @@ def build_room_features(
                 len(terms.rare[index]),
                 far,
                 decide_said(lines[index].text) is not None,
-                len(decide_names(build_subject_words(lines[index].text), names)),
+                terms.people[index],
             )
         )
     return np.array(rows, dtype=float).reshape(len(judged), len(ROOM_FEATURES))
@@ -195,10 +192,11 @@ def decide_smalltalk(lines: Sequence[SummaryLine], judged: dict[int, bool]) -> f
 
 
 async def fetch_smalltalk(
-    lines: Sequence[SummaryLine], embedders: Embedders | None
+    lines: Sequence[SummaryLine], embedders: Embedders | None, terms: Terms | None = None
 ) -> frozenset[int]:
     """The small talk among the lines, by the learned model when the bundled
-    multilingual model can run, else by the cue phrases alone."""
+    multilingual model can run, else by the cue phrases alone; `terms`: the lines'
+    (build_terms), when the caller has them."""
     judged = decide_judged(lines)
     if embedders is None or not judged:
         return decide_smalltalk(lines, {})
@@ -215,16 +213,22 @@ async def fetch_smalltalk(
     except SmalltalkModelError as exc:
         log.warning("small talk is told by the cue phrases alone: %s", exc)
         return decide_smalltalk(lines, {})
-    # Pure, but the room's terms take a moment (stop words load once): off the loop.
-    return await asyncio.to_thread(decide_smalltalk_by_model, lines, judged, vectors, model)
+    # Pure, but a long room's terms and features take a moment: off the event loop.
+    if terms is None:
+        terms = await asyncio.to_thread(build_terms, lines)
+    return await asyncio.to_thread(decide_smalltalk_by_model, lines, judged, vectors, model, terms)
 
 
 def decide_smalltalk_by_model(
-    lines: Sequence[SummaryLine], judged: Sequence[int], vectors: np.ndarray, model: SmalltalkModel
+    lines: Sequence[SummaryLine],
+    judged: Sequence[int],
+    vectors: np.ndarray,
+    model: SmalltalkModel,
+    terms: Terms,
 ) -> frozenset[int]:
     """The small talk among the lines, the `judged` ones (their e5 `vectors`) by the
     model in their room."""
-    features = build_room_features(lines, judged, model.probabilities(vectors), build_terms(lines))
+    features = build_room_features(lines, judged, model.probabilities(vectors), terms)
     chances = model.room_probabilities(features)
     return decide_smalltalk(
         lines, {i: bool(p > model.threshold) for i, p in zip(judged, chances, strict=True)}

@@ -41,7 +41,7 @@ from core.summaries.support import (
     decide_supported,
     points_of,
 )
-from core.summaries.threads import build_terms, decide_links
+from core.summaries.threads import Terms, build_terms, decide_links
 
 log = logging.getLogger(__name__)
 MESSAGES_LANGUAGE = "the language most of the messages are written in"
@@ -78,7 +78,7 @@ def split_parts(items: Sequence[T], cost: Callable[[T], int], budget: int) -> li
 
 
 def decide_extractive_points(
-    lines: Sequence[SummaryLine], chatter: frozenset[int]
+    lines: Sequence[SummaryLine], chatter: frozenset[int], terms: Terms
 ) -> tuple[list[Pick], list[Pick]]:
     """The cue phrases' points (for the ledger) and the summary's points (the threads of
     the talk within the budget), small talk (`chatter`) left out."""
@@ -86,7 +86,6 @@ def decide_extractive_points(
     picks = [
         pick for pick in decide_settling_points(lines, picks, chatter) if pick.main not in chatter
     ]
-    terms = build_terms(lines)
     live, links = decide_links(lines, chatter, terms)
     return picks, decide_thread_points(lines, picks, live, links, terms)
 
@@ -200,9 +199,10 @@ class Summarizer:
         talk left out, within a budget of quoted lines (core/summaries/points.py). The
         ledger gets the decisions and action items the cue phrases find, each with the
         lines it needs to stand alone."""
-        chatter = await fetch_smalltalk(lines, self.embedders)
-        # Pure, but seconds for a long room: off the event loop.
-        picks, points = await asyncio.to_thread(decide_extractive_points, lines, chatter)
+        # Pure, but seconds for a long room (stop words load once): off the event loop.
+        terms = await asyncio.to_thread(build_terms, lines)
+        chatter = await fetch_smalltalk(lines, self.embedders, terms)
+        picks, points = await asyncio.to_thread(decide_extractive_points, lines, chatter, terms)
         entries = tuple(build_entries_from_picks(picks, lines))
         markdown = build_extractive_markdown(points, lines, heading)
         return SummaryResult(markdown, entries=entries)

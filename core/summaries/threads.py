@@ -55,19 +55,21 @@ SAME_THOUGHT_SECONDS = 5 * 60
 
 @dataclass(frozen=True)
 class Terms:
-    """What each line names: its rare terms, its figures, and how many lines say each."""
+    """What each line names: its rare terms, its figures, how many lines say each, and
+    how many of the room's people it names."""
 
     rare: tuple[frozenset[str], ...]
     figures: tuple[frozenset[str], ...]
     counts: Counter[str]
+    people: tuple[int, ...] = ()
 
 
 def build_terms(lines: Sequence[SummaryLine]) -> Terms:
-    """The rare terms and figures of every line (the senders' names left out)."""
+    """The rare terms and figures of every line (the senders' names left out, counted)."""
     names = build_sender_names({line.sender for line in lines})
-    words = [
-        (found := build_subject_words(line.text)) - decide_names(found, names) for line in lines
-    ]
+    found = [build_subject_words(line.text) for line in lines]
+    named = [decide_names(said, names) for said in found]
+    words = [said - people for said, people in zip(found, named, strict=True)]
     figures = tuple(frozenset(m for m in build_marks(line.text) if len(m) >= 2) for line in lines)
     counts: Counter[str] = Counter(
         t for found, marks in zip(words, figures, strict=True) for t in found | marks
@@ -77,7 +79,7 @@ def build_terms(lines: Sequence[SummaryLine]) -> Terms:
         frozenset(w for w in found if counts[w] <= rare_at) | figures[i]
         for i, found in enumerate(words)
     )
-    return Terms(rare, figures, counts)
+    return Terms(rare, figures, counts, tuple(len(people) for people in named))
 
 
 class Link(NamedTuple):
