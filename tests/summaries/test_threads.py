@@ -121,6 +121,22 @@ def test_chinese_lines_meet_by_the_characters_they_share():
     assert together(threads, 0, 3) and not together(threads, 2, 3), threads
 
 
+# A Japanese room: the subject in katakana and kanji comes back; two other lines share
+# only grammar written in hiragana ("しました", "ですね").
+INCIDENT_JA = room(
+    ("@sato:x", "決済APIのタイムアウトが増えています。調査をお願いしました"),
+    ("@suzuki:x", "明日の勉強会の資料、共有しましたよね"),
+    ("@yamada:x", "新しい会議室の予約、いいですね、しましたよね"),
+    ("@tanaka:x", "タイムアウトの原因は接続プールの上限でした"),
+)
+
+
+def test_japanese_lines_meet_by_their_subjects_not_their_grammar():
+    threads = decide_threads(INCIDENT_JA, frozenset())
+    assert together(threads, 0, 3), threads
+    assert not together(threads, 1, 2), threads
+
+
 def test_a_run_of_chinese_characters_counts_as_words_korean_by_its_spaces():
     from core.summaries.words import count_words
 
