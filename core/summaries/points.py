@@ -16,7 +16,9 @@ the room). Past that, the lines that carry least go first (their figures, the ra
 they share with their point, a commitment, their length, a cue phrase's pick): the
 middle of a point of three or more (where it starts and where it ends up stay), the
 second of a pair, a line alone; the line that states a decision or an action item never
-(the budget may then be passed).
+(the budget may then be passed). Last, a point whose lines go on from a line quoted in an
+earlier point quotes that line again first: "ok then we ship Thursday 12th" with the
+"original plan was Tuesday 10 March" it changes.
 """
 
 from __future__ import annotations
@@ -116,7 +118,25 @@ def decide_thread_points(
         quoted -= 1
         version[n] += 1
         weigh(n)
-    return [_point(lines, group, picks) for group in kept if group]
+    return _with_context([_point(lines, group, picks) for group in kept if group], links)
+
+
+def _with_context(points: Sequence[Pick], links: Sequence[Link]) -> list[Pick]:
+    """Each point with the quoted lines, said before it starts, that its lines go on
+    from in another point (a point full at POINT_LINES, or two points a budget cut
+    apart): a bullet reads whole without its neighbour, and the room's quoted lines
+    stay the same."""
+    quoted = {i for point in points for i in point.lines}
+    out = []
+    for point in points:
+        own = set(point.lines)
+        before = {
+            link.earlier
+            for link in links
+            if link.later in own and link.earlier in quoted and link.earlier < point.lines[0]
+        }
+        out.append(Pick(point.said, tuple(sorted(own | before)), point.main))
+    return out
 
 
 def _without_acks(

@@ -103,7 +103,8 @@ def test_acknowledgements_are_left_out_and_a_small_room_is_quoted_whole():
 
 def test_a_full_point_hands_its_latest_line_to_the_talk_that_goes_on_from_it():
     # Eight lines on the release fill a point; the last of them raises the migration,
-    # which the next two lines settle: the migration is a point of its own, whole.
+    # which the next two lines settle: the migration is a point of its own, whole, and
+    # quotes again the release line it goes on from.
     lines = room(
         *[
             ("@alexey:x", f"Release 3.8 item {n}: checked and ready for the freeze")
@@ -117,7 +118,23 @@ def test_a_full_point_hands_its_latest_line_to_the_talk_that_goes_on_from_it():
     links = [Link(n + 1, n) for n in range(9)]
     terms = build_terms(lines)
     found = decide_thread_points(lines, [], list(range(10)), links, terms)
-    assert {tuple(pick.lines) for pick in found} == {tuple(range(7)), (7, 8, 9)}
+    assert {tuple(pick.lines) for pick in found} == {tuple(range(7)), (6, 7, 8, 9)}
+
+
+def test_a_point_quotes_again_the_line_it_goes_on_from_in_another_point():
+    # A date said early, a long talk on it that fills a point, and the change of the
+    # date at the end: the change is quoted with the plan it changes.
+    lines = room(
+        ("@anna:x", "Original plan: release 2.4 ships Tuesday 10 March"),
+        *[("@chloe:x", f"regression suite part {n} of the 2.4 export fix") for n in range(7)],
+        ("@anna:x", "ok then 2.4 ships Thursday 12 March instead"),
+        *[("@kate:x", "snow again, two hours digging the car out") for _ in range(6)],
+    )
+    links = [*(Link(n + 1, n) for n in range(7)), Link(8, 0)]
+    found = decide_thread_points(lines, [], list(range(9)), links, build_terms(lines))
+    assert any({0, 8} <= set(pick.lines) for pick in found), found
+    quoted = sorted(i for pick in found for i in pick.lines)
+    assert set(quoted) == set(range(9)) and quoted.count(0) == 2, "quoted again, not more"
 
 
 def test_a_line_two_picks_share_stays_with_the_question_it_answers():

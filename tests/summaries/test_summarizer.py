@@ -89,7 +89,10 @@ async def test_without_a_model_the_summary_is_the_most_representative_messages(e
     assert picked == sorted(picked, key=int), "in time order"
     picked_text = " ".join(chat[int(n) - 1].text for n in picked)
     assert "release" in picked_text and "Postgres" in picked_text
-    assert len(set(picked)) == len(picked) >= 3
+    assert len(set(picked)) >= 3
+    for bullet in others.splitlines():  # a line is quoted again only in another bullet
+        quoted = re.findall(r"\(\[message\]\(https://l/(\d+)\)\)", bullet)
+        assert len(set(quoted)) == len(quoted), bullet
 
 
 MEETING = [
