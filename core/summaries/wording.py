@@ -40,7 +40,10 @@ LISTED: dict[Said, Kind | None] = {
     "question": "question",
     "answered": None,
 }
-SENTENCE_END = re.compile(r"[^.!?]+(?:[.!?]+|$)")
+# Sentences end with the marks of every script: Chinese and Japanese write "。！？",
+# Arabic "؟".
+SENTENCE_END = re.compile(r"[^.!?。！？؟]+(?:[.!?。！？؟]+|$)")
+QUESTION_MARKS = ("?", "？", "؟")
 TOPIC_WORD = re.compile(r"[\w.'-]+")
 ELISION = re.compile(r"^(l|d|qu|j|n|s|c)'")
 
@@ -52,8 +55,9 @@ def decide_asks(text: str) -> bool:
     if not sentences:
         return False
     first = sentences[0]
-    return sentences[-1].endswith("?") or (
-        first.endswith("?") and (bool(QUESTION_WORDS.search(first)) or count_words(first) >= 4)
+    return sentences[-1].endswith(QUESTION_MARKS) or (
+        first.endswith(QUESTION_MARKS)
+        and (bool(QUESTION_WORDS.search(first)) or count_words(first) >= 4)
     )
 
 
@@ -94,7 +98,11 @@ def _commits_first(text: str) -> bool:
     """ "yes, I'll write it up. Friday 11:00?": a commitment, then a question about it."""
     # A line of punctuation alone ("?", "...") has no sentence.
     first = next(iter(SENTENCE_END.findall(text)), "").strip()
-    return not first.endswith("?") and bool(ACTION.search(first)) and count_words(first) >= 3
+    return (
+        not first.endswith(QUESTION_MARKS)
+        and bool(ACTION.search(first))
+        and count_words(first) >= 3
+    )
 
 
 def _commits(text: str) -> bool:

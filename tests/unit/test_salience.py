@@ -6,7 +6,7 @@ import pytest
 
 from core.summaries.draft import SummaryLine
 from core.summaries.salience import decide_points
-from core.summaries.wording import decide_chatter, decide_kind, decide_said
+from core.summaries.wording import decide_asks, decide_chatter, decide_kind, decide_said
 
 SAID = {
     "we agreed": ("We agreed to ship on the 28th.", "decision"),
@@ -186,3 +186,19 @@ def test_decisions_come_first_and_the_limit_keeps_the_strongest():
     )
     assert [p.said for p in decide_points(lines, 10)] == ["decision", "action", "question"]
     assert [p.said for p in decide_points(lines, 2)] == ["decision", "action"]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("失敗した決済の件数わかる人いる？CSに数字渡したい", True),  # ja, full-width mark
+        ("那王芳的二面几点？", True),  # zh
+        ("هل انتهى النشر؟", True),  # ar
+        ("do we know how many failed? finance will ask", True),
+        ("回归完了，可以发。", False),
+        ("デプロイ完了！", False),
+        ("the fix ships Thursday", False),
+    ],
+)
+def test_decide_asks_in_every_script(text, expected):
+    assert decide_asks(text) is expected
