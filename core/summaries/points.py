@@ -28,8 +28,9 @@ from collections.abc import Collection, Sequence
 
 from core.summaries.draft import SummaryLine
 from core.summaries.salience import PRIORITY, Pick
+from core.summaries.settling import decide_bare_figure
 from core.summaries.threads import Link, Terms
-from core.summaries.wording import Said, decide_said
+from core.summaries.wording import Said, decide_asks, decide_said
 from core.summaries.words import count_words
 
 # Of the room's messages, the share a summary quotes at most, and a ceiling in lines;
@@ -74,7 +75,15 @@ def decide_thread_points(
         if index not in owner:
             owner[index] = len(members)
             members.append({index})
-    cued = {index for pick in picks for index in pick.lines}
+    # A bare figure that answers a question ("how many seats?" … "3") is the answer:
+    # no acknowledgement, and it weighs like a cue phrase's pick.
+    cued = {index for pick in picks for index in pick.lines} | {
+        link.later
+        for link in links
+        if decide_bare_figure(lines[link.later].text)
+        and decide_asks(lines[link.earlier].text)
+        and lines[link.earlier].sender != lines[link.later].sender
+    }
     for link in links:  # in time order: a point grows as its talk went on
         mine, theirs = owner[link.later], owner[link.earlier]
         if mine == theirs:
@@ -168,7 +177,7 @@ def _carries(
     """How much a line says for its thread: its figures, the rare terms it shares with
     the thread's other lines, a commitment, its length."""
     others = frozenset().union(*(terms.rare[i] for i in thread if i != index))
-    commits = decide_said(lines[index].text) in COMMITMENTS
+    commits = decide_said(lines[index].text) in COMMITMENTS or decide_bare_figure(lines[index].text)
     words = min(count_words(lines[index].text), 20)
     return 2 * len(terms.figures[index]) + len(terms.rare[index] & others) + 3 * commits + words / 4
 

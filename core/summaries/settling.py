@@ -21,6 +21,8 @@ from core.summaries.words import count_words
 
 # Words a settling line has at most: it says the figure, not the reasons.
 SETTLE_WORDS = 10
+# Words a bare figure has at most ("dann 78").
+BARE_WORDS = 3
 # Messages before it a settling line may settle.
 SETTLE_WINDOW = 4
 # A figure: "10", "1.5", "4,9:1", "6A4FF0", "KW52".
@@ -38,6 +40,12 @@ def build_marks(text: str) -> frozenset[str]:
     too many lines to say they speak of the same thing."""
     whole = frozenset(w.lower() for w in FIGURE.findall(text) if any(c.isdigit() for c in w))
     return whole | frozenset(n for n in NUMBER.findall(text) if len(n) >= 2)
+
+
+def decide_bare_figure(text: str) -> bool:
+    """Whether a line says a figure and next to nothing else ("3", "dann 78", "o zaman
+    9", "1284"): alone it means nothing; it answers a question asked before it."""
+    return bool(build_numbers(text)) and count_words(text) <= BARE_WORDS and not decide_asks(text)
 
 
 def decide_settled(lines: Sequence[SummaryLine], index: int, chatter: frozenset[int]) -> int | None:

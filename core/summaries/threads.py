@@ -5,7 +5,8 @@ A fact of a room is seldom in one message: a question and the line that settles 
 value and its correction twenty messages later, a hand-over item and the colleague who
 takes it. Each message is hung on the one it continues, tried in this order:
 1. the message it answers (a Matrix reply, the thread before it, a question just before
-   it by someone else, or the line it leans back on: `decide_context`);
+   it by someone else, or the line it leans back on: `decide_context`; for a bare
+   figure, "3", the latest question by someone else among the last WINDOW);
 2. the recent message (among the last WINDOW) that shares most of its rare terms (subject
    words said in few messages, and figures: "db-repl-02", "3,100", "KW 52"), each term
    weighed by how rarely the room says it;
@@ -31,8 +32,9 @@ from typing import NamedTuple
 
 from core.summaries.draft import SummaryLine
 from core.summaries.exchanges import decide_context
-from core.summaries.settling import build_marks
+from core.summaries.settling import build_marks, decide_bare_figure
 from core.summaries.sidetracks import build_sender_names, build_subject_words, decide_names
+from core.summaries.wording import decide_asks
 from core.summaries.words import count_words
 
 # Recent messages a line may continue by the words it shares.
@@ -108,6 +110,8 @@ def decide_links(
         context, past = decide_context(lines, index), 0
         while context is not None and context in chatter and past < THROUGH_CHATTER:
             context, past = decide_context(lines, context), past + 1
+        if context is None:
+            context = _asked(lines, index, recent)
         if context is None or context in chatter:
             found = _continues(lines, index, recent, named, terms, by_place=past == 0)
             if found is not None:
@@ -143,6 +147,21 @@ def decide_threads(
     for index in live:
         threads.setdefault(root(index), []).append(index)
     return sorted((tuple(members) for members in threads.values()), key=lambda t: t[0])
+
+
+def _asked(lines: Sequence[SummaryLine], index: int, recent: Sequence[int]) -> int | None:
+    """For a bare figure ("3", "1284"), the latest of the `recent` lines by someone
+    else that asks something: the figure answers a question asked a few lines up, the
+    talk having gone on in between; None for any other line."""
+    line = lines[index]
+    if not decide_bare_figure(line.text):
+        return None
+    for i in reversed(recent):
+        other = lines[i]
+        if other.sender != line.sender and other.thread_root == line.thread_root:
+            if decide_asks(other.text):
+                return i
+    return None
 
 
 def _shares(

@@ -74,14 +74,15 @@ def test_without_a_model_the_labelled_logs_keep_nine_facts_in_ten_and_no_chatter
 # chatter). dev2 and heldout2 were written by a helper who had not read the summariser;
 # heldout and fresh are the earlier sets nobody tuned on; heldout3 was written later by
 # a helper who had read none of the project's code; dev3 (developed on) and heldout4
-# (held out) were written on 2026-11-29 by two more such helpers, and dev4 (ja, ko, nl,
-# tr, en; developed on) by a fifth. heldout2, heldout3
+# (held out) were written on 2026-11-29 by two more such helpers, dev4 (ja, ko, nl, tr,
+# en) and dev5 (en, de, fr, es, pt, ru, zh, pl) by two more (both developed on). heldout2, heldout3
 # and heldout4 are held out: run for their totals, never tuned on. Issue 49 stays open:
 # the held-out sets are short of its 85 % without chatter.
 NEW_SETS = {
     "dev2": (0.89, 1),
-    "dev3": (0.8, 4),
-    "dev4": (0.82, 3),
+    "dev3": (0.81, 4),
+    "dev4": (0.84, 3),
+    "dev5": (0.69, 7),
     "heldout2": (0.77, 2),
     "heldout3": (0.79, 6),
     "heldout4": (0.71, 4),

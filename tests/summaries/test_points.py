@@ -147,3 +147,18 @@ def test_a_line_two_picks_share_stays_with_the_question_it_answers():
     picks = [Pick("decision", (0, 3), 0), Pick("question", (2, 3), 2)]
     found = decide_thread_points(lines, picks, [0, 1, 2, 3], [], build_terms(lines))
     assert any({2, 3} <= set(pick.lines) for pick in found)
+
+
+def test_a_bare_figure_that_answers_a_question_is_kept_with_it():
+    lines = room(
+        ("@priya:x", "how many contractor seats do we put in the sheet for eng?"),
+        *[
+            ("@leo:x", f"the mural licence item {n}: renews 15 jan, about 9k a year")
+            for n in range(4)
+        ],
+        ("@tom:x", "3"),
+        *[("@kate:x", "snow again, two hours digging the car out") for _ in range(4)],
+    )
+    links = [*(Link(n + 1, n) for n in range(1, 4)), Link(5, 0)]
+    found = decide_thread_points(lines, [], list(range(6)), links, build_terms(lines))
+    assert any({0, 5} <= set(pick.lines) for pick in found), found

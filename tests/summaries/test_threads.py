@@ -194,3 +194,17 @@ def test_the_same_room_is_linked_the_same_way_in_every_process():
         for seed in range(8)
     }
     assert len(found) == 1 and "Link(later=2, earlier=1)" in found.pop(), "the nearest of equals"
+
+
+def test_a_bare_figure_answers_the_question_asked_lines_before_it():
+    lines = room(
+        ("@priya:x", "so how many contractor seats do I put in the sheet for eng?"),
+        ("@tom:x", "hang on, aws first. where are we with the savings plan"),
+        ("@priya:x", "AWS savings plan renewal: still waiting on the reseller's quote"),
+        ("@leo:x", "we're paying for miro AND mural, mural renews 15 jan"),
+        ("@marcus:x", "eng only uses miro tbh"),
+        ("@leo:x", "I'll let it lapse then"),
+        ("@tom:x", "3"),
+    )
+    _, links = decide_links(lines, frozenset())
+    assert (6, 0) in links, links
