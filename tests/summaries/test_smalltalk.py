@@ -72,7 +72,7 @@ async def test_the_model_tells_small_talk_in_rooms_it_was_not_trained_on(embedde
     """The held-out logs (heldout2/ to heldout4/: twenty rooms in eleven languages,
     written by people who had not read the code, never trained on), judged in their
     rooms as a summary judges them: their chatter messages against the messages of
-    their key facts, each of SHORT_WORDS words or more (a shorter one is what it
+    their key facts, each of JUDGED_WORDS words or more (a shorter one is what it
     answers)."""
     caught = chatter = lost = work = 0
     for log in read_logs(HELD_OUT):
@@ -84,8 +84,9 @@ async def test_the_model_tells_small_talk_in_rooms_it_was_not_trained_on(embedde
             elif log.lines[index].event_id in facts:
                 work, lost = work + 1, lost + (index in found)
     print(f"held-out chatter caught {caught} of {chatter}, work lost {lost} of {work}")
-    # Measured 2026-11-29: 75 of 84 caught, 10 of 243 lost (the words alone: 68 and 10);
-    # a line or two of margin for another machine's arithmetic.
+    # Measured 2026-11-29: 86 of 97 caught, 7 of 258 lost, judging lines of 4 words or
+    # more (of 6 or more, with fewer development logs: 75 of 84, 10 of 243); a line or
+    # two of margin for another machine's arithmetic.
     assert caught >= 0.85 * chatter and lost <= 0.05 * work
 
 

@@ -30,7 +30,15 @@ from core.summaries.smalltalk import ROOM_FEATURES, WEIGHTS, build_room_features
 from core.summaries.threads import build_terms
 
 DATA = Path(__file__).parent.parent / "data" / "summaries"
-DEVELOPED = ("", "heldout", "fresh", "dev2", "dev3")  # never heldout2/, heldout3/ nor heldout4/
+DEVELOPED = (
+    "",
+    "heldout",
+    "fresh",
+    "dev2",
+    "dev3",
+    "dev4",
+    "dev5",
+)  # never heldout2/, heldout3/ nor heldout4/
 # Regularisation; the words-only model's threshold, for its printed figures (it was the
 # summariser's threshold before the room model); the room model's probability above
 # which a line is small talk, chosen on the development logs (leave one log out): 0.6
