@@ -75,12 +75,14 @@ def decide_thread_points(
         if index not in owner:
             owner[index] = len(members)
             members.append({index})
-    # A bare figure that answers a question ("how many seats?" … "3") is the answer:
-    # no acknowledgement, and it weighs like a cue phrase's pick.
+    # A short answer to someone else's question ("how many seats?" … "3"; "who calls
+    # the references?" "moi") is the answer, no acknowledgement, and it weighs like a
+    # cue phrase's pick: a question means little without it.
     cued = {index for pick in picks for index in pick.lines} | {
         link.later
         for link in links
-        if decide_bare_figure(lines[link.later].text)
+        if count_words(lines[link.later].text) <= ACK_WORDS
+        and not decide_asks(lines[link.later].text)
         and decide_asks(lines[link.earlier].text)
         and lines[link.earlier].sender != lines[link.later].sender
     }

@@ -6,7 +6,8 @@ value and its correction twenty messages later, a hand-over item and the colleag
 takes it. Each message is hung on the one it continues, tried in this order:
 1. the message it answers (a Matrix reply, the thread before it, a question just before
    it by someone else, or the line it leans back on: `decide_context`; for a bare
-   figure, "3", the latest question by someone else among the last WINDOW);
+   figure, "3", the question by someone else it answers up to ASKED_LINES back: the
+   latest that names its sender, else the latest);
 2. the recent message (among the last WINDOW) that shares most of its rare terms (subject
    words said in few messages, and figures: "db-repl-02", "3,100", "KW 52"), each term
    weighed by how rarely the room says it;
@@ -30,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from core.summaries.addressing import decide_named
 from core.summaries.draft import SummaryLine
 from core.summaries.exchanges import decide_context
 from core.summaries.settling import build_marks, decide_bare_figure
@@ -53,6 +55,8 @@ SHORT_WORDS = 6
 THROUGH_CHATTER = 3
 # The same person's next message within this many seconds goes on with the same thought.
 SAME_THOUGHT_SECONDS = 5 * 60
+# Lines back a bare figure may answer a question ("how many?" … ten lines on … "46").
+ASKED_LINES = 20
 
 
 @dataclass(frozen=True)
@@ -111,7 +115,7 @@ def decide_links(
         while context is not None and context in chatter and past < THROUGH_CHATTER:
             context, past = decide_context(lines, context), past + 1
         if context is None:
-            context = _asked(lines, index, recent)
+            context = _asked(lines, index, live[max(0, position - ASKED_LINES) : position])
         if context is None or context in chatter:
             found = _continues(lines, index, recent, named, terms, by_place=past == 0)
             if found is not None:
@@ -149,19 +153,28 @@ def decide_threads(
     return sorted((tuple(members) for members in threads.values()), key=lambda t: t[0])
 
 
-def _asked(lines: Sequence[SummaryLine], index: int, recent: Sequence[int]) -> int | None:
-    """For a bare figure ("3", "1284"), the latest of the `recent` lines by someone
-    else that asks something: the figure answers a question asked a few lines up, the
-    talk having gone on in between; None for any other line."""
+def _asked(lines: Sequence[SummaryLine], index: int, earlier: Sequence[int]) -> int | None:
+    """For a bare figure ("3", "1284"), the question it answers among the `earlier`
+    lines, the talk having gone on in between: the latest by someone else that names
+    its sender ("@tomasz how many calls …?"), else the latest by someone else; None for
+    any other line."""
     line = lines[index]
     if not decide_bare_figure(line.text):
         return None
-    for i in reversed(recent):
-        other = lines[i]
-        if other.sender != line.sender and other.thread_root == line.thread_root:
-            if decide_asks(other.text):
-                return i
-    return None
+    asked = [
+        i
+        for i in earlier
+        if lines[i].sender != line.sender
+        and lines[i].thread_root == line.thread_root
+        and decide_asks(lines[i].text)
+    ]
+    named = [
+        i
+        for i in asked
+        if line.sender in lines[i].mentions or decide_named(lines[i].text, [line.sender])
+    ]
+    found = named or asked
+    return found[-1] if found else None
 
 
 def _shares(

@@ -199,12 +199,23 @@ def test_the_same_room_is_linked_the_same_way_in_every_process():
 def test_a_bare_figure_answers_the_question_asked_lines_before_it():
     lines = room(
         ("@priya:x", "so how many contractor seats do I put in the sheet for eng?"),
-        ("@tom:x", "hang on, aws first. where are we with the savings plan"),
-        ("@priya:x", "AWS savings plan renewal: still waiting on the reseller's quote"),
-        ("@leo:x", "we're paying for miro AND mural, mural renews 15 jan"),
-        ("@marcus:x", "eng only uses miro tbh"),
+        ("@leo:x", "fwiw we're paying for miro AND mural, mural renews 15 jan"),
+        ("@marcus:x", "product only uses miro tbh"),
+        ("@aisha:x", "design moved off mural in the summer as well"),
         ("@leo:x", "I'll let it lapse then"),
         ("@tom:x", "3"),
     )
     _, links = decide_links(lines, frozenset())
-    assert (6, 0) in links, links
+    assert (5, 0) in links, links
+
+
+def test_a_bare_figure_answers_the_question_put_to_its_sender_first():
+    lines = room(
+        ("@dana:x", "@tomasz how many calls with that key came from other IPs?"),
+        ("@raj:x", "rotating the key now, which services use it?"),
+        ("@dana:x", "payments, billing and the webhook relay"),
+        ("@raj:x", "ok, billing first then"),
+        ("@tomasz:x", "37"),
+    )
+    _, links = decide_links(lines, frozenset())
+    assert (4, 0) in links, links
