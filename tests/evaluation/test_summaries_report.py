@@ -75,17 +75,20 @@ def test_without_a_model_the_labelled_logs_keep_nine_facts_in_ten_and_no_chatter
 # heldout and fresh are the earlier sets nobody tuned on; heldout3 was written later by
 # a helper who had read none of the project's code; dev3 (developed on) and heldout4
 # (held out) were written on 2026-11-29 by two more such helpers, dev4 (ja, ko, nl, tr,
-# en) and dev5 (en, de, fr, es, pt, ru, zh, pl) by two more (both developed on). heldout2, heldout3
+# en) and dev5 (en, de, fr, es, pt, ru, zh, pl) by two more (both developed on), dev6
+# (developed on) and heldout5 (held out) by two more. heldout2, heldout3
 # and heldout4 are held out: run for their totals, never tuned on. Issue 49 stays open:
 # the held-out sets are short of its 85 % without chatter.
 NEW_SETS = {
     "dev2": (0.89, 1),
     "dev3": (0.81, 2),
-    "dev4": (0.82, 0),
-    "dev5": (0.71, 6),
-    "heldout2": (0.77, 2),
+    "dev4": (0.84, 1),
+    "dev5": (0.78, 6),
+    "dev6": (0.63, 6),
+    "heldout2": (0.75, 2),
     "heldout3": (0.77, 5),
     "heldout4": (0.73, 3),
+    "heldout5": (0.86, 4),
     "heldout": (0.86, 0),
     "fresh": (0.85, 1),
 }

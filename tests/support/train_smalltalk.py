@@ -4,7 +4,7 @@
 
 It reads the labelled lines of tests/data/summaries/smalltalk/ and the messages of the
 development logs (a chatter message is small talk, a message of a key fact is work; the
-held-out sets heldout2/, heldout3/ and heldout4/ are never read), embeds them with the
+held-out sets heldout2/ to heldout5/ are never read), embeds them with the
 bundled multilingual e5 as the summariser does, and fits two logistic regressions
 (scikit-learn, which sentence-transformers installs): one over a line's vector, one over
 the line in its room (core/summaries/smalltalk.py's ROOM_FEATURES), the second trained
@@ -38,7 +38,7 @@ DEVELOPED = (
     "dev3",
     "dev4",
     "dev5",
-)  # never heldout2/, heldout3/ nor heldout4/
+)  # never heldout2/ to heldout5/
 # Regularisation; the words-only model's threshold, for its printed figures (it was the
 # summariser's threshold before the room model); the room model's probability above
 # which a line is small talk, chosen on the development logs (leave one log out): 0.6
