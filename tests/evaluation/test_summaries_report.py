@@ -83,14 +83,14 @@ NEW_SETS = {
     "dev2": (0.89, 1),
     "dev3": (0.81, 2),
     "dev4": (0.84, 1),
-    "dev5": (0.78, 6),
-    "dev6": (0.63, 6),
-    "heldout2": (0.75, 2),
+    "dev5": (0.77, 5),
+    "dev6": (0.64, 5),
+    "heldout2": (0.75, 3),
     "heldout3": (0.77, 5),
     "heldout4": (0.73, 3),
     "heldout5": (0.86, 4),
     "heldout": (0.86, 0),
-    "fresh": (0.85, 1),
+    "fresh": (0.9, 0),
 }
 # A summary quotes at most this share of the room's messages: coverage bought by
 # quoting (nearly) everything is no summary (an experiment reached 91 % of dev2's facts

@@ -24,7 +24,7 @@ from core.summaries.smalltalk import (
 from core.summaries.threads import build_terms
 
 LOGS = Path(__file__).parent.parent / "data" / "summaries"
-HELD_OUT = [LOGS / "heldout2", LOGS / "heldout3", LOGS / "heldout4"]
+HELD_OUT = [LOGS / f"heldout{n}" for n in range(2, 6)]
 
 
 def room(*said: tuple[str, str]) -> list[SummaryLine]:
@@ -69,7 +69,7 @@ async def test_without_the_embedding_models_only_the_cue_phrases_tell_small_talk
 
 
 async def test_the_model_tells_small_talk_in_rooms_it_was_not_trained_on(embedders: Embedders):
-    """The held-out logs (heldout2/ to heldout4/: twenty rooms in eleven languages,
+    """The held-out logs (heldout2/ to heldout5/: twenty-eight rooms in fourteen languages,
     written by people who had not read the code, never trained on), judged in their
     rooms as a summary judges them: their chatter messages against the messages of
     their key facts, each of JUDGED_WORDS words or more (a shorter one is what it
@@ -84,10 +84,11 @@ async def test_the_model_tells_small_talk_in_rooms_it_was_not_trained_on(embedde
             elif log.lines[index].event_id in facts:
                 work, lost = work + 1, lost + (index in found)
     print(f"held-out chatter caught {caught} of {chatter}, work lost {lost} of {work}")
-    # Measured 2026-11-29: 86 of 97 caught, 7 of 258 lost, judging lines of 4 words or
-    # more (of 6 or more, with fewer development logs: 75 of 84, 10 of 243); a line or
-    # two of margin for another machine's arithmetic.
-    assert caught >= 0.85 * chatter and lost <= 0.05 * work
+    # Measured 2026-11-29: 120 of 140 caught, 13 of 350 lost (heldout2/ to heldout4/
+    # alone: 86 of 97 and 7 of 258; judging only lines of 6 words or more, with fewer
+    # development logs: 75 of 84 and 10 of 243); a line or two of margin for another
+    # machine's arithmetic.
+    assert caught >= 0.83 * chatter and lost <= 0.05 * work
 
 
 def test_a_line_is_weighed_with_its_neighbours_its_people_and_the_work_it_takes_up():

@@ -38,6 +38,7 @@ DEVELOPED = (
     "dev3",
     "dev4",
     "dev5",
+    "dev6",
 )  # never heldout2/ to heldout5/
 # Regularisation; the words-only model's threshold, for its printed figures (it was the
 # summariser's threshold before the room model); the room model's probability above
