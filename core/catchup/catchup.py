@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from core import strings
 from core.summaries.addressing import decide_addressees, decide_named
-from core.summaries.draft import SummaryLine
+from core.summaries.draft import SummaryLine, build_one_line
 from core.summaries.wording import decide_kind
 
 # The rest of a room's messages is said in this many of its messages at most (without a
@@ -84,7 +84,7 @@ def build_room_catchup(room_name: str, lines: Sequence[SummaryLine], reader: Rea
 
 def _point(line: SummaryLine, names: Mapping[str, str]) -> str:
     sender = names.get(line.sender) or line.sender
-    return f"- {sender}: {line.text} ([{strings.MESSAGE_LINK}]({line.link}))"
+    return f"- {sender}: {build_one_line(line.text)} ([{strings.MESSAGE_LINK}]({line.link}))"
 
 
 def _section(title: str, lines: Sequence[SummaryLine], names: Mapping[str, str]) -> list[str]:

@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 
 from core import strings
 from core.i18n.dates import format_when
+from core.summaries.draft import build_one_line
 from core.summaries.ledger_entries import LedgerEntry
 
 MAX_LISTED = 25
@@ -60,5 +61,6 @@ def build_ledger_text(
         details = ", ".join(
             [*build_entry_details(entry, zone), strings.LEDGER_SAID.format(day=said)]
         )
-        lines.append(f"- {entry.text} ({details}, [{strings.MESSAGE_LINK}]({entry.link}))")
+        text = build_one_line(entry.text)
+        lines.append(f"- {text} ({details}, [{strings.MESSAGE_LINK}]({entry.link}))")
     return "\n".join(lines)

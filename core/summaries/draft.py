@@ -73,6 +73,12 @@ def _badge(risks: Sequence[str | None], index: int) -> str:
     return f" {strings.SUPPORT_BADGES['medium']}" if risk == "medium" else ""
 
 
+def build_one_line(text: str) -> str:
+    """Text on one line, for a bullet: a newline in it (a pasted log, a model's list)
+    would end the bullet, and a "1. …" after it start a list of its own."""
+    return " ".join(text.split())
+
+
 def build_summary_markdown(
     draft: SummaryDraft,
     lines: Sequence[SummaryLine],
@@ -91,7 +97,7 @@ def build_summary_markdown(
     out.append(f"**{strings.SUMMARY_DECISIONS}**")
     n = 0
     for p in draft.decisions:
-        out.append(f"- {p.text}{_links(p.messages, by_number)}{_badge(risks, n)}")
+        out.append(f"- {build_one_line(p.text)}{_links(p.messages, by_number)}{_badge(risks, n)}")
         n += 1
     if not draft.decisions:
         out.append(f"- {strings.SUMMARY_NO_DECISION}")
@@ -100,7 +106,7 @@ def build_summary_markdown(
         due = strings.SUMMARY_DUE.format(due=item.due) if item.due else ""
         details = ", ".join(part for part in (item.owner, due) if part)
         out.append(
-            f"- {item.text}{f' ({details})' if details else ''}"
+            f"- {build_one_line(item.text)}{f' ({details})' if details else ''}"
             f"{_links(item.messages, by_number)}{_badge(risks, n)}"
         )
         n += 1
@@ -108,7 +114,7 @@ def build_summary_markdown(
         out.append(f"- {strings.SUMMARY_NO_ACTION}")
     out += ["", f"**{strings.SUMMARY_QUESTIONS}**"]
     for p in draft.open_questions:
-        out.append(f"- {p.text}{_links(p.messages, by_number)}{_badge(risks, n)}")
+        out.append(f"- {build_one_line(p.text)}{_links(p.messages, by_number)}{_badge(risks, n)}")
         n += 1
     if not draft.open_questions:
         out.append(f"- {strings.SUMMARY_NO_QUESTION}")

@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from core import strings
-from core.summaries.draft import SummaryLine
+from core.summaries.draft import SummaryLine, build_one_line
 from core.summaries.salience import Kind, Pick
 
 
 def build_quote(line: SummaryLine) -> str:
-    return f"{line.sender}: {line.text} ([{strings.MESSAGE_LINK}]({line.link}))"
+    """A message on one line (a pasted log keeps its words, not its line breaks)."""
+    return f"{line.sender}: {build_one_line(line.text)} ([{strings.MESSAGE_LINK}]({line.link}))"
 
 
 def build_point_text(pick: Pick, lines: Sequence[SummaryLine]) -> str:

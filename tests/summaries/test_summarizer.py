@@ -173,3 +173,30 @@ async def test_the_summary_is_asked_in_the_rooms_language_and_bounded(llm):
         "the language most of the messages are written in"
         in llm.history[0]["messages"][0]["content"]
     )
+
+
+async def test_a_pasted_multi_line_message_stays_inside_its_bullet(embedders):
+    # Log lines and numbered lists are pasted as they are: a newline in a quote would
+    # end the bullet, and a list in it would become the summary's own list.
+    chat = [
+        SummaryLine(
+            1, "@tom:x", "the pumps on 6B drop off wifi every night, INC0048213", 1e9, "https://l/1"
+        ),
+        SummaryLine(
+            2,
+            "@marco:x",
+            "found it on INC0048213:\nDec 11 02:47 wlc-02 ROAM_FAIL AP-6B-03\n1. AP-6B-03 on 17.9",
+            1e9 + 60,
+            "https://l/2",
+        ),
+        SummaryLine(
+            3, "@marco:x", "rolled AP-6B-03 back to 17.6, no drops since", 1e9 + 120, "https://l/3"
+        ),
+    ]
+    summarizer = Summarizer(None, load_prompts, embedders)
+    result = await summarizer.summarize(chat, "**Summary**", timezone="UTC", part_tokens=1000)
+    bullets = [line for line in result.markdown.splitlines() if line.startswith("- ")]
+    assert any({"1", "2", "3"} <= set(re.findall(r"https://l/(\d)", b)) for b in bullets), (
+        result.markdown
+    )
+    assert not re.search(r"^\s*1\. ", result.markdown, re.M), result.markdown

@@ -109,3 +109,12 @@ def test_a_catchup_names_people_as_the_room_does_and_renders_as_separate_section
     html = MarkdownIt().render(text)
     # The "Also" title is a paragraph of its own, not the tail of the decisions' list.
     assert f"<p><em>{strings.CATCHUP_REST}</em></p>" in html, html
+
+
+def test_a_pasted_multi_line_message_is_one_point():
+    pasted = line("build failed:\nERROR step 4/7\n1. rerun it", n=1)
+    text = build_catchup_markdown(
+        "**What you missed**", [build_room_catchup("Team", [pasted], BOB)]
+    )
+    point = next(row for row in text.splitlines() if row.startswith("- "))
+    assert "ERROR step 4/7 1. rerun it" in point and "$e1" in point, text

@@ -168,3 +168,11 @@ NONE = {
 @pytest.mark.parametrize("asked,total,expected", NONE.values(), ids=NONE.keys())
 def test_an_empty_list_says_none_yet_only_when_the_ledger_is_empty(asked, total, expected):
     assert build_ledger_text([], "action", "UTC", "!", total=total, asked=asked) == expected
+
+
+def test_an_entry_said_over_several_lines_is_listed_on_one():
+    said = LedgerEntry(
+        "action", "I'll fix it:\n1. rerun\n2. redeploy", "@ann:x", "", "l", "$1", 0.0
+    )
+    text = build_ledger_text([build_dated_entry(said, ZoneInfo("UTC"))], "action", "UTC", "!")
+    assert "- I'll fix it: 1. rerun 2. redeploy (" in text, text

@@ -120,3 +120,15 @@ def test_an_empty_tldr_is_left_out_rather_than_shown_as_a_bare_heading():
     text = build_summary_markdown(draft, LINES, "**Summary**")
     assert strings.SUMMARY_TLDR not in text, text
     assert text.startswith("**Summary**\n\n**")
+
+
+def test_a_models_point_written_over_several_lines_stays_one_bullet():
+    draft = SummaryDraft(
+        tldr="A plan.",
+        decisions=[Point(text="Use Postgres:\n1. staging first\n2. then prod", messages=[1])],
+        action_items=[ActionItem(text="Migrate\nthe data", owner="", due="", messages=[2])],
+        open_questions=[],
+    )
+    text = build_summary_markdown(draft, LINES, "**Summary**")
+    assert "- Use Postgres: 1. staging first 2. then prod [1](" in text, text
+    assert "- Migrate the data [2](" in text, text
