@@ -77,8 +77,8 @@ def decide_thread_points(
             members.append({index})
     # A short answer to someone else's question ("how many seats?" … "3"; "who calls
     # the references?" "moi") is the answer, no acknowledgement, and it weighs like a
-    # cue phrase's pick: a question means little without it.
-    cued = {index for pick in picks for index in pick.lines} | {
+    # cue phrase's pick and a commitment: a question means little without it.
+    answers = {
         link.later
         for link in links
         if count_words(lines[link.later].text) <= ACK_WORDS
@@ -86,6 +86,7 @@ def decide_thread_points(
         and decide_asks(lines[link.earlier].text)
         and lines[link.earlier].sender != lines[link.later].sender
     }
+    cued = {index for pick in picks for index in pick.lines} | answers
     for link in links:  # in time order: a point grows as its talk went on
         mine, theirs = owner[link.later], owner[link.earlier]
         if mine == theirs:
@@ -116,7 +117,8 @@ def decide_thread_points(
         for i in _removable(kept[n]):
             if i in mains:
                 continue
-            entry = (_carries(lines, i, kept[n], terms) + CUED * (i in cued), n, i, version[n])
+            carries = _carries(lines, i, kept[n], terms, i in answers)
+            entry = (carries + CUED * (i in cued), n, i, version[n])
             heapq.heappush(heap, entry)
 
     for n in range(len(kept)):
@@ -174,14 +176,22 @@ def _removable(thread: Sequence[int]) -> Sequence[int]:
 
 
 def _carries(
-    lines: Sequence[SummaryLine], index: int, thread: Sequence[int], terms: Terms
+    lines: Sequence[SummaryLine], index: int, thread: Sequence[int], terms: Terms, answers: bool
 ) -> float:
     """How much a line says for its thread: its figures, the rare terms it shares with
-    the thread's other lines, a commitment, its length."""
+    the thread's other lines, a commitment or a bare figure, being the short answer to
+    a question (`answers`: as much again), its length."""
     others = frozenset().union(*(terms.rare[i] for i in thread if i != index))
-    commits = decide_said(lines[index].text) in COMMITMENTS or decide_bare_figure(lines[index].text)
+    text = lines[index].text
+    commits = decide_bare_figure(text) or decide_said(text) in COMMITMENTS
     words = min(count_words(lines[index].text), 20)
-    return 2 * len(terms.figures[index]) + len(terms.rare[index] & others) + 3 * commits + words / 4
+    return (
+        2 * len(terms.figures[index])
+        + len(terms.rare[index] & others)
+        + 3 * commits
+        + 3 * answers
+        + words / 4
+    )
 
 
 def _point(lines: Sequence[SummaryLine], group: Sequence[int], picks: Sequence[Pick]) -> Pick:
