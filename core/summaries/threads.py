@@ -6,8 +6,9 @@ value and its correction twenty messages later, a hand-over item and the colleag
 takes it. Each message is hung on the one it continues, tried in this order:
 1. the message it answers (a Matrix reply, the thread before it, a question just before
    it by someone else, or the line it leans back on: `decide_context`; for a bare
-   figure, "3", the question by someone else it answers up to ASKED_LINES back: the
-   latest that names its sender, else the latest);
+   figure, "3", the question by someone else it answers up to ASKED_LINES back, of
+   those nobody answered right away: the latest that names its sender, else the
+   latest);
 2. the recent message (among the last WINDOW) that shares most of its rare terms (subject
    words said in few messages, and figures: "db-repl-02", "3,100", "KW 52"), each term
    weighed by how rarely the room says it;
@@ -106,6 +107,8 @@ def decide_links(
     links: list[Link] = []
     # The earlier lines that name each term, for the links far back (no scan of the room).
     named: dict[str, list[int]] = {}
+    # The questions someone answered right away: a bare figure said later answers another.
+    answered: set[int] = set()
     for position, index in enumerate(live):
         recent = live[max(0, position - WINDOW) : position]
         # A line that answers small talk yet is not itself small talk ("2230 закрыт"
@@ -115,7 +118,14 @@ def decide_links(
         while context is not None and context in chatter and past < THROUGH_CHATTER:
             context, past = decide_context(lines, context), past + 1
         if context is None:
-            context = _asked(lines, index, live[max(0, position - ASKED_LINES) : position])
+            earlier = live[max(0, position - ASKED_LINES) : position]
+            context = _asked(lines, index, [i for i in earlier if i not in answered])
+        elif (
+            lines[context].sender != lines[index].sender
+            and decide_asks(lines[context].text)
+            and not decide_asks(lines[index].text)
+        ):
+            answered.add(context)
         if context is None or context in chatter:
             found = _continues(lines, index, recent, named, terms, by_place=past == 0)
             if found is not None:
@@ -155,9 +165,9 @@ def decide_threads(
 
 def _asked(lines: Sequence[SummaryLine], index: int, earlier: Sequence[int]) -> int | None:
     """For a bare figure ("3", "1284"), the question it answers among the `earlier`
-    lines, the talk having gone on in between: the latest by someone else that names
-    its sender ("@tomasz how many calls …?"), else the latest by someone else; None for
-    any other line."""
+    lines (those not answered right away), the talk having gone on in between: the
+    latest by someone else that names its sender ("@tomasz how many calls …?"), else
+    the latest by someone else; None for any other line."""
     line = lines[index]
     if not decide_bare_figure(line.text):
         return None

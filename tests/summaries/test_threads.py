@@ -199,7 +199,10 @@ def test_the_same_room_is_linked_the_same_way_in_every_process():
 def test_a_bare_figure_answers_the_question_asked_lines_before_it():
     lines = room(
         ("@priya:x", "so how many contractor seats do I put in the sheet for eng?"),
-        ("@leo:x", "fwiw we're paying for miro AND mural, mural renews 15 jan"),
+        (
+            "@leo:x",
+            "fwiw we're paying for miro AND mural, mural renews 15 jan, about 9k a year each",
+        ),
         ("@marcus:x", "product only uses miro tbh"),
         ("@aisha:x", "design moved off mural in the summer as well"),
         ("@leo:x", "I'll let it lapse then"),
@@ -212,10 +215,26 @@ def test_a_bare_figure_answers_the_question_asked_lines_before_it():
 def test_a_bare_figure_answers_the_question_put_to_its_sender_first():
     lines = room(
         ("@dana:x", "@tomasz how many calls with that key came from other IPs?"),
-        ("@raj:x", "rotating the key now, which services use it?"),
+        ("@raj:x", "rotating the key now, payments first and then the relay, it takes a while"),
+        ("@raj:x", "which services use it?"),
         ("@dana:x", "payments, billing and the webhook relay"),
         ("@raj:x", "ok, billing first then"),
         ("@tomasz:x", "37"),
     )
     _, links = decide_links(lines, frozenset())
-    assert (4, 0) in links, links
+    assert (5, 0) in links, links
+
+
+def test_a_bare_figure_does_not_answer_a_question_answered_right_away():
+    lines = room(
+        ("@tomek:x", "ile TB ma hurtownia sprzedażowa? transfer po łączu to osobny temat"),
+        (
+            "@kasia:x",
+            "Fala 1: finanse i logistyka, razem 120 tabel. Fala 2 sprzedaż, fala 3 cała reszta",
+        ),
+        ("@pawel:x", "kto robi PoC z dbt na tabelach finansów?"),
+        ("@marek:x", "ja"),
+        ("@kasia:x", "46"),
+    )
+    _, links = decide_links(lines, frozenset())
+    assert (4, 0) in links and (4, 2) not in links, links
