@@ -140,14 +140,14 @@ def _with_context(points: Sequence[Pick], links: Sequence[Link]) -> list[Pick]:
     apart): a bullet reads whole without its neighbour, and the room's quoted lines
     stay the same."""
     quoted = {i for point in points for i in point.lines}
+    goes_on: dict[int, list[int]] = {}  # a line → the quoted lines it goes on from
+    for link in links:
+        if link.later in quoted and link.earlier in quoted:
+            goes_on.setdefault(link.later, []).append(link.earlier)
     out = []
     for point in points:
         own = set(point.lines)
-        before = {
-            link.earlier
-            for link in links
-            if link.later in own and link.earlier in quoted and link.earlier < point.lines[0]
-        }
+        before = {i for line in own for i in goes_on.get(line, ()) if i < point.lines[0]}
         out.append(Pick(point.said, tuple(sorted(own | before)), point.main))
     return out
 
@@ -184,7 +184,7 @@ def _carries(
     others = frozenset().union(*(terms.rare[i] for i in thread if i != index))
     text = lines[index].text
     commits = decide_bare_figure(text) or decide_said(text) in COMMITMENTS
-    words = min(count_words(lines[index].text), 20)
+    words = min(count_words(text), 20)
     return (
         2 * len(terms.figures[index])
         + len(terms.rare[index] & others)
