@@ -10,7 +10,8 @@ point is listed by the strongest thing a pick among it, or one of its other line
 its wording, says (so an action item linked to a decision is listed with the decision;
 the ledger lists each);
 else with the rest of the discussion. A bare acknowledgement ("passt", "love it") is
-left out. A summary that quotes (nearly) the whole room is no summary: at most
+left out, but not the short answer to someone's question ("who calls them?" "moi").
+A summary that quotes (nearly) the whole room is no summary: at most
 QUOTED_SHARE of the room's lines are quoted (MOST_QUOTED in all, FEWEST_QUOTED whatever
 the room). Past that, the lines that carry least go first (their figures, the rare terms
 they share with their point, a commitment, their length, a cue phrase's pick): the
