@@ -208,6 +208,16 @@ ROLL_CALL = _cues(
     r"\b(who|wer|qui|quién)\b.*\?",
 )
 
+# A question that asks for a number ("how many seats?", "ile TB?", "件数わかる？"): a
+# closed class of words in each language, so a bare "46" said later can find it.
+QUANTITY = _cues(
+    r"\b(how (many|much|long|big|often)|what('s| is) the (number|count|total))\b",
+    r"\b(wie ?viele?|wie lange|wie gro(ß|ss)|hoeveel|hur många|hur mycket)\b",
+    r"\b(combien|quant[oia]s?|cu[aá]nt[oa]s?|ile|ilu)\b",
+    r"(сколько|скільки|kaç|كم)",
+    r"(多少|几[个位台次天]|多久|多大|何[件人個台回日時本枚]|いくつ|件数|数は|몇|얼마)",
+)
+
 # Someone asked to do something: it starts an exchange rather than answering one.
 REQUEST = _cues(
     rf"{TO_SOMEONE}(please|can you|could you|would you|kannst du|könntest du|bitte"

@@ -6,9 +6,10 @@ value and its correction twenty messages later, a hand-over item and the colleag
 takes it. Each message is hung on the one it continues, tried in this order:
 1. the message it answers (a Matrix reply, the thread before it, a question just before
    it by someone else, or the line it leans back on: `decide_context`; for a bare
-   figure, "3", the question by someone else it answers up to ASKED_LINES back, of
-   those nobody answered right away: the latest that names its sender, else the
-   latest);
+   figure, "3", that answers no question just before it, the question it answers up
+   to ASKED_LINES back: the latest that names its sender, else the latest that asks
+   for a number ("how many…", "ile…", "件数…") no bare figure answered yet, else the
+   latest by someone else nobody answered right away);
 2. the recent message (among the last WINDOW) that shares most of its rare terms (subject
    words said in few messages, and figures: "db-repl-02", "3,100", "KW 52"), each term
    weighed by how rarely the room says it;
@@ -28,11 +29,12 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from core.summaries.addressing import decide_named
+from core.summaries.cues import QUANTITY
 from core.summaries.draft import SummaryLine
 from core.summaries.exchanges import decide_context
 from core.summaries.settling import build_marks, decide_bare_figure
@@ -117,9 +119,13 @@ def decide_links(
         context, past = decide_context(lines, index), 0
         while context is not None and context in chatter and past < THROUGH_CHATTER:
             context, past = decide_context(lines, context), past + 1
-        if context is None:
+        explicit = lines[index].reply_to is not None or lines[index].thread_root is not None
+        if context is None or not (explicit or decide_asks(lines[context].text)):
+            # A bare figure ("1284") that answers no question just before it answers the
+            # question asked further back, not whatever was said just before it.
             earlier = live[max(0, position - ASKED_LINES) : position]
-            context = _asked(lines, index, [i for i in earlier if i not in answered])
+            asked = _asked(lines, index, earlier, answered)
+            context = context if asked is None else asked
         elif (
             lines[context].sender != lines[index].sender
             and decide_asks(lines[context].text)
@@ -163,27 +169,36 @@ def decide_threads(
     return sorted((tuple(members) for members in threads.values()), key=lambda t: t[0])
 
 
-def _asked(lines: Sequence[SummaryLine], index: int, earlier: Sequence[int]) -> int | None:
+def _asked(
+    lines: Sequence[SummaryLine], index: int, earlier: Sequence[int], answered: Collection[int]
+) -> int | None:
     """For a bare figure ("3", "1284"), the question it answers among the `earlier`
-    lines (those not answered right away), the talk having gone on in between: the
-    latest by someone else that names its sender ("@tomasz how many calls …?"), else
-    the latest by someone else; None for any other line."""
+    lines, the talk having gone on in between: the latest by someone else that names
+    its sender ("@tomasz how many calls …?"); else the latest that asks for a number
+    ("how many seats?", even its sender's own: they looked it up) and no bare figure
+    answered yet; else the latest by someone else nobody `answered` right away. None
+    for any other line."""
     line = lines[index]
     if not decide_bare_figure(line.text):
         return None
     asked = [
         i
         for i in earlier
-        if lines[i].sender != line.sender
-        and lines[i].thread_root == line.thread_root
-        and decide_asks(lines[i].text)
+        if lines[i].thread_root == line.thread_root and decide_asks(lines[i].text)
     ]
+    others = [i for i in asked if lines[i].sender != line.sender]
     named = [
         i
-        for i in asked
-        if line.sender in lines[i].mentions or decide_named(lines[i].text, [line.sender])
+        for i in others
+        if i not in answered
+        and (line.sender in lines[i].mentions or decide_named(lines[i].text, [line.sender]))
     ]
-    found = named or asked
+    figures = [j for j in earlier if decide_bare_figure(lines[j].text)]
+    figured = {
+        i for i in asked if any(j > i and lines[j].sender != lines[i].sender for j in figures)
+    }
+    counts = [i for i in asked if QUANTITY.search(lines[i].text) and i not in figured]
+    found = named or counts or [i for i in others if i not in answered]
     return found[-1] if found else None
 
 

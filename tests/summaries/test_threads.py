@@ -238,3 +238,28 @@ def test_a_bare_figure_does_not_answer_a_question_answered_right_away():
     )
     _, links = decide_links(lines, frozenset())
     assert (4, 0) in links and (4, 2) not in links, links
+
+
+def test_a_bare_figure_answers_the_count_asked_for_not_the_line_just_before_it():
+    lines = room(
+        ("@tanaka:x", "失敗した決済の件数わかる人いる？CSに数字渡したい"),
+        ("@suzuki:x", "max_pool直すだけならhotfixで10分くらいでいけると思うけど"),
+        ("@tanaka:x", "v2.13.2のイメージってまだECRに残ってる？"),
+        ("@takahashi:x", "残ってます"),
+        ("@sato:x", "あとさっきの開始時刻、ログ遡ったら最初の5xxは14:05でした"),
+        ("@ito:x", "1284"),
+    )
+    _, links = decide_links(lines, frozenset())
+    assert (5, 0) in links and (5, 4) not in links, links
+
+
+def test_a_count_its_asker_looked_up_later_answers_their_own_question():
+    lines = room(
+        ("@pablo:x", "how many testers do we have in the TestFlight beta right now?"),
+        ("@diego:x", "dark mode still has 11 open bugs on the tracking map, it misses the freeze"),
+        ("@lucia:x", "then it goes to 4.7 and 4.6 ships without the toggle"),
+        ("@diego:x", "on the rollout: Apple's phased release takes 7 days and cannot be tuned"),
+        ("@pablo:x", "230"),
+    )
+    _, links = decide_links(lines, frozenset())
+    assert (4, 0) in links and (4, 3) not in links, links
