@@ -18,8 +18,9 @@ takes it. Each message is hung on the one it continues, tried in this order:
 4. for a short line, the message just before it by someone else ("ok hold", "dann 10");
 5. the same person's message just before (a thought in two messages).
 A line that answers small talk without being small talk itself answers what that small
-talk answered (a line misjudged as chatter between a question and its answer), else is
-linked by rules 2-3 only. An answer (1.) also joins the recent message that shares most
+talk answered (a line misjudged as chatter between a question and its answer) or, when
+it answered nothing, the recent line whose rare terms it shares most; else it is linked
+by rules 2-3 only. An answer (1.) also joins the recent message that shares most
 of its rare terms: it may take up a subject said a few lines before the question. The
 messages hung together are a thread, talk beside the work left out. Nothing here knows
 a language's words beyond spaCy's stop words.
@@ -116,9 +117,16 @@ def decide_links(
         # A line that answers small talk yet is not itself small talk ("2230 закрыт"
         # after a line misjudged as chatter) answers what that small talk answered, or
         # goes on from the work by its words alone.
-        context, past = decide_context(lines, index), 0
+        context, past, through = decide_context(lines, index), 0, None
         while context is not None and context in chatter and past < THROUGH_CHATTER:
+            through = context
             context, past = decide_context(lines, context), past + 1
+        if context is None and through is not None:
+            # The talk it answers, taken for small talk, went on from no line: it
+            # answers the work that talk's words take up ("design moved off mural too"
+            # between "mural renews 15 jan" and "I'll let it lapse then").
+            before = [i for i in live[:position] if i < through][-WINDOW:]
+            context = _shares(lines, through, before, terms)
         explicit = lines[index].reply_to is not None or lines[index].thread_root is not None
         if context is None or not (explicit or decide_asks(lines[context].text)):
             # A bare figure ("1284") that answers no question just before it answers the

@@ -263,3 +263,14 @@ def test_a_count_its_asker_looked_up_later_answers_their_own_question():
     )
     _, links = decide_links(lines, frozenset())
     assert (4, 0) in links and (4, 3) not in links, links
+
+
+def test_a_line_that_answers_talk_taken_for_chatter_goes_on_from_what_that_talk_took_up():
+    lines = room(
+        ("@leo:x", "we pay for miro and mural, mural renews 15 jan at 9k a year"),
+        ("@marcus:x", "eng only uses miro anyway"),
+        ("@aisha:x", "design moved off mural in the summer as well"),
+        ("@leo:x", "I'll let it lapse then"),
+    )
+    _, links = decide_links(lines, frozenset({1, 2}))
+    assert (3, 0) in links, links
