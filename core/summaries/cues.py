@@ -157,7 +157,17 @@ ANSWER_OPENER = _cues(
     r"|dann|also|super|perfekt|prima|vielleicht)\b",
     r"^(oui|non|pas encore|d'accord|ça marche|exact|bonne idée|carrément|ok pour moi|et"
     r"|mais|alors|donc|parfait|super|top|peut-être)\b",
-    r"^(sí|no|todavía no|vale|de acuerdo|claro|quizás|igual)\b",
+    r"^(sí|no|todavía no|vale|de acuerdo|claro|quizás|igual|pues|entonces|bueno|perfecto"
+    r"|genial)\b",
+    # Dutch, Portuguese, Italian, Polish, Swedish, Turkish
+    r"^(oké|prima|goed|nee|dan|dus|maar|top|então|beleza|fechado|tá|sim|não|combinado"
+    r"|allora|quindi|perfetto|va bene|d'accordo|sì|dobra|więc|czyli|tak|nie|zgoda|okej"
+    r"|då|bra|nej|tamam|o zaman|evet|hayır)\b",
+    # Russian, Ukrainian, Arabic, Korean
+    r"^(тогда|ну|ладно|значит|хорошо|да|нет|ок|тоді|добре|гаразд|так|ні"
+    r"|تمام|طيب|إذن|اذن|خلاص|그럼|네|좋아요|오케이)(?!\w)",
+    # Chinese and Japanese write no spaces: the word opens the line
+    r"^(那就|那我们|好的|行|可以|嗯|じゃあ|では|それなら|なら|了解|はい|いいえ)",
 )
 ANAPHOR = _cues(
     r"\b(it|that|this|them|those|there)\b",

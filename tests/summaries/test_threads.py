@@ -7,6 +7,8 @@ import subprocess
 import sys
 from dataclasses import replace
 
+import pytest
+
 from core.summaries.draft import SummaryLine
 from core.summaries.threads import decide_links, decide_threads
 
@@ -274,3 +276,32 @@ def test_a_line_that_answers_talk_taken_for_chatter_goes_on_from_what_that_talk_
     )
     _, links = decide_links(lines, frozenset({1, 2}))
     assert (3, 0) in links, links
+
+
+@pytest.mark.parametrize(
+    ("said", "settled"),
+    [
+        (
+            "はい、他社の回答期限が12/11(金)だそうです",
+            "じゃあ木曜中には出したいね、オファーレター準備します",
+        ),
+        (
+            "o reindex grande tava marcado pra terça, mas com o plantão reduzido não sei",
+            "beleza, quinta 11 às 9h então. Thiago toca",
+        ),
+        (
+            "подрядчик предлагает два варианта: ночное окно в субботу или растянуть на неделю",
+            "тогда берём субботнюю ночь и закрываем вопрос с подрядчиком",
+        ),
+        (
+            "De leverancier kan pas in januari, of met toeslag nog deze week",
+            "oké, dan betalen we die toeslag maar gewoon",
+        ),
+    ],
+)
+def test_a_line_that_opens_with_then_or_ok_in_any_language_goes_on_from_the_line_before(
+    said: str, settled: str
+) -> None:
+    lines = room(("@a:x", said), ("@b:x", settled))
+    _, links = decide_links(lines, frozenset())
+    assert (1, 0) in links, links
