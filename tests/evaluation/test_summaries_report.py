@@ -80,16 +80,20 @@ def test_without_a_model_the_first_labelled_logs_keep_most_facts_and_no_chatter(
 # en) and dev5 (en, de, fr, es, pt, ru, zh, pl) by two more (both developed on), dev6
 # (developed on) and heldout5 (held out) by two more. heldout2, heldout3
 # and heldout4 are held out: run for their totals, never tuned on. Issue 49 stays open:
-# the held-out sets are short of its 85 % without chatter.
+# the held-out sets are short of its 85 % without chatter. Since the morning of
+# 2026-11-29's second session (openers in twelve more languages, the small-talk model
+# trained on four labelled sets) dev3 and dev6 keep one and two facts fewer, trimmed by
+# the budget, and heldout4 lets one more chatter in, while the held-out sets together
+# keep 186 facts of 231 (from 182) with as much chatter (15).
 NEW_SETS = {
     "dev2": (0.89, 1),
-    "dev3": (0.83, 2),
+    "dev3": (0.81, 2),
     "dev4": (0.84, 1),
     "dev5": (0.8, 5),
-    "dev6": (0.87, 5),
+    "dev6": (0.84, 5),
     "heldout2": (0.73, 3),
     "heldout3": (0.77, 5),
-    "heldout4": (0.72, 3),
+    "heldout4": (0.72, 4),
     "heldout5": (0.89, 4),
     "heldout": (0.86, 0),
     "fresh": (0.9, 0),
