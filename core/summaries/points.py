@@ -10,7 +10,9 @@ point is listed by the strongest thing a pick among it, or one of its other line
 its wording, says (so an action item linked to a decision is listed with the decision;
 the ledger lists each);
 else with the rest of the discussion. A bare acknowledgement ("passt", "love it") is
-left out, but not the short answer to someone's question ("who calls them?" "moi").
+left out, but not the short answer to someone's question ("who calls them?" "moi"); so
+is a point whose every line the small-talk model leans to (core/summaries/smalltalk.py:
+DOUBTFUL) and that states no decision or action item.
 A summary that quotes (nearly) the whole room is no summary: at most
 QUOTED_SHARE of the room's lines are quoted (MOST_QUOTED in all, FEWEST_QUOTED whatever
 the room). Past that, the lines that carry least go first (their figures, the rare terms
@@ -56,10 +58,12 @@ def decide_thread_points(
     live: Sequence[int],
     links: Sequence[Link],
     terms: Terms,
+    doubtful: Collection[int] = frozenset(),
 ) -> list[Pick]:
     """The cue phrases' points (`picks`) and the `live` lines (not small talk), joined
     along their links in the order they were said, into points of at most POINT_LINES lines;
-    acknowledgements left out; within the budget."""
+    acknowledgements and points of `doubtful` lines alone (maybe small talk) left out;
+    within the budget."""
     alive = set(live)
     owner: dict[int, int] = {}
     members: list[set[int]] = []
@@ -107,6 +111,9 @@ def decide_thread_points(
     # A decision or an action item is never trimmed away (the budget may then be passed).
     mains = {pick.main for pick in picks if pick.listed in ("decision", "action")}
     kept = [_without_acks(lines, sorted(group), terms, cued) for group in members]
+    # Lines the small-talk model leans to, which no other line goes on from: a joke or
+    # a question about the car park the model was not sure of (a decision stays).
+    kept = [g for g in kept if set(g) & mains or not set(g) <= set(doubtful)]
     budget = min(MOST_QUOTED, max(FEWEST_QUOTED, int(QUOTED_SHARE * len(lines))))
     quoted = sum(len(group) for group in kept)
     # The line that carries least goes first; a point's lines are weighed again when

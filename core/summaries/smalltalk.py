@@ -49,6 +49,11 @@ WEIGHTS = Path(__file__).with_name("smalltalk.json")
 JUDGED_WORDS = 4
 # A line shorter than this that answers small talk is small talk ("is the goose ok").
 SHORT_WORDS = 6
+# A line the room model judges at least this likely small talk, though not likely
+# enough to leave out by itself, is doubtful: a point of doubtful lines alone, which no
+# other line goes on from, is left out (core/summaries/points.py). On the development
+# logs it keeps 4 of 14 chatter messages out and no fact's message.
+DOUBTFUL = 0.35
 # Lines judged at most (about 15 ms each on 2 cores): a summary of a long room judges
 # its latest ones; before them only the cue phrases tell small talk.
 MOST_JUDGED = 500
@@ -70,6 +75,15 @@ SCENE_LINES = 2
 # How far, in lines, the work's subjects are looked for again: about the rooms the model
 # was trained on, so that a long room does not make every line look like work.
 WORK_LINES = 20
+
+
+@dataclass(frozen=True)
+class SmallTalk:
+    """The lines of small talk of a room, and the `doubtful` others (the model leans to
+    small talk, below its threshold)."""
+
+    lines: frozenset[int]
+    doubtful: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -198,26 +212,26 @@ def decide_smalltalk(lines: Sequence[SummaryLine], judged: dict[int, bool]) -> f
 
 async def fetch_smalltalk(
     lines: Sequence[SummaryLine], embedders: Embedders | None, terms: Terms | None = None
-) -> frozenset[int]:
+) -> SmallTalk:
     """The small talk among the lines, by the learned model when the bundled
-    multilingual model can run, else by the cue phrases alone; `terms`: the lines'
-    (build_terms), when the caller has them."""
+    multilingual model can run, else by the cue phrases alone (nothing doubtful then);
+    `terms`: the lines' (build_terms), when the caller has them."""
     judged = decide_judged(lines)
     if embedders is None or not judged:
-        return decide_smalltalk(lines, {})
+        return SmallTalk(decide_smalltalk(lines, {}))
     try:  # loading the model reads files: off the event loop
         embedder = await asyncio.to_thread(embedders.get, MULTILINGUAL_EMBEDDING_MODEL)
         vectors = np.array(await embedder.embed_queries([lines[i].text for i in judged]))
     except (EmbeddingModelError, EmbeddingUnavailable) as exc:
         log.warning("small talk is told by the cue phrases alone: %s", exc)
-        return decide_smalltalk(lines, {})
+        return SmallTalk(decide_smalltalk(lines, {}))
     try:
         model = load_smalltalk_model()
         if vectors.shape[1] != len(model.weights):
             raise SmalltalkModelError("the weights were trained on another embedding model")
     except SmalltalkModelError as exc:
         log.warning("small talk is told by the cue phrases alone: %s", exc)
-        return decide_smalltalk(lines, {})
+        return SmallTalk(decide_smalltalk(lines, {}))
     # Pure, but a long room's terms and features take a moment: off the event loop.
     if terms is None:
         terms = await asyncio.to_thread(build_terms, lines)
@@ -230,11 +244,13 @@ def decide_smalltalk_by_model(
     vectors: np.ndarray,
     model: SmalltalkModel,
     terms: Terms,
-) -> frozenset[int]:
+) -> SmallTalk:
     """The small talk among the lines, the `judged` ones (their e5 `vectors`) by the
-    model in their room."""
+    model in their room, and the doubtful ones (DOUBTFUL)."""
     features = build_room_features(lines, judged, model.probabilities(vectors), terms)
     chances = model.room_probabilities(features)
-    return decide_smalltalk(
+    found = decide_smalltalk(
         lines, {i: bool(p > model.threshold) for i, p in zip(judged, chances, strict=True)}
     )
+    doubtful = {i for i, p in zip(judged, chances, strict=True) if p >= DOUBTFUL} - found
+    return SmallTalk(found, frozenset(doubtful))

@@ -32,7 +32,7 @@ from core.summaries.points import decide_thread_points
 from core.summaries.replies import decide_reply_points
 from core.summaries.salience import Pick, decide_points
 from core.summaries.settling import decide_settling_points
-from core.summaries.smalltalk import fetch_smalltalk
+from core.summaries.smalltalk import SmallTalk, fetch_smalltalk
 from core.summaries.support import (
     CheckedDraft,
     SummaryVerdicts,
@@ -78,16 +78,17 @@ def split_parts(items: Sequence[T], cost: Callable[[T], int], budget: int) -> li
 
 
 def decide_extractive_points(
-    lines: Sequence[SummaryLine], chatter: frozenset[int], terms: Terms
+    lines: Sequence[SummaryLine], smalltalk: SmallTalk, terms: Terms
 ) -> tuple[list[Pick], list[Pick]]:
     """The cue phrases' points (for the ledger) and the summary's points (the threads of
-    the talk within the budget), small talk (`chatter`) left out."""
+    the talk within the budget), small talk left out."""
+    chatter = smalltalk.lines
     picks = decide_reply_points(lines, decide_points(lines, MAX_SALIENT), chatter)
     picks = [
         pick for pick in decide_settling_points(lines, picks, chatter) if pick.main not in chatter
     ]
     live, links = decide_links(lines, chatter, terms)
-    return picks, decide_thread_points(lines, picks, live, links, terms)
+    return picks, decide_thread_points(lines, picks, live, links, terms, smalltalk.doubtful)
 
 
 def _language() -> str:
@@ -201,8 +202,8 @@ class Summarizer:
         lines it needs to stand alone."""
         # Pure, but seconds for a long room (stop words load once): off the event loop.
         terms = await asyncio.to_thread(build_terms, lines)
-        chatter = await fetch_smalltalk(lines, self.embedders, terms)
-        picks, points = await asyncio.to_thread(decide_extractive_points, lines, chatter, terms)
+        smalltalk = await fetch_smalltalk(lines, self.embedders, terms)
+        picks, points = await asyncio.to_thread(decide_extractive_points, lines, smalltalk, terms)
         entries = tuple(build_entries_from_picks(picks, lines))
         markdown = build_extractive_markdown(points, lines, heading)
         return SummaryResult(markdown, entries=entries)

@@ -162,3 +162,16 @@ def test_a_bare_figure_that_answers_a_question_is_kept_with_it():
     links = [*(Link(n + 1, n) for n in range(1, 4)), Link(5, 0)]
     found = decide_thread_points(lines, [], list(range(6)), links, build_terms(lines))
     assert any({0, 5} <= set(pick.lines) for pick in found), found
+
+
+def test_a_point_of_lines_the_small_talk_model_doubts_is_left_out_unless_it_decides():
+    lines = room(
+        ("@ana:x", "the export fix is merged, 4.18.2 ships Thursday evening"),
+        ("@ben:x", "does anyone know if the car park is open on Saturday?"),
+        ("@eva:x", "we go with the annual cap for clause 12.2"),
+    )
+    terms = build_terms(lines)
+    decision = Pick("decision", (2,), 2)
+    found = decide_thread_points(lines, [decision], [0, 1, 2], [], terms, doubtful={1, 2})
+    quoted = {i for point in found for i in point.lines}
+    assert quoted == {0, 2}, found

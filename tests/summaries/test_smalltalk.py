@@ -14,6 +14,7 @@ from core.knowledge.search.embedding import Embedders
 from core.summaries.draft import SummaryLine
 from core.summaries.smalltalk import (
     ROOM_FEATURES,
+    SmallTalk,
     SmalltalkModelError,
     build_room_features,
     decide_judged,
@@ -64,8 +65,8 @@ def test_small_talk_does_not_spread_to_what_is_decided_next_or_later():
 
 async def test_without_the_embedding_models_only_the_cue_phrases_tell_small_talk():
     lunch = room(("@ben:x", "anyone up for the Thai place today?"), ("@eva:x", "me!"))
-    assert await fetch_smalltalk(lunch, None) == {0, 1}
-    assert await fetch_smalltalk(LINES, None) == frozenset()
+    assert await fetch_smalltalk(lunch, None) == SmallTalk(frozenset({0, 1}))
+    assert await fetch_smalltalk(LINES, None) == SmallTalk(frozenset())
 
 
 async def test_the_model_tells_small_talk_in_rooms_it_was_not_trained_on(embedders: Embedders):
@@ -76,7 +77,7 @@ async def test_the_model_tells_small_talk_in_rooms_it_was_not_trained_on(embedde
     answers)."""
     caught = chatter = lost = work = 0
     for log in read_logs(HELD_OUT):
-        found = await fetch_smalltalk(log.lines, embedders)
+        found = (await fetch_smalltalk(log.lines, embedders)).lines
         facts = {m for fact in log.facts for group in fact.alternatives for m in group}
         for index in decide_judged(log.lines):
             if log.lines[index].event_id in log.noise:
