@@ -223,7 +223,7 @@ ROLL_CALL = _cues(
 QUANTITY = _cues(
     r"\b(how (many|much|long|big|often)|what('s| is) the (number|count|total))\b",
     r"\b(wie ?viele?|wie lange|wie gro(ß|ss)|hoeveel|hur många|hur mycket)\b",
-    r"\b(combien|quant[oia]s?|cu[aá]nt[oa]s?|ile|ilu)\b",
+    r"\b(combien|quant[oiae]s?|cu[aá]nt[oa]s?|ile|ilu)\b",
     r"(сколько|скільки|kaç|كم)",
     r"(多少|几[个位台次天]|多久|多大|何[件人個台回日時本枚]|いくつ|件数|数は|몇|얼마)",
 )
