@@ -9,7 +9,8 @@ takes it. Each message is hung on the one it continues, tried in this order:
    figure, "3", that answers no question just before it, the question it answers up
    to ASKED_LINES back: the latest that names its sender, else the latest that asks
    for a number ("how many…", "ile…", "件数…") no bare figure answered yet, else the
-   latest by someone else nobody answered right away);
+   latest by someone else nobody answered right away; after a question that asks for
+   no number ("who takes it?" "1240"), the one that asked for it, if any);
 2. the recent message (among the last WINDOW) that shares most of its rare terms (subject
    words said in few messages, and figures: "db-repl-02", "3,100", "KW 52"), each term
    weighed by how rarely the room says it;
@@ -59,8 +60,9 @@ SHORT_WORDS = 6
 THROUGH_CHATTER = 3
 # The same person's next message within this many seconds goes on with the same thought.
 SAME_THOUGHT_SECONDS = 5 * 60
-# Lines back a bare figure may answer a question ("how many?" … ten lines on … "46").
-ASKED_LINES = 20
+# Lines back a bare figure may answer a question ("how many?" … ten lines on … "46"; in
+# a day's busy room, thirty lines on: `dev7/`).
+ASKED_LINES = 40
 
 
 @dataclass(frozen=True)
@@ -134,6 +136,16 @@ def decide_links(
             earlier = live[max(0, position - ASKED_LINES) : position]
             asked = _asked(lines, index, earlier, answered)
             context = context if asked is None else asked
+        elif (
+            not explicit
+            and not QUANTITY.search(lines[context].text)
+            and decide_bare_figure(lines[index].text)
+        ):
+            # "1240" after "who takes care of it?": the count asked for further back.
+            earlier = live[max(0, position - ASKED_LINES) : position]
+            asked = _asked(lines, index, earlier, answered)
+            if asked is not None and QUANTITY.search(lines[asked].text):
+                context = asked
         elif (
             lines[context].sender != lines[index].sender
             and decide_asks(lines[context].text)

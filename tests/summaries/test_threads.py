@@ -305,3 +305,15 @@ def test_a_line_that_opens_with_then_or_ok_in_any_language_goes_on_from_the_line
     lines = room(("@a:x", said), ("@b:x", settled))
     _, links = decide_links(lines, frozenset())
     assert (1, 0) in links, links
+
+
+def test_a_bare_figure_after_a_question_that_asks_no_number_answers_the_count_asked_before():
+    lines = room(
+        ("@katrin:x", "Moin Deniz, danke dir. Wie viele Kunden sind offline?"),
+        ("@deniz:x", "Bagger hat das Kabel an der Baustelle Harburg erwischt, Trupp ist unterwegs"),
+        ("@ole:x", "Zertifikat vom VPN-Gateway läuft Freitag ab, hat nix mit der Störung zu tun"),
+        ("@katrin:x", "oha. Wer kümmert sich?"),
+        ("@birgit:x", "1240"),
+    )
+    _, links = decide_links(lines, frozenset())
+    assert (4, 0) in links and (4, 3) not in links, links
