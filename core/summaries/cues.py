@@ -160,14 +160,17 @@ ANSWER_OPENER = _cues(
     r"^(sí|no|todavía no|vale|de acuerdo|claro|quizás|igual|pues|entonces|bueno|perfecto"
     r"|genial)\b",
     # Dutch, Portuguese, Italian, Polish, Swedish, Turkish
-    r"^(oké|prima|goed|nee|dan|dus|maar|top|então|beleza|fechado|tá|sim|não|combinado"
+    r"^(oké|prima|goed|nee|dus|maar|top|então|beleza|fechado|tá|sim|não|combinado"
     r"|allora|quindi|perfetto|va bene|d'accordo|sì|dobra|więc|czyli|tak|nie|zgoda|okej"
     r"|då|bra|nej|tamam|o zaman|evet|hayır)\b",
+    r"^dan\b(?![,:])",  # Dutch "then", not "Dan, can you…"
     # Russian, Ukrainian, Arabic, Korean
     r"^(тогда|ну|ладно|значит|хорошо|да|нет|ок|тоді|добре|гаразд|так|ні"
     r"|تمام|طيب|إذن|اذن|خلاص|그럼|네|좋아요|오케이)(?!\w)",
-    # Chinese and Japanese write no spaces: the word opens the line
-    r"^(那就|那我们|好的|行|可以|嗯|じゃあ|では|それなら|なら|了解|はい|いいえ)",
+    # Chinese and Japanese write no spaces: the word opens the line; "行" and "可以" alone
+    # (not "行李", not "可以帮我看一下吗")
+    r"^(那就|那我们|好的|嗯|じゃあ|では|それなら|了解|はい|いいえ)",
+    r"^(行|可以)(?=[，。！、,.!\s]|$)",
 )
 ANAPHOR = _cues(
     r"\b(it|that|this|them|those|there)\b",
@@ -223,9 +226,10 @@ ROLL_CALL = _cues(
 QUANTITY = _cues(
     r"\b(how (many|much|long|big|often)|what('s| is) the (number|count|total))\b",
     r"\b(wie ?viele?|wie lange|wie gro(ß|ss)|hoeveel|hur många|hur mycket)\b",
+    # (Polish "ile"; a Turkish question with "ile", "with", is taken for one too)
     r"\b(combien|quant[oiae]s?|cu[aá]nt[oa]s?|ile|ilu)\b",
-    r"(сколько|скільки|kaç|كم)",
-    r"(多少|几[个位台次天]|多久|多大|何[件人個台回日時本枚]|いくつ|件数|数は|몇|얼마)",
+    r"(?<!\w)(сколько|скільки|kaç(ta|ı)?|كم)(?!\w)",
+    r"(多少|几[个位台次天]|多久|多大|(?<!任)何[件人個台回日時本枚]|いくつ|件数|数は|몇|얼마)",
 )
 
 # Someone asked to do something: it starts an exchange rather than answering one.

@@ -12,7 +12,7 @@ the ledger lists each);
 else with the rest of the discussion. A bare acknowledgement ("passt", "love it") is
 left out, but not the short answer to someone's question ("who calls them?" "moi"); so
 is a point whose every line the small-talk model leans to (core/summaries/smalltalk.py:
-DOUBTFUL) and that states no decision or action item.
+DOUBTFUL), unless a cue phrase's decision or action item is among its lines.
 A summary that quotes (nearly) the whole room is no summary: at most
 QUOTED_SHARE of the room's lines are quoted (MOST_QUOTED in all, FEWEST_QUOTED whatever
 the room). Past that, the lines that carry least go first (their figures, the rare terms

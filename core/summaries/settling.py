@@ -27,6 +27,7 @@ BARE_WORDS = 3
 SETTLE_WINDOW = 4
 # A figure: "10", "1.5", "4,9:1", "6A4FF0", "KW52".
 NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+VOTE = re.compile(r"(?<!\w)[+-]1(?!\w)")
 FIGURE = re.compile(r"[^\W_]+(?:[.,:/-][^\W_]+)*")
 
 
@@ -45,7 +46,8 @@ def build_marks(text: str) -> frozenset[str]:
 def decide_bare_figure(text: str) -> bool:
     """Whether a line says a figure and next to nothing else ("3", "dann 78", "o zaman
     9", "1284"): alone it means nothing; it answers a question asked before it."""
-    return bool(build_numbers(text)) and count_words(text) <= BARE_WORDS and not decide_asks(text)
+    said = VOTE.sub("", text)  # "+1" agrees; it is no figure
+    return bool(build_numbers(said)) and count_words(text) <= BARE_WORDS and not decide_asks(text)
 
 
 def decide_settled(lines: Sequence[SummaryLine], index: int, chatter: frozenset[int]) -> int | None:

@@ -130,24 +130,12 @@ def decide_links(
             before = [i for i in live[:position] if i < through][-WINDOW:]
             context = _shares(lines, through, before, terms)
         explicit = lines[index].reply_to is not None or lines[index].thread_root is not None
-        if context is None or not (explicit or decide_asks(lines[context].text)):
-            # A bare figure ("1284") that answers no question just before it answers the
-            # question asked further back, not whatever was said just before it.
+        if (context is None or not explicit) and decide_bare_figure(lines[index].text):
             earlier = live[max(0, position - ASKED_LINES) : position]
-            asked = _asked(lines, index, earlier, answered)
-            context = context if asked is None else asked
-        elif (
-            not explicit
-            and not QUANTITY.search(lines[context].text)
-            and decide_bare_figure(lines[index].text)
-        ):
-            # "1240" after "who takes care of it?": the count asked for further back.
-            earlier = live[max(0, position - ASKED_LINES) : position]
-            asked = _asked(lines, index, earlier, answered)
-            if asked is not None and QUANTITY.search(lines[asked].text):
-                context = asked
-        elif (
-            lines[context].sender != lines[index].sender
+            context = _figure_context(lines, index, context, earlier, answered)
+        if (
+            context is not None
+            and lines[context].sender != lines[index].sender
             and decide_asks(lines[context].text)
             and not decide_asks(lines[index].text)
         ):
@@ -189,6 +177,32 @@ def decide_threads(
     return sorted((tuple(members) for members in threads.values()), key=lambda t: t[0])
 
 
+def _figure_context(
+    lines: Sequence[SummaryLine],
+    index: int,
+    context: int | None,
+    earlier: Sequence[int],
+    answered: Collection[int],
+) -> int | None:
+    """What a bare figure ("1284") answers: the line it answers by its place
+    (`context`), unless that is no question asking for a number and a question
+    further back asked for one or named its sender ("1240" after "who takes care of
+    it?" answers "how many customers are offline?"); with no `context`, the question
+    `_asked` finds."""
+    asked = _asked(lines, index, earlier, answered)
+    if asked is None or context is None:
+        return asked if context is None else context
+    if QUANTITY.search(lines[context].text) and decide_asks(lines[context].text):
+        return context
+    if QUANTITY.search(lines[asked].text) or _names(lines[asked], lines[index].sender):
+        return asked
+    return context
+
+
+def _names(question: SummaryLine, sender: str) -> bool:
+    return sender in question.mentions or decide_named(question.text, [sender])
+
+
 def _asked(
     lines: Sequence[SummaryLine], index: int, earlier: Sequence[int], answered: Collection[int]
 ) -> int | None:
@@ -207,12 +221,7 @@ def _asked(
         if lines[i].thread_root == line.thread_root and decide_asks(lines[i].text)
     ]
     others = [i for i in asked if lines[i].sender != line.sender]
-    named = [
-        i
-        for i in others
-        if i not in answered
-        and (line.sender in lines[i].mentions or decide_named(lines[i].text, [line.sender]))
-    ]
+    named = [i for i in others if i not in answered and _names(lines[i], line.sender)]
     figures = [j for j in earlier if decide_bare_figure(lines[j].text)]
     figured = {
         i for i in asked if any(j > i and lines[j].sender != lines[i].sender for j in figures)

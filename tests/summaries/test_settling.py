@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from core.summaries.draft import SummaryLine
 from core.summaries.replies import decide_reply_points
 from core.summaries.salience import decide_chatter_lines, decide_points
-from core.summaries.settling import decide_settled, decide_settling_points
+from core.summaries.settling import decide_bare_figure, decide_settled, decide_settling_points
 
 
 def room(*said: tuple[str, str]) -> list[SummaryLine]:
@@ -75,3 +77,18 @@ def test_in_a_room_too_small_to_learn_from_an_open_question_stays():
     )
     kept = {index for lines_ in points(lines) for index in lines_}
     assert 2 in kept
+
+
+@pytest.mark.parametrize(
+    ("text", "bare"),
+    [
+        ("3", True),
+        ("dann 78", True),
+        ("1284", True),
+        ("+1 更像茶", False),
+        ("+1", False),
+        ("-1 from me", False),
+    ],
+)
+def test_a_vote_is_no_bare_figure(text: str, bare: bool) -> None:
+    assert decide_bare_figure(text) is bare

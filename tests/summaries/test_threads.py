@@ -248,7 +248,7 @@ def test_a_bare_figure_answers_the_count_asked_for_not_the_line_just_before_it()
         ("@suzuki:x", "max_pool直すだけならhotfixで10分くらいでいけると思うけど"),
         ("@tanaka:x", "v2.13.2のイメージってまだECRに残ってる？"),
         ("@takahashi:x", "残ってます"),
-        ("@sato:x", "あとさっきの開始時刻、ログ遡ったら最初の5xxは14:05でした"),
+        ("@sato:x", "ロールバックの手順書って誰か持ってる？"),
         ("@ito:x", "1284"),
     )
     _, links = decide_links(lines, frozenset())
@@ -291,11 +291,11 @@ def test_a_line_that_answers_talk_taken_for_chatter_goes_on_from_what_that_talk_
         ),
         (
             "подрядчик предлагает два варианта: ночное окно в субботу или растянуть на неделю",
-            "тогда берём субботнюю ночь и закрываем вопрос с подрядчиком",
+            "тогда берём ночь, я им сейчас напишу",
         ),
         (
             "De leverancier kan pas in januari, of met toeslag nog deze week",
-            "oké, dan betalen we die toeslag maar gewoon",
+            "oké, dan betalen we dat extra bedrag maar gewoon",
         ),
     ],
 )
