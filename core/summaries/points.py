@@ -114,7 +114,8 @@ def decide_thread_points(
     kept = [_without_acks(lines, sorted(group), terms, cued) for group in members]
     # Lines the small-talk model leans to, which no other line goes on from: a joke or
     # a question about the car park the model was not sure of (a decision stays).
-    kept = [g for g in kept if set(g) & mains or not set(g) <= set(doubtful)]
+    unsure = set(doubtful)
+    kept = [g for g in kept if set(g) & mains or not set(g) <= unsure]
     budget = min(MOST_QUOTED, max(FEWEST_QUOTED, int(QUOTED_SHARE * len(lines))))
     quoted = sum(len(group) for group in kept)
     # The line that carries least goes first; a point's lines are weighed again when

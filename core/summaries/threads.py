@@ -30,6 +30,7 @@ a language's words beyond spaCy's stop words.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -127,7 +128,8 @@ def decide_links(
             # The talk it answers, taken for small talk, went on from no line: it
             # answers the work that talk's words take up ("design moved off mural too"
             # between "mural renews 15 jan" and "I'll let it lapse then").
-            before = [i for i in live[:position] if i < through][-WINDOW:]
+            start = bisect_left(live, through, hi=position)
+            before = live[max(0, start - WINDOW) : start]
             context = _shares(lines, through, before, terms)
         explicit = lines[index].reply_to is not None or lines[index].thread_root is not None
         if (context is None or not explicit) and decide_bare_figure(lines[index].text):
@@ -190,13 +192,11 @@ def _figure_context(
     it?" answers "how many customers are offline?"); with no `context`, the question
     `_asked` finds."""
     asked = _asked(lines, index, earlier, answered)
-    if asked is None or context is None:
+    if context is None or asked is None:
         return asked if context is None else context
-    if QUANTITY.search(lines[context].text) and decide_asks(lines[context].text):
-        return context
-    if QUANTITY.search(lines[asked].text) or _names(lines[asked], lines[index].sender):
-        return asked
-    return context
+    context_counts = QUANTITY.search(lines[context].text) and decide_asks(lines[context].text)
+    asked_fits = QUANTITY.search(lines[asked].text) or _names(lines[asked], lines[index].sender)
+    return asked if asked_fits and not context_counts else context
 
 
 def _names(question: SummaryLine, sender: str) -> bool:
