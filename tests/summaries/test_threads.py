@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from core.summaries.draft import SummaryLine
-from core.summaries.threads import decide_links, decide_threads
+from core.summaries.threads import Link, decide_links, decide_threads
 
 
 def room(*said: tuple[str, str]) -> list[SummaryLine]:
@@ -18,6 +18,11 @@ def room(*said: tuple[str, str]) -> list[SummaryLine]:
         SummaryLine(n, sender, text, 1e9 + 60 * n, f"https://l/{n}", f"$e{n}")
         for n, (sender, text) in enumerate(said, start=1)
     ]
+
+
+def links_in(*said: tuple[str, str]) -> list[Link]:
+    """What each line of a room continues, no line small talk."""
+    return decide_links(room(*said), frozenset())[1]
 
 
 def together(threads: list[tuple[int, ...]], *indexes: int) -> bool:
@@ -199,7 +204,7 @@ def test_the_same_room_is_linked_the_same_way_in_every_process():
 
 
 def test_a_bare_figure_answers_the_question_asked_lines_before_it():
-    lines = room(
+    links = links_in(
         ("@priya:x", "so how many contractor seats do I put in the sheet for eng?"),
         (
             "@leo:x",
@@ -210,12 +215,11 @@ def test_a_bare_figure_answers_the_question_asked_lines_before_it():
         ("@leo:x", "I'll let it lapse then"),
         ("@tom:x", "3"),
     )
-    _, links = decide_links(lines, frozenset())
     assert (5, 0) in links, links
 
 
 def test_a_bare_figure_answers_the_question_put_to_its_sender_first():
-    lines = room(
+    links = links_in(
         ("@dana:x", "@tomasz how many calls with that key came from other IPs?"),
         ("@raj:x", "rotating the key now, payments first and then the relay, it takes a while"),
         ("@raj:x", "which services use it?"),
@@ -223,12 +227,11 @@ def test_a_bare_figure_answers_the_question_put_to_its_sender_first():
         ("@raj:x", "ok, billing first then"),
         ("@tomasz:x", "37"),
     )
-    _, links = decide_links(lines, frozenset())
     assert (5, 0) in links, links
 
 
 def test_a_bare_figure_does_not_answer_a_question_answered_right_away():
-    lines = room(
+    links = links_in(
         ("@tomek:x", "ile TB ma hurtownia sprzedażowa? transfer po łączu to osobny temat"),
         (
             "@kasia:x",
@@ -238,12 +241,11 @@ def test_a_bare_figure_does_not_answer_a_question_answered_right_away():
         ("@marek:x", "ja"),
         ("@kasia:x", "46"),
     )
-    _, links = decide_links(lines, frozenset())
     assert (4, 0) in links and (4, 2) not in links, links
 
 
 def test_a_bare_figure_answers_the_count_asked_for_not_the_line_just_before_it():
-    lines = room(
+    links = links_in(
         ("@tanaka:x", "失敗した決済の件数わかる人いる？CSに数字渡したい"),
         ("@suzuki:x", "max_pool直すだけならhotfixで10分くらいでいけると思うけど"),
         ("@tanaka:x", "v2.13.2のイメージってまだECRに残ってる？"),
@@ -251,19 +253,17 @@ def test_a_bare_figure_answers_the_count_asked_for_not_the_line_just_before_it()
         ("@sato:x", "ロールバックの手順書って誰か持ってる？"),
         ("@ito:x", "1284"),
     )
-    _, links = decide_links(lines, frozenset())
     assert (5, 0) in links and (5, 4) not in links, links
 
 
 def test_a_count_its_asker_looked_up_later_answers_their_own_question():
-    lines = room(
+    links = links_in(
         ("@pablo:x", "how many testers do we have in the TestFlight beta right now?"),
         ("@diego:x", "dark mode still has 11 open bugs on the tracking map, it misses the freeze"),
         ("@lucia:x", "then it goes to 4.7 and 4.6 ships without the toggle"),
         ("@diego:x", "on the rollout: Apple's phased release takes 7 days and cannot be tuned"),
         ("@pablo:x", "230"),
     )
-    _, links = decide_links(lines, frozenset())
     assert (4, 0) in links and (4, 3) not in links, links
 
 
@@ -302,18 +302,16 @@ def test_a_line_that_answers_talk_taken_for_chatter_goes_on_from_what_that_talk_
 def test_a_line_that_opens_with_then_or_ok_in_any_language_goes_on_from_the_line_before(
     said: str, settled: str
 ) -> None:
-    lines = room(("@a:x", said), ("@b:x", settled))
-    _, links = decide_links(lines, frozenset())
+    links = links_in(("@a:x", said), ("@b:x", settled))
     assert (1, 0) in links, links
 
 
 def test_a_bare_figure_after_a_question_that_asks_no_number_answers_the_count_asked_before():
-    lines = room(
+    links = links_in(
         ("@katrin:x", "Moin Deniz, danke dir. Wie viele Kunden sind offline?"),
         ("@deniz:x", "Bagger hat das Kabel an der Baustelle Harburg erwischt, Trupp ist unterwegs"),
         ("@ole:x", "Zertifikat vom VPN-Gateway läuft Freitag ab, hat nix mit der Störung zu tun"),
         ("@katrin:x", "oha. Wer kümmert sich?"),
         ("@birgit:x", "1240"),
     )
-    _, links = decide_links(lines, frozenset())
     assert (4, 0) in links and (4, 3) not in links, links
