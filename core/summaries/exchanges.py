@@ -35,12 +35,13 @@ def decide_context(lines: Sequence[SummaryLine], index: int) -> int | None:
     a question just before it by someone else, or, when it does not stand alone, the
     last line just before it by someone else."""
     line = lines[index]
-    by_event = {other.event_id: i for i, other in enumerate(lines[:index]) if other.event_id}
-    if line.reply_to and line.reply_to in by_event:
-        return by_event[line.reply_to]
-    if line.thread_root and line.thread_root in by_event:
-        earlier = [i for i in range(index) if lines[i].thread_root == line.thread_root]
-        return earlier[-1] if earlier else by_event[line.thread_root]
+    replied = _find_event(lines, index, line.reply_to) if line.reply_to else None
+    if replied is not None:
+        return replied
+    root = _find_event(lines, index, line.thread_root) if line.thread_root else None
+    if root is not None:
+        thread = line.thread_root
+        return next((i for i in range(index - 1, root, -1) if lines[i].thread_root == thread), root)
     depends = decide_depends(line.text)
     # A question after a question asks something new, unless its words point back.
     answers = not decide_asks(line.text)
@@ -62,6 +63,12 @@ def decide_context(lines: Sequence[SummaryLine], index: int) -> int | None:
         if not depends:
             return None
     return None
+
+
+def _find_event(lines: Sequence[SummaryLine], index: int, event_id: str) -> int | None:
+    """The line before `index` with this event id, searched from `index` back: what a
+    line replies to is most often a few lines before it (no map of the room per line)."""
+    return next((i for i in range(index - 1, -1, -1) if lines[i].event_id == event_id), None)
 
 
 def decide_earlier_subject(lines: Sequence[SummaryLine], index: int) -> int | None:

@@ -47,6 +47,13 @@ def _stop_words() -> frozenset[str]:
     return frozenset().union(*(stop_words(language) for language in LANGUAGES))
 
 
+# Messages whose subject words are remembered: a summary asks for each line's many
+# times (each exchange is weighed against the whole room), and a long room's summary
+# would otherwise spend most of its time here.
+REMEMBERED = 16384
+
+
+@lru_cache(maxsize=REMEMBERED)
 def build_subject_words(text: str) -> frozenset[str]:
     """The words of a message that name a subject, cut to their first letters; names
     with figures in them ("3.8", "db-repl-02", "4:30") whole, bare numbers left out
@@ -83,6 +90,7 @@ def decide_names(words: frozenset[str], names: frozenset[str]) -> frozenset[str]
     return frozenset(word for word in words if _fold(word) in names)
 
 
+@lru_cache(maxsize=REMEMBERED)
 def _fold(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
@@ -90,6 +98,28 @@ def _fold(word: str) -> str:
 def build_figures(text: str) -> frozenset[str]:
     """The figures a message holds: numbers, times, versions, amounts."""
     return frozenset(word for word in WORD.findall(text) if any(char.isdigit() for char in word))
+
+
+def _senders(lines: Sequence[SummaryLine]) -> frozenset[str]:
+    return frozenset(line.sender for line in lines)
+
+
+@lru_cache(maxsize=4)
+def _room_words(
+    texts: tuple[str, ...], senders: frozenset[str]
+) -> tuple[tuple[frozenset[str], ...], dict[str, list[int]]]:
+    """Each line's subject words (the senders' names left out) and the lines that say
+    each word: built once for a room, which a summary asks about an exchange at a time
+    (a scan of a long room per exchange took most of its time). Read-only."""
+    names = build_sender_names(senders)
+    words = tuple(
+        (found := build_subject_words(text)) - decide_names(found, names) for text in texts
+    )
+    where: dict[str, list[int]] = {}
+    for index, found in enumerate(words):
+        for word in found:
+            where.setdefault(word, []).append(index)
+    return words, where
 
 
 def decide_sidetrack(
@@ -106,14 +136,14 @@ def decide_sidetrack(
         return False
     if len(frozenset().union(*(build_figures(lines[i].text) for i in indexes))) >= figures:
         return False
-    names = build_sender_names({line.sender for line in lines})
-    words = [
-        (found := build_subject_words(line.text)) - decide_names(found, names) for line in lines
-    ]
+    words, where = _room_words(tuple(line.text for line in lines), _senders(lines))
     # Said again further on, even by a line of the same exchange (an update hours later).
-    shared = frozenset().union(
-        *(words[i] & words[j] for i in indexes for j in range(len(lines)) if abs(j - i) > AROUND)
-    )
-    if any(words[j] & words[i] for i in indexes for j in work if abs(j - i) > AROUND):
+    shared = {
+        word for i in indexes for word in words[i] if any(abs(j - i) > AROUND for j in where[word])
+    }
+    work = set(work)
+    if any(
+        j in work and abs(j - i) > AROUND for i in indexes for word in words[i] for j in where[word]
+    ):
         return False
     return len(shared) < SHARED

@@ -8,6 +8,9 @@ The cue phrases are in `core/summaries/cues.py`.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from functools import lru_cache
+from types import MappingProxyType
 from typing import Literal
 
 from core.summaries.cues import (
@@ -46,6 +49,8 @@ SENTENCE_END = re.compile(r"[^.!?。！？؟]+(?:[.!?。！？؟]+|$)")
 QUESTION_MARKS = ("?", "？", "؟")
 TOPIC_WORD = re.compile(r"[\w.'-]+")
 ELISION = re.compile(r"^(l|d|qu|j|n|s|c)'")
+# Messages whose topic words are remembered (decide_topic_words).
+REMEMBERED = 16384
 
 
 def decide_asks(text: str) -> bool:
@@ -61,6 +66,7 @@ def decide_asks(text: str) -> bool:
     )
 
 
+@lru_cache(maxsize=REMEMBERED)
 def decide_said(text: str) -> Said | None:
     """What a message states on its own wording, or None for the rest of the talk."""
     stripped = text.strip()
@@ -132,9 +138,11 @@ def decide_depends(text: str) -> bool:
     return words <= 12 and bool(ANAPHOR.search(first) or ACTION.search(first))
 
 
-def decide_topic_words(text: str) -> dict[str, int]:
+@lru_cache(maxsize=REMEMBERED)
+def decide_topic_words(text: str) -> Mapping[str, int]:
     """The words that name a subject, with their weight: long words, and twice as much
-    for names with digits in them (a version, a ticket, an error code)."""
+    for names with digits in them (a version, a ticket, an error code). Remembered (an
+    update is weighed against every earlier line), so read-only."""
     found: dict[str, int] = {}
     for word in TOPIC_WORD.findall(text.lower()):
         word = ELISION.sub("", word).strip(".-")
@@ -142,4 +150,4 @@ def decide_topic_words(text: str) -> dict[str, int]:
             found[word] = 2  # "3.2", "inc-2291", "5xx"; a bare "30" names nothing
         elif len(word) >= 5 and word.isalpha():
             found[word] = 1
-    return found
+    return MappingProxyType(found)
