@@ -48,6 +48,20 @@ def test_a_ticket_said_again_much_later_joins_where_it_was_raised():
     assert not together(threads, last, 5), "the screenshots are another thread"
 
 
+# Who answers whom: the person a line names answers it, though they share no word.
+DATES = room(
+    ("@anna:x", "Original plan was Tuesday. With the export fix, Chloe needs a full regression"),
+    ("@chloe:x", "a complete pass takes about a day and a half, so sign-off Wednesday at best"),
+    ("@dmitri:x", "separately: the upgrade guide still describes the previous layout"),
+)
+
+
+def test_the_person_a_line_names_answers_it_in_the_next_line():
+    threads = decide_threads(DATES, frozenset())
+    assert together(threads, 0, 1), threads
+    assert not together(threads, 1, 2), "a line by someone nobody named starts anew"
+
+
 # German: a figure proposed, weighed, and settled by a bare line.
 RETENTION = room(
     ("@florian:x", "Was ist mit dem Kafka-Retention-Thema? Das wollten wir vor Weihnachten ändern"),
