@@ -37,6 +37,9 @@ SHARED = 2
 # beside it: in a smaller one, a question said once ("who updates the status page?")
 # is as likely the open question of the day as small talk, and is kept.
 LEARN_FROM = 12
+# A bot's account, by the convention of Matrix bots and bridges: "deploy-bot",
+# "alertbot", "ci_bot".
+BOT = re.compile(r"bot(?:$|[-_.=])", re.IGNORECASE)
 # Figures that make an exchange work talk whatever its words ("KW 52", "7:30", "3.6").
 FIGURES = 2
 WORD = re.compile(r"[^\W_]+(?:[.,:/-][^\W_]+)*")
@@ -76,11 +79,15 @@ def build_subject_words(text: str) -> frozenset[str]:
 
 def build_sender_names(senders: Iterable[str]) -> frozenset[str]:
     """The senders' names as subject words without accents ("@olga.smirnova:example.org"
-    → "olga", "smirn"), to leave out of what a room talks about: everyone says them."""
+    → "olga", "smirn"), to leave out of what a room talks about: everyone says them. A
+    bot's account ("@deploy-bot", "@alertbot") names its job, not a person: "deploy"
+    and "alert" stay words of the talk."""
+    localparts = (sender.split(":")[0].lstrip("@") for sender in senders)
     return frozenset(
         _fold(word)
-        for sender in senders
-        for word in build_subject_words(sender.split(":")[0].lstrip("@"))
+        for localpart in localparts
+        if not BOT.search(localpart)
+        for word in build_subject_words(localpart)
     )
 
 

@@ -62,6 +62,20 @@ def test_the_person_a_line_names_answers_it_in_the_next_line():
     assert not together(threads, 1, 2), "a line by someone nobody named starts anew"
 
 
+# A bot's account names its job, not a person: "deploy" stays a word of the talk.
+DEPLOYS = room(
+    ("@deploy-bot:x", "Nightly build finished"),
+    ("@ana:x", "Who signs off a deploy on Fridays?"),
+    ("@ben:x", "Marketing wants new banner colours for the spring campaign"),
+    ("@cid:x", "Tom checks every deploy himself, ask him before noon"),
+)
+
+
+def test_the_words_of_a_bots_account_still_link_the_talk():
+    threads = decide_threads(DEPLOYS, frozenset())
+    assert together(threads, 1, 3), threads
+
+
 # German: a figure proposed, weighed, and settled by a bare line.
 RETENTION = room(
     ("@florian:x", "Was ist mit dem Kafka-Retention-Thema? Das wollten wir vor Weihnachten ändern"),
