@@ -2,7 +2,8 @@
 
     python -m tests.support.train_smalltalk
 
-It reads the labelled lines of tests/data/summaries/smalltalk/ and the messages of the
+It reads the labelled lines of tests/data/summaries/smalltalk/ (not its people/
+folder, kept to test the model on lines it never saw) and the messages of the
 development logs (a chatter message is small talk, a message of a key fact is work; the
 held-out sets heldout2/ to heldout6/ are never read; dev7/'s long rooms are not read
 yet either: they came after the model was last trained), embeds them with the
