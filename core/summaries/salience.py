@@ -63,16 +63,18 @@ class Pick:
 
 
 def decide_chatter_lines(lines: Sequence[SummaryLine]) -> frozenset[int]:
-    """The lines of talk beside the work: those that say so by their words, and the
-    quick short replies right after them ("me!", "wasn't it a surprise?"), unless they
-    state a decision, an action, an arrangement or a deferral."""
-    found: set[int] = set()
+    """The lines of talk beside the work: those that say so by their words, the quick
+    short reply right after one ("me!"), and the quick short questions that go on from
+    those ("wasn't it a surprise?"), unless they state a decision, an action, an
+    arrangement or a deferral. A statement after the first reply is judged by its own
+    words: the talk has as often gone back to the work."""
+    said = {index for index, line in enumerate(lines) if decide_chatter(line.text)}
+    found = set(said)
     for index, line in enumerate(lines):
-        if decide_chatter(line.text):
-            found.add(index)
+        if index in said or index - 1 not in found:
             continue
         if (
-            index - 1 in found
+            (index - 1 in said or decide_asks(line.text))
             and line.ts - lines[index - 1].ts <= CHATTER_SECONDS
             and count_words(line.text) <= CHATTER_WORDS
             and decide_said(line.text) in (None, "question")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.summaries.draft import SummaryLine
-from core.summaries.salience import decide_points
+from core.summaries.salience import decide_chatter_lines, decide_points
 from core.summaries.wording import decide_asks, decide_chatter, decide_kind, decide_said
 
 SAID = {
@@ -202,3 +202,19 @@ def test_decisions_come_first_and_the_limit_keeps_the_strongest():
 )
 def test_decide_asks_in_every_script(text, expected):
     assert decide_asks(text) is expected
+
+
+def test_a_statement_after_the_reply_to_small_talk_is_judged_by_its_own_words():
+    lines = [
+        SummaryLine(n, sender, text, 1e9 + 30 * n, f"https://l/{n}", f"$e{n}")
+        for n, (sender, text) in enumerate(
+            [
+                ("@ben:x", "anyone up for lunch at the Thai place?"),
+                ("@eva:x", "me!"),
+                ("@kai:x", "isn't it closed on Mondays?"),
+                ("@ben:x", "the arm64 build failed again"),
+            ],
+            start=1,
+        )
+    ]
+    assert decide_chatter_lines(lines) == frozenset({0, 1, 2})
