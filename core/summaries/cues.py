@@ -211,8 +211,18 @@ CHATTER = _cues(
     r"|dog|puppy|avatar|office cam|weekend plans|anything fun|fun this weekend|weather)\b",
     r"[☕🍕🍜🍺🎂🐈🐶🐱]",
     r"\b(mittags?(essen)?|kaffee|kuchen|katze|hund|geburtstag|feierabendbier|mensa)\b",
-    r"\b(déjeuner|café|gâteau|anniversaire|apéro|croissants?|chaton|resto)\b",
+    # "resto" with a French article only: "el resto", "il resto", "o resto" is "the rest"
+    r"\b(déjeuner|café|gâteau|anniversaire|apéro|croissants?|chaton)\b"
+    r"|\b(au|le|un|du|ce|petit|bon) resto\b",
     r"\b(almuerzo|comida|cerveza|gato|perro|cumpleaños|bizcocho|jajaja)\b",
+)
+
+# A meal as a point in time, not as small talk: "v3 by tomorrow lunch", "in Besprechungen
+# bis Mittag", "kodfrys från onsdag lunch".
+MEAL_TIME = _cues(
+    r"\b(by|until|till|before|since|from|från|sedan|bis|vor|seit|jusqu'?(au|à)|avant|depuis"
+    r"|hasta|antes de|desde|fino a|entro|prima di|até|antes d[oa])\s+(\w+\s+){0,2}"
+    r"(lunch|mittag\w*|déjeuner|almuerzo|comida)\b",
 )
 
 # A question to everyone, which several may answer in turn ("who is away next week?").

@@ -22,6 +22,7 @@ from core.summaries.cues import (
     DECISION,
     DEFERRAL,
     DUE,
+    MEAL_TIME,
     NAMED_ACTION,
     QUESTION_WORDS,
     REQUEST,
@@ -120,7 +121,7 @@ def _commits(text: str) -> bool:
 def decide_chatter(text: str) -> bool:
     """Whether a message is talk beside the work (lunch, pets) and says nothing else."""
     return bool(CHATTER.search(text)) and not (
-        DECISION.search(text) or DEFERRAL.search(text) or _assigns(text)
+        MEAL_TIME.search(text) or DECISION.search(text) or DEFERRAL.search(text) or _assigns(text)
     )
 
 

@@ -86,9 +86,12 @@ def test_without_a_model_the_first_labelled_logs_keep_most_facts_and_no_chatter(
 # the budget, and heldout4 lets one more chatter in, while the held-out sets together
 # keep 186 facts of 231 (from 182) with as much chatter (15); points of lines the
 # small-talk model doubts then left out 3 of dev5's chatter, 1 of dev6's, 2 of heldout5's.
+# In the third session dev3 lost one more fact (59 of 72): its opening line ("feedback
+# bis mittag", a deadline) is no longer taken for small talk, and what the budget keeps
+# moved; the held-out sets kept 1 more.
 NEW_SETS = {
     "dev2": (0.89, 1),
-    "dev3": (0.83, 2),
+    "dev3": (0.81, 2),
     "dev4": (0.84, 1),
     "dev5": (0.85, 2),
     "dev6": (0.84, 4),

@@ -91,8 +91,10 @@ async def test_the_model_tells_small_talk_in_rooms_it_was_not_trained_on(embedde
     print(f"held-out chatter caught {caught} of {chatter}, work lost {lost} of {work}")
     # Measured 2026-11-29: 117 of 140 caught, 11 of 350 lost with the four labelled
     # sets (with two of them: 120 and 13; heldout2/ to heldout4/ alone: 86 of 97 and 7 of
-    # 258); a line or two of margin for another machine's arithmetic.
-    assert caught >= 0.82 * chatter and lost <= 0.05 * work
+    # 258); in the third session 7 lost (a reply to a reply to small talk judged by its
+    # own words; a meal as a deadline, "bis mittag", no small talk); a line or two of
+    # margin for another machine's arithmetic.
+    assert caught >= 0.82 * chatter and lost <= 0.03 * work
 
 
 async def test_the_model_tells_talk_about_people_by_its_words_in_sixteen_languages(

@@ -69,6 +69,13 @@ CHATTER = {
     "German lunch": ("Hat jemand Lust, mittags zum Vietnamesen zu gehen?", True),
     "work": ("the staging server went down twice this week", False),
     "a decision at lunch is still a decision": ("we agreed at lunch: Postgres it is", False),
+    "lunch as a deadline": ("Lena has the Figma, v3 by tomorrow lunch", False),
+    "Swedish lunch as a time": ("kodfrys från onsdag lunch", False),
+    "German noon as a deadline": ("feedback bis mittag, Henning guckt ab 11 mit rein", False),
+    "after lunch is still lunch talk": ("after lunch, anyone for a walk by the river?", True),
+    "French resto": ("on se fait un resto ce midi ?", True),
+    "Italian resto is the rest": ("al 30% sul resto della collezione invernale", False),
+    "Portuguese resto is the rest": ("manda as 3 do box 2, o resto vai amanhã", False),
 }
 
 
