@@ -207,8 +207,10 @@ STATUS = _cues(
 # Talk that is not the team's work: food, pets, weekends (a question about lunch is no
 # open question of the room). Matched only on lines that state nothing else.
 CHATTER = _cues(
-    r"\b(lunch|coffee|pizza|beer|drinks|sushi|burger|thai place|cake|birthday|cat|kitten"
+    r"\b(lunch|coffee|pizza|beer|drinks|sushi|burger|thai place|cake|birthday|kitten"
     r"|dog|puppy|avatar|office cam|weekend plans|anything fun|fun this weekend|weather)\b",
+    # a cat, not the CAT tool nor `cat /etc/hosts` pasted from a shell
+    r"(?-i:\b[Cc]ats?\b)(?!\s+[-/~.$<>|])",
     r"[☕🍕🍜🍺🎂🐈🐶🐱]",
     r"\b(mittags?(essen)?|kaffee|kuchen|katze|hund|geburtstag|feierabendbier|mensa)\b",
     # "resto" with a French article only: "el resto", "il resto", "o resto" is "the rest"

@@ -76,6 +76,9 @@ CHATTER = {
     "French resto": ("on se fait un resto ce midi ?", True),
     "Italian resto is the rest": ("al 30% sul resto della collezione invernale", False),
     "Portuguese resto is the rest": ("manda as 3 do box 2, o resto vai amanhã", False),
+    "a cat": ("did you see the cat on the office cam?", True),
+    "cat pasted from a shell": ("cat /etc/hosts on db-2 still shows the old IP", False),
+    "the CAT tool": ("CAT tool licence renewal is due Friday", False),
 }
 
 
