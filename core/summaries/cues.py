@@ -215,15 +215,15 @@ CHATTER = _cues(
     r"\b(mittags?(essen)?|kaffee|kuchen|katze|hund|geburtstag|feierabendbier|mensa)\b",
     # "resto" with a French article only: "el resto", "il resto", "o resto" is "the rest"
     r"\b(déjeuner|café|gâteau|anniversaire|apéro|croissants?|chaton)\b"
-    r"|\b(au|le|un|du|ce|petit|bon) resto\b",
+    r"|(\b(au|le|un|du|ce|petit|bon) |^)resto\b",
     r"\b(almuerzo|comida|cerveza|gato|perro|cumpleaños|bizcocho|jajaja)\b",
 )
 
-# A meal as a point in time, not as small talk: "v3 by tomorrow lunch", "in Besprechungen
-# bis Mittag", "kodfrys från onsdag lunch".
+# A meal as a deadline, not as small talk: "v3 by tomorrow lunch", "Feedback bis Mittag"
+# (only words that mean "by" or "until": "till lunch" is "for lunch" in Swedish, "before
+# lunch" may be a coffee).
 MEAL_TIME = _cues(
-    r"\b(by|until|till|before|since|from|från|sedan|bis|vor|seit|jusqu'?(au|à)|avant|depuis"
-    r"|hasta|antes de|desde|fino a|entro|prima di|até|antes d[oa])\s+(\w+\s+){0,2}"
+    r"\b(by|until|bis|jusqu['’]?(au|à)|hasta)\s+(?!(for|für|pour|para|zum|zur)\b)(\w+\s+)?"
     r"(lunch|mittag\w*|déjeuner|almuerzo|comida)\b",
 )
 

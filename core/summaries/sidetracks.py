@@ -37,9 +37,9 @@ SHARED = 2
 # beside it: in a smaller one, a question said once ("who updates the status page?")
 # is as likely the open question of the day as small talk, and is kept.
 LEARN_FROM = 12
-# A bot's account, by the convention of Matrix bots and bridges: "deploy-bot",
-# "alertbot", "ci_bot".
-BOT = re.compile(r"bot(?:$|[-_.=])", re.IGNORECASE)
+# A bot's account, by the convention of Matrix bots and bridges: "deploy-bot", "ci_bot",
+# "bot.alerts" ("bot" as a part of its own: "talbot" and "abbot" are people).
+BOT = re.compile(r"(?:^|[-_.=])bots?\d*(?:$|[-_.=])", re.IGNORECASE)
 # Figures that make an exchange work talk whatever its words ("KW 52", "7:30", "3.6").
 FIGURES = 2
 WORD = re.compile(r"[^\W_]+(?:[.,:/-][^\W_]+)*")
@@ -77,10 +77,18 @@ def build_subject_words(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+def forget_room_words() -> None:
+    """Drop the remembered words of messages and rooms: a summary's texts (a redacted
+    message's among them) are not kept in memory after it."""
+    build_subject_words.cache_clear()
+    _fold.cache_clear()
+    _room_words.cache_clear()
+
+
 def build_sender_names(senders: Iterable[str]) -> frozenset[str]:
     """The senders' names as subject words without accents ("@olga.smirnova:example.org"
     → "olga", "smirn"), to leave out of what a room talks about: everyone says them. A
-    bot's account ("@deploy-bot", "@alertbot") names its job, not a person: "deploy"
+    bot's account ("@deploy-bot", "@alert_bot") names its job, not a person: "deploy"
     and "alert" stay words of the talk."""
     localparts = (sender.split(":")[0].lstrip("@") for sender in senders)
     return frozenset(

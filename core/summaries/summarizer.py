@@ -32,6 +32,7 @@ from core.summaries.points import decide_thread_points
 from core.summaries.replies import decide_reply_points
 from core.summaries.salience import Pick, decide_points
 from core.summaries.settling import decide_settling_points
+from core.summaries.sidetracks import forget_room_words
 from core.summaries.smalltalk import SmallTalk, fetch_smalltalk
 from core.summaries.support import (
     CheckedDraft,
@@ -42,6 +43,7 @@ from core.summaries.support import (
     points_of,
 )
 from core.summaries.threads import Terms, build_terms, decide_links
+from core.summaries.wording import forget_wording
 
 log = logging.getLogger(__name__)
 MESSAGES_LANGUAGE = "the language most of the messages are written in"
@@ -201,9 +203,17 @@ class Summarizer:
         ledger gets the decisions and action items the cue phrases find, each with the
         lines it needs to stand alone."""
         # Pure, but seconds for a long room (stop words load once): off the event loop.
-        terms = await asyncio.to_thread(build_terms, lines)
-        smalltalk = await fetch_smalltalk(lines, self.embedders, terms)
-        picks, points = await asyncio.to_thread(decide_extractive_points, lines, smalltalk, terms)
+        try:
+            terms = await asyncio.to_thread(build_terms, lines)
+            smalltalk = await fetch_smalltalk(lines, self.embedders, terms)
+            picks, points = await asyncio.to_thread(
+                decide_extractive_points, lines, smalltalk, terms
+            )
+        finally:
+            # The messages' words were remembered for this summary only (a redacted
+            # message's text is not kept; a summary running beside it just reads again).
+            forget_room_words()
+            forget_wording()
         entries = tuple(build_entries_from_picks(picks, lines))
         markdown = build_extractive_markdown(points, lines, heading)
         return SummaryResult(markdown, entries=entries)

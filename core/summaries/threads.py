@@ -16,9 +16,9 @@ takes it. Each message is hung on the one it continues, tried in this order:
    weighed by how rarely the room says it;
 3. any earlier message that names the same figure ("MOB-2230" then "2230 закрыт") or two
    of the same rarest words (an update hours later);
-4. for a short line, or a line by someone the message before it named ("Chloe needs
-   a full day for the run" "it takes a day and a half"), the message just before it by
-   someone else ("ok hold", "dann 10");
+4. for a short line, the message just before it by someone else ("ok hold", "dann
+   10"); for a line by someone the message just before it named, minutes before, that
+   message ("Chloe needs a full day for the run" "it takes a day and a half");
 5. the same person's message just before (a thought in two messages).
 A line that answers small talk without being small talk itself answers what that small
 talk answered (a line misjudged as chatter between a question and its answer) or, when
@@ -201,6 +201,18 @@ def _figure_context(
     return asked if asked_fits and not context_counts else context
 
 
+def _calls(before: SummaryLine, line: SummaryLine) -> bool:
+    """Whether the line just `before` this one, said by someone else within
+    SAME_THOUGHT_SECONDS, names this line's sender: by a mention, or by a name that is
+    no common word ("will", "max" name nobody: fewer than four letters, or a stop word)."""
+    if before.sender == line.sender or line.ts - before.ts > SAME_THOUGHT_SECONDS:
+        return False
+    if line.sender in before.mentions:
+        return True
+    localpart = line.sender.split(":")[0].lstrip("@")
+    return bool(build_subject_words(localpart)) and _names(before, line.sender)
+
+
 def _names(question: SummaryLine, sender: str) -> bool:
     return sender in question.mentions or decide_named(question.text, [sender])
 
@@ -279,8 +291,10 @@ def _continues(
     if far or not by_place:
         return max(far, default=None)  # the latest that names it
     others = [i for i in recent if lines[i].sender != line.sender]
-    if others and (count_words(line.text) <= SHORT_WORDS or _names(lines[others[-1]], line.sender)):
+    if others and count_words(line.text) <= SHORT_WORDS:
         return others[-1]
+    if recent and _calls(lines[recent[-1]], line):
+        return recent[-1]
     if recent and lines[recent[-1]].sender == line.sender:
         if line.ts - lines[recent[-1]].ts <= SAME_THOUGHT_SECONDS:
             return recent[-1]

@@ -120,8 +120,9 @@ def _commits(text: str) -> bool:
 
 def decide_chatter(text: str) -> bool:
     """Whether a message is talk beside the work (lunch, pets) and says nothing else."""
-    return bool(CHATTER.search(text)) and not (
-        MEAL_TIME.search(text) or DECISION.search(text) or DEFERRAL.search(text) or _assigns(text)
+    # A meal said as a deadline is no small talk; the line's other words may still be.
+    return bool(CHATTER.search(MEAL_TIME.sub(" ", text))) and not (
+        DECISION.search(text) or DEFERRAL.search(text) or _assigns(text)
     )
 
 
@@ -137,6 +138,12 @@ def decide_depends(text: str) -> bool:
     if REQUEST.search(first):
         return False  # "can you update the status page?" asks anew
     return words <= 12 and bool(ANAPHOR.search(first) or ACTION.search(first))
+
+
+def forget_wording() -> None:
+    """Drop the remembered wording of messages (see forget_room_words)."""
+    decide_said.cache_clear()
+    decide_topic_words.cache_clear()
 
 
 @lru_cache(maxsize=REMEMBERED)

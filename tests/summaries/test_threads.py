@@ -60,13 +60,20 @@ def test_the_person_a_line_names_answers_it_in_the_next_line():
     threads = decide_threads(DATES, frozenset())
     assert together(threads, 0, 1), threads
     assert not together(threads, 1, 2), "a line by someone nobody named starts anew"
+    hours_later = [DATES[0], replace(DATES[1], ts=DATES[0].ts + 8 * 3600)]
+    assert decide_threads(hours_later, frozenset()) == [(0,), (1,)]
+    will = room(
+        ("@anna:x", "I will rerun the nightly pipeline on staging tonight"),
+        ("@will:x", "Marketing wants new banner colours for the spring campaign"),
+    )
+    assert decide_threads(will, frozenset()) == [(0,), (1,)], "a common word names nobody"
 
 
 # A bot's account names its job, not a person: "deploy" stays a word of the talk.
 DEPLOYS = room(
     ("@deploy-bot:x", "Nightly build finished"),
     ("@ana:x", "Who signs off a deploy on Fridays?"),
-    ("@ben:x", "Marketing wants new banner colours for the spring campaign"),
+    ("@ben:x", "Has anyone seen the new banner colours for the spring campaign?"),
     ("@cid:x", "Tom checks every deploy himself, ask him before noon"),
 )
 
@@ -74,6 +81,7 @@ DEPLOYS = room(
 def test_the_words_of_a_bots_account_still_link_the_talk():
     threads = decide_threads(DEPLOYS, frozenset())
     assert together(threads, 1, 3), threads
+    assert not together(threads, 0, 3), "the bot's own line names no deploy"
 
 
 # German: a figure proposed, weighed, and settled by a bare line.

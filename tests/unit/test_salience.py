@@ -6,6 +6,7 @@ import pytest
 
 from core.summaries.draft import SummaryLine
 from core.summaries.salience import decide_chatter_lines, decide_points
+from core.summaries.smalltalk import decide_smalltalk
 from core.summaries.wording import decide_asks, decide_chatter, decide_kind, decide_said
 
 SAID = {
@@ -70,7 +71,9 @@ CHATTER = {
     "work": ("the staging server went down twice this week", False),
     "a decision at lunch is still a decision": ("we agreed at lunch: Postgres it is", False),
     "lunch as a deadline": ("Lena has the Figma, v3 by tomorrow lunch", False),
-    "Swedish lunch as a time": ("kodfrys från onsdag lunch", False),
+    "Swedish for lunch": ("Någon som hänger med till thaikiosken till lunch?", True),
+    "come by for lunch": ("come by for lunch, there's cake", True),
+    "a deadline beside cake": ("by lunch we also have cake for Ana!", True),
     "German noon as a deadline": ("feedback bis mittag, Henning guckt ab 11 mit rein", False),
     "after lunch is still lunch talk": ("after lunch, anyone for a walk by the river?", True),
     "French resto": ("on se fait un resto ce midi ?", True),
@@ -222,9 +225,10 @@ def test_a_statement_after_the_reply_to_small_talk_is_judged_by_its_own_words():
                 ("@ben:x", "anyone up for lunch at the Thai place?"),
                 ("@eva:x", "me!"),
                 ("@kai:x", "isn't it closed on Mondays?"),
-                ("@ben:x", "the arm64 build failed again"),
+                ("@ben:x", "the nightly build failed again on staging"),
             ],
             start=1,
         )
     ]
     assert decide_chatter_lines(lines) == frozenset({0, 1, 2})
+    assert decide_smalltalk(lines, {}) == frozenset({0, 1, 2}), "without the model too"
