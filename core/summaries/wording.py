@@ -92,8 +92,10 @@ def decide_said(text: str) -> Said | None:
 
 
 def decide_kind(text: str) -> Kind | None:
-    """Where a message alone would be listed: decisions, action items or questions."""
-    said = decide_said(text)
+    """Where a message alone would be listed: decisions, action items or questions.
+    Read without remembering the text (a catch-up's messages are not kept in memory:
+    decide_said remembers only for a summary, which forgets when done)."""
+    said = decide_said.__wrapped__(text)
     return LISTED[said] if said else None
 
 

@@ -95,6 +95,25 @@ async def test_without_a_model_the_summary_is_the_most_representative_messages(e
         assert len(set(quoted)) == len(quoted), bullet
 
 
+async def test_a_summary_keeps_no_message_text_in_memory_once_done(embedders):
+    """What the summary remembered of its messages' words (each line is read by many
+    rules) is forgotten when it is done: a message redacted later is not kept."""
+    from core.summaries.sidetracks import build_subject_words
+    from core.summaries.wording import decide_said, decide_topic_words
+
+    chat = [
+        SummaryLine(n, f"@p{n % 3}:x", text, 1e9 + 60 * n, f"https://l/{n}")
+        for n, text in enumerate(
+            ["The export fix ships on Thursday in 4.18.2", "who tests the export?", "I do"],
+            start=1,
+        )
+    ]
+    summarizer = Summarizer(None, load_prompts, embedders)
+    await summarizer.summarize(chat, "**Summary**", timezone="UTC", part_tokens=1000)
+    remembered = (build_subject_words, decide_said, decide_topic_words)
+    assert [f.cache_info().currsize for f in remembered] == [0, 0, 0]
+
+
 MEETING = [
     ("@ann:x", "Morning all, let's go through the release checklist."),
     ("@bob:x", "QA found two blockers in the export module yesterday."),

@@ -118,3 +118,13 @@ def test_a_pasted_multi_line_message_is_one_point():
     )
     point = next(row for row in text.splitlines() if row.startswith("- "))
     assert "ERROR step 4/7 1. rerun it" in point and "$e1" in point, text
+
+
+def test_a_catchup_keeps_no_message_text_in_memory():
+    """The summaries' wording remembers texts while a summary runs; a catch-up's
+    messages (a redacted one among them) are read without being remembered."""
+    from core.summaries.wording import decide_said
+
+    before = decide_said.cache_info().currsize
+    build_room_catchup("room", [line("We agreed to ship the secret 4.2 on Friday")], BOB)
+    assert decide_said.cache_info().currsize == before
