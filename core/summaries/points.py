@@ -16,10 +16,10 @@ DOUBTFUL), unless a cue phrase's decision or action item is among its lines.
 A summary that quotes (nearly) the whole room is no summary: at most
 QUOTED_SHARE of the room's lines are quoted (MOST_QUOTED in all, FEWEST_QUOTED whatever
 the room). Past that, the lines that carry least go first (their figures, the rare terms
-they share with their point, a commitment, their length, a cue phrase's pick): the
-middle of a point of three or more (where it starts and where it ends up stay), the
-second of a pair, a line alone; the line that states a decision or an action item never
-(the budget may then be passed). Last, a point whose lines go on from a line quoted in an
+they share with their point, a commitment, their length, a cue phrase's pick; where a
+point starts and where it ends up weigh more, and a line the small-talk model leans to
+weighs less, wherever it stands); the line that states a decision or an action item
+never (the budget may then be passed). Last, a point whose lines go on from a line quoted in an
 earlier point quotes that line again first: "ok then we ship Thursday 12th" with the
 "original plan was Tuesday 10 March" it changes.
 """
@@ -27,7 +27,7 @@ earlier point quotes that line again first: "ok then we ship Thursday 12th" with
 from __future__ import annotations
 
 import heapq
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from core.summaries.draft import SummaryLine
 from core.summaries.salience import PRIORITY, Pick
@@ -50,6 +50,12 @@ POINT_LINES = 8
 # cue is one signal among several, and a picked "ok, on my way" goes before an unpicked
 # "the fix ships Thursday in 4.18.2".
 CUED = 3
+# What the first and the last line of a point carry besides their words (where the talk
+# starts and where it ends up, as much as a cue), and what a line the small-talk model
+# judged certain small talk carries less (its chance times this; a chatter line that
+# opens a point, or the joke it ends on, goes before the point's work).
+ENDS = 3
+SMALLTALK_COST = 15
 COMMITMENTS: tuple[Said, ...] = ("decision", "arrangement", "action", "deferral")
 
 
@@ -60,11 +66,14 @@ def decide_thread_points(
     links: Sequence[Link],
     terms: Terms,
     doubtful: Collection[int] = frozenset(),
+    chances: Mapping[int, float] | None = None,
 ) -> list[Pick]:
     """The cue phrases' points (`picks`) and the `live` lines (not small talk), joined
     along their links in the order they were said, into points of at most POINT_LINES lines;
     acknowledgements and points of `doubtful` lines alone (maybe small talk) left out;
-    within the budget."""
+    within the budget, the lines the small-talk model leans to (`chances`: line → its
+    chance of being small talk) going first."""
+    chances = chances or {}
     alive = set(live)
     owner: dict[int, int] = {}
     members: list[set[int]] = []
@@ -124,12 +133,17 @@ def decide_thread_points(
     heap: list[tuple[float, int, int, int]] = []
 
     def weigh(n: int) -> None:
-        for i in _removable(kept[n]):
+        point = kept[n]
+        for i in point:
             if i in mains:
                 continue
-            carries = _carries(lines, i, kept[n], terms, i in answers)
-            entry = (carries + CUED * (i in cued), n, i, version[n])
-            heapq.heappush(heap, entry)
+            carries = (
+                _carries(lines, i, point, terms, i in answers)
+                + CUED * (i in cued)
+                + ENDS * _holds(point, i)
+                - SMALLTALK_COST * chances.get(i, 0.0)
+            )
+            heapq.heappush(heap, (carries, n, i, version[n]))
 
     for n in range(len(kept)):
         weigh(n)
@@ -177,12 +191,13 @@ def _without_acks(
     ]
 
 
-def _removable(thread: Sequence[int]) -> Sequence[int]:
-    """The lines of a thread that may go: all of a line alone, the second of two, the
-    middle of more (where the thread starts and where it ends up stay)."""
-    if len(thread) <= 2:
-        return thread[-1:]
-    return thread[1:-1]
+def _holds(thread: Sequence[int], index: int) -> bool:
+    """Whether a line holds its thread together: where a thread of two or more starts,
+    and where one of three or more ends up (the second of two is its answer, which
+    weighs by what it says)."""
+    if len(thread) < 2:
+        return False
+    return index == thread[0] or (len(thread) > 2 and index == thread[-1])
 
 
 def _carries(

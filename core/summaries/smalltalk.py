@@ -26,8 +26,8 @@ import asyncio
 import json
 import logging
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -79,11 +79,13 @@ WORK_LINES = 20
 
 @dataclass(frozen=True)
 class SmallTalk:
-    """The lines of small talk of a room, and the `doubtful` others (the model leans to
-    small talk, below its threshold)."""
+    """The lines of small talk of a room, the `doubtful` others (the model leans to
+    small talk, below its threshold), and how likely the room model found each line it
+    judged to be small talk (`chances`: line → probability)."""
 
     lines: frozenset[int]
     doubtful: frozenset[int] = frozenset()
+    chances: Mapping[int, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -253,4 +255,6 @@ def decide_smalltalk_by_model(
         lines, {i: bool(p > model.threshold) for i, p in zip(judged, chances, strict=True)}
     )
     doubtful = {i for i, p in zip(judged, chances, strict=True) if p >= DOUBTFUL} - found
-    return SmallTalk(found, frozenset(doubtful))
+    return SmallTalk(
+        found, frozenset(doubtful), {i: float(p) for i, p in zip(judged, chances, strict=True)}
+    )

@@ -90,7 +90,10 @@ def decide_extractive_points(
         pick for pick in decide_settling_points(lines, picks, chatter) if pick.main not in chatter
     ]
     live, links = decide_links(lines, chatter, terms)
-    return picks, decide_thread_points(lines, picks, live, links, terms, smalltalk.doubtful)
+    points = decide_thread_points(
+        lines, picks, live, links, terms, smalltalk.doubtful, smalltalk.chances
+    )
+    return picks, points
 
 
 def _language() -> str:

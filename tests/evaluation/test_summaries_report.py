@@ -88,23 +88,26 @@ def test_without_a_model_the_first_labelled_logs_keep_most_facts_and_no_chatter(
 # small-talk model doubts then left out 3 of dev5's chatter, 1 of dev6's, 2 of heldout5's.
 # In the third session dev3 lost one more fact (59 of 72): its opening line ("feedback
 # bis mittag", a deadline) is no longer taken for small talk, and what the budget keeps
-# moved; the held-out sets kept 1 more.
+# moved; the held-out sets kept 1 more. In the fourth, the budget trims first the lines
+# the small-talk model leans to, wherever they stand in a point: chatter on the held-out
+# sets 13 -> 6; dev2 and dev4 lost a short answer each to the budget (1 and 2 facts),
+# dev3 and dev5 gained 2 each, and dev5 let in one more chatter line.
 NEW_SETS = {
-    "dev2": (0.89, 1),
-    "dev3": (0.81, 2),
-    "dev4": (0.84, 1),
-    "dev5": (0.85, 2),
-    "dev6": (0.84, 4),
-    "heldout2": (0.73, 3),
-    "heldout3": (0.77, 5),
-    "heldout4": (0.72, 4),
-    "heldout5": (0.89, 2),
+    "dev2": (0.86, 1),
+    "dev3": (0.84, 1),
+    "dev4": (0.88, 1),
+    "dev5": (0.91, 3),
+    "dev6": (0.85, 4),
+    "heldout2": (0.75, 1),
+    "heldout3": (0.81, 3),
+    "heldout4": (0.75, 2),
+    "heldout5": (0.94, 0),
     "heldout": (0.86, 0),
     "fresh": (0.9, 0),
     # Long rooms (118-138 messages, a working day each), by one more helper who read one
     # example log: dev7 (es, de) developed on, heldout6 (en, ja) held out.
-    "dev7": (0.9, 2),
-    "heldout6": (0.8, 1),
+    "dev7": (0.9, 0),
+    "heldout6": (0.8, 0),
 }
 # A summary quotes at most this share of the room's messages: coverage bought by
 # quoting (nearly) everything is no summary (an experiment reached 91 % of dev2's facts

@@ -175,3 +175,31 @@ def test_a_point_of_lines_the_small_talk_model_doubts_is_left_out_unless_it_deci
     found = decide_thread_points(lines, [decision], [0, 1, 2], [], terms, doubtful={1, 2})
     quoted = {i for point in found for i in point.lines}
     assert quoted == {0, 2}, found
+
+
+def test_when_the_budget_trims_a_line_the_small_talk_model_leans_to_goes_first():
+    # A point that opens on chatter the model was not sure enough of to leave out,
+    # among lone lines of work: the budget (8 of 13 lines) takes the opener first, though
+    # where a point starts otherwise weighs more than a line alone.
+    lines = room(
+        ("@ben:x", "does anyone know if the car park is open on Saturday morning?"),
+        ("@ana:x", "the export fix for the car park sensors is merged"),
+        ("@eva:x", "then 4.18.2 ships Thursday evening with the sensor fix"),
+        ("@ana:x", "ok, I write the release notes for 4.18.2"),
+        *[
+            (f"@p{n % 4}:x", f"the {name} dashboard was slow for a while this morning")
+            for n, name in enumerate(NAMES[:9])
+        ],
+    )
+    terms = build_terms(lines)
+    links = [Link(1, 0), Link(2, 1), Link(3, 2)]
+    live = list(range(len(lines)))
+
+    def quoted(chances: dict[int, float]) -> set[int]:
+        found = decide_thread_points(lines, [], live, links, terms, chances=chances)
+        return {i for point in found for i in point.lines}
+
+    assert 0 in quoted({}), "where a point starts weighs more than a line alone"
+    leaning = quoted({0: 0.5})
+    assert 0 not in leaning and {1, 2, 3} <= leaning
+    assert len(leaning) <= QUOTED_SHARE * len(lines)
