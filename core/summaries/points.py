@@ -20,8 +20,11 @@ they share with their point, a commitment, their length, a cue phrase's pick; wh
 point starts and where it ends up weigh more, and a line the small-talk model leans to
 weighs less, wherever it stands); the line that states a decision or an action item
 never (the budget may then be passed). Last, a point whose lines go on from a line quoted in an
-earlier point quotes that line again first: "ok then we ship Thursday 12th" with the
-"original plan was Tuesday 10 March" it changes.
+earlier point recalls that line first: "ok then we ship Thursday 12th" with the
+"original plan was Tuesday 10 March" it changes; so does a point with a line its lines
+recall from further back (threads.decide_recalls: an offer revised hours later). A
+recalled line is quoted whole in its own point and shortened where it is recalled
+(core/summaries/extractive.py).
 """
 
 from __future__ import annotations
@@ -67,12 +70,14 @@ def decide_thread_points(
     terms: Terms,
     doubtful: Collection[int] = frozenset(),
     chances: Mapping[int, float] | None = None,
+    recalls: Sequence[Link] = (),
 ) -> list[Pick]:
     """The cue phrases' points (`picks`) and the `live` lines (not small talk), joined
     along their links in the order they were said, into points of at most POINT_LINES lines;
     acknowledgements and points of `doubtful` lines alone (maybe small talk) left out;
     within the budget, the lines the small-talk model leans to (`chances`: line → its
-    chance of being small talk) going first."""
+    chance of being small talk) going first; each point with the quoted lines said before
+    it that its lines go on from or recall (`recalls`)."""
     chances = chances or {}
     alive = set(live)
     owner: dict[int, int] = {}
@@ -155,14 +160,16 @@ def decide_thread_points(
         quoted -= 1
         version[n] += 1
         weigh(n)
-    return _with_context([_point(lines, group, picks) for group in kept if group], links)
+    return _with_context(
+        [_point(lines, group, picks) for group in kept if group], [*links, *recalls]
+    )
 
 
 def _with_context(points: Sequence[Pick], links: Sequence[Link]) -> list[Pick]:
     """Each point with the quoted lines, said before it starts, that its lines go on
-    from in another point (a point full at POINT_LINES, or two points a budget cut
-    apart): a bullet reads whole without its neighbour, and the room's quoted lines
-    stay the same."""
+    from or recall in another point (a point full at POINT_LINES, two points a budget
+    cut apart, an update hours later): a bullet reads whole without its neighbour, and
+    the room's quoted lines stay the same."""
     quoted = {i for point in points for i in point.lines}
     goes_on: dict[int, list[int]] = {}  # a line → the quoted lines it goes on from
     for link in links:
@@ -172,7 +179,7 @@ def _with_context(points: Sequence[Pick], links: Sequence[Link]) -> list[Pick]:
     for point in points:
         own = set(point.lines)
         before = {i for line in own for i in goes_on.get(line, ()) if i < point.lines[0]}
-        out.append(Pick(point.said, tuple(sorted(own | before)), point.main))
+        out.append(Pick(point.said, tuple(sorted(own | before)), point.main, frozenset(before)))
     return out
 
 

@@ -51,11 +51,13 @@ CHATTER_WORDS = 10
 @dataclass(frozen=True)
 class Pick:
     """One point of an extractive summary: what it says and its lines (indexes, in
-    time order); `main` is the line that says it."""
+    time order); `main` is the line that says it; `recalled`: those of its lines that
+    another point quotes, said before it, which it recalls for what its own go on from."""
 
     said: Said
     lines: tuple[int, ...]
     main: int
+    recalled: frozenset[int] = frozenset()
 
     @property
     def listed(self) -> Kind | None:

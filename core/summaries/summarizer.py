@@ -42,7 +42,7 @@ from core.summaries.support import (
     decide_supported,
     points_of,
 )
-from core.summaries.threads import Terms, build_terms, decide_links
+from core.summaries.threads import Terms, build_terms, decide_links, decide_recalls
 from core.summaries.wording import forget_wording
 
 log = logging.getLogger(__name__)
@@ -90,8 +90,9 @@ def decide_extractive_points(
         pick for pick in decide_settling_points(lines, picks, chatter) if pick.main not in chatter
     ]
     live, links = decide_links(lines, chatter, terms)
+    recalls = decide_recalls(lines, live, terms)
     points = decide_thread_points(
-        lines, picks, live, links, terms, smalltalk.doubtful, smalltalk.chances
+        lines, picks, live, links, terms, smalltalk.doubtful, smalltalk.chances, recalls
     )
     return picks, points
 

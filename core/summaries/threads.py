@@ -20,6 +20,10 @@ takes it. Each message is hung on the one it continues, tried in this order:
    10"); for a line by someone the message just before it named, minutes before, that
    message ("Chloe needs a full day for the run" "it takes a day and a half");
 5. the same person's message just before (a thought in two messages).
+Besides, a line recalls the earlier line further back than WINDOW that shares most of
+its rare terms, when they weigh enough (`decide_recalls`): an update hours later ("expo-
+concept hat nachgelegt: 17.900 €") shows the offer it revises, without joining the two
+threads.
 A line that answers small talk without being small talk itself answers what that small
 talk answered (a line misjudged as chatter between a question and its answer) or, when
 it answered nothing, the recent line whose rare terms it shares most; else it is linked
@@ -66,6 +70,12 @@ SAME_THOUGHT_SECONDS = 5 * 60
 # Lines back a bare figure may answer a question ("how many?" … ten lines on … "46"; in
 # a day's busy room, thirty lines on: `dev7/`).
 ASKED_LINES = 40
+# What the rare terms a line shares with an earlier line further back must weigh, at
+# least, for the line to recall it (a term said in two lines weighs 1/2, in four 1/4);
+# terms said in more lines than RECALL_COMMON weigh too little to look up (a long room
+# stays linear).
+RECALL_WEIGHT = 0.5
+RECALL_COMMON = 20
 
 
 @dataclass(frozen=True)
@@ -157,6 +167,37 @@ def decide_links(
         for term in terms.rare[index]:
             named.setdefault(term, []).append(index)
     return live, links
+
+
+def decide_recalls(lines: Sequence[SummaryLine], live: Sequence[int], terms: Terms) -> list[Link]:
+    """For each of the `live` lines, the earlier one further back than WINDOW (in the
+    same thread) that shares most of its rare terms, each weighed by how rarely the room
+    says it, when they weigh RECALL_WEIGHT at least; the nearest of equals."""
+    named: dict[str, list[int]] = {}  # a term → the live lines that named it, in order
+    place = {index: position for position, index in enumerate(live)}
+    recalls = []
+    for position, index in enumerate(live):
+        shared: dict[int, list[float]] = {}
+        for term in terms.rare[index]:
+            said = terms.counts.get(term, 1)
+            if said > RECALL_COMMON:
+                continue
+            for earlier in named.get(term, ()):
+                if place[earlier] < position - WINDOW:
+                    shared.setdefault(earlier, []).append(1 / max(1, said))
+            named.setdefault(term, []).append(index)
+        thread = lines[index].thread_root
+        # fsum: the same weight whatever order the set gives its terms in (ties break alike).
+        weighed = [
+            (math.fsum(weights), earlier)
+            for earlier, weights in shared.items()
+            if lines[earlier].thread_root == thread
+        ]
+        if weighed:
+            weight, earlier = max(weighed)
+            if weight >= RECALL_WEIGHT:
+                recalls.append(Link(index, earlier))
+    return recalls
 
 
 def decide_threads(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from core.summaries.draft import SummaryLine
+from core.summaries.extractive import build_extractive_markdown
 from core.summaries.points import FEWEST_QUOTED, POINT_LINES, QUOTED_SHARE, decide_thread_points
 from core.summaries.salience import Pick
 from core.summaries.threads import Link, build_terms, decide_links
@@ -203,3 +204,30 @@ def test_when_the_budget_trims_a_line_the_small_talk_model_leans_to_goes_first()
     leaning = quoted({0: 0.5})
     assert 0 not in leaning and {1, 2, 3} <= leaning
     assert len(leaning) <= QUOTED_SHARE * len(lines)
+
+
+def test_a_point_recalls_in_a_few_words_the_line_its_update_revises():
+    # The offer, a talk about the catalogue, and the revised offer hours later, which
+    # goes on from that talk and recalls the offer: its bullet recalls the offer in a few
+    # words, with the offer's link; the offer's own bullet quotes it whole.
+    lines = room(
+        (
+            "@sabine:x",
+            "Standbau: zwei Angebote, Brandt Messebau 18.400 € und expo-concept 19.200 €",
+        ),
+        *[("@tim:x", f"Katalog Seite {n}: Fotos fertig, Texte folgen morgen") for n in range(6)],
+        ("@sabine:x", "Katalog passt. expo-concept hat nachgelegt: 17.900 €, unter Brandt"),
+    )
+    links = [Link(6, 5), Link(7, 6)]
+    found = decide_thread_points(
+        lines, [], [0, 5, 6, 7], links, build_terms(lines), recalls=[Link(7, 0)]
+    )
+    update = next(pick for pick in found if 7 in pick.lines)
+    assert update.lines == (0, 5, 6, 7) and update.recalled == {0}, found
+    summary = build_extractive_markdown(found, lines, "x").splitlines()
+    bullet = next(row for row in summary if "17.900" in row)
+    assert "@sabine:x: Standbau: zwei Angebote, Brandt …" in bullet and lines[0].link in bullet
+    assert "19.200" not in bullet, "recalled in a few words"
+    assert sum("19.200 €" in row for row in summary) == 1
+    # The update's point is listed where its own talk starts, after the offer's.
+    assert summary.index(bullet) > next(i for i, row in enumerate(summary) if "19.200" in row)

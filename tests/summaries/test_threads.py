@@ -10,7 +10,14 @@ from dataclasses import replace
 import pytest
 
 from core.summaries.draft import SummaryLine
-from core.summaries.threads import Link, decide_links, decide_threads
+from core.summaries.threads import (
+    WINDOW,
+    Link,
+    build_terms,
+    decide_links,
+    decide_recalls,
+    decide_threads,
+)
 
 
 def room(*said: tuple[str, str]) -> list[SummaryLine]:
@@ -351,3 +358,34 @@ def test_a_bare_figure_after_a_question_that_asks_no_number_answers_the_count_as
         ("@birgit:x", "1240"),
     )
     assert (4, 0) in links and (4, 3) not in links, links
+
+
+# A trade-fair room: the booth builders' offers, a long talk about other things, then
+# one builder's new offer that names the rival again.
+FAIR = room(
+    ("@sabine:x", "Standbau: zwei Angebote, Brandt Messebau 18.400 € und expo-concept 19.200 €"),
+    *[
+        ("@tim:x", f"Katalog Seite {n}: Fotos der {name} fertig, Texte folgen morgen")
+        for n, name in enumerate(
+            "Regale Kräne Bänder Sorter Lifte Shuttles Roboter Tore Rampen Waagen".split()
+        )
+    ],
+    ("@sabine:x", "expo-concept hat nachgelegt: 17.900 € inklusive Teppich, unter Brandt"),
+    ("@tim:x", "Katalog: Fotos fertig, Texte folgen morgen"),
+)
+
+
+def test_an_update_far_later_recalls_the_line_it_revises():
+    lines = FAIR
+    live = list(range(len(lines)))
+    recalls = decide_recalls(lines, live, build_terms(lines))
+    assert Link(11, 0) in recalls, recalls
+    # Words the room says in many lines ("Katalog", "Fotos") recall nothing far back,
+    # and a line recalls nothing within the last WINDOW lines (its links say those).
+    assert all(link.later == 11 for link in recalls), recalls
+    assert all(link.later - link.earlier > WINDOW for link in recalls), recalls
+
+
+def test_a_line_recalls_nothing_from_another_thread():
+    lines = [replace(line, thread_root="$e5") if line.number == 12 else line for line in FAIR]
+    assert decide_recalls(lines, list(range(len(lines))), build_terms(lines)) == []
