@@ -19,12 +19,12 @@ the room). Past that, the lines that carry least go first (their figures, the ra
 they share with their point, a commitment, their length, a cue phrase's pick; where a
 point starts and where it ends up weigh more, and a line the small-talk model leans to
 weighs less, wherever it stands); the line that states a decision or an action item
-never (the budget may then be passed). Last, a point whose lines go on from a line quoted in an
-earlier point recalls that line first: "ok then we ship Thursday 12th" with the
-"original plan was Tuesday 10 March" it changes; so does a point with a line its lines
-recall from further back (threads.decide_recalls: an offer revised hours later). A
-recalled line is quoted whole in its own point and shortened where it is recalled
-(core/summaries/extractive.py).
+never (the budget may then be passed). Last, a point whose lines go on from a line
+quoted in an earlier point recalls that line first: "ok then we ship Thursday 12th"
+with the "original plan was Tuesday 10 March" it changes; so does a point with a line
+its lines recall from further back (threads.decide_recalls: an offer revised hours
+later). A recalled line is quoted whole in its own point and shortened where it is
+recalled (core/summaries/extractive.py).
 """
 
 from __future__ import annotations
