@@ -3,6 +3,8 @@ messages' own words, each line linked, under the summary's headings."""
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Sequence
 
 from core import strings
@@ -11,6 +13,7 @@ from core.summaries.salience import Kind, Pick
 
 # Characters of a recalled message a point quotes (its first words: which message it was).
 RECALL_CHARACTERS = 40
+MARKDOWN_LINK = re.compile(r"\[([^\]]*)\]\([^)\s]*\)")
 
 
 def build_quote(line: SummaryLine) -> str:
@@ -19,14 +22,39 @@ def build_quote(line: SummaryLine) -> str:
 
 
 def build_recall(line: SummaryLine) -> str:
-    """A message another point quotes whole, recalled in a few words with its link
-    (RECALL_CHARACTERS, cut at a word where the language has spaces)."""
-    text = build_one_line(line.text)
+    """A message another point quotes whole, recalled in a few words with its link:
+    its first RECALL_CHARACTERS, cut after a whole word where the language has spaces
+    and not inside an emoji; a markdown link keeps its text, and a cut URL or code span
+    is left out (a lone backtick would take the next quote for code)."""
+    text = MARKDOWN_LINK.sub(r"\1", build_one_line(line.text))
     if len(text) > RECALL_CHARACTERS:
-        cut = text[:RECALL_CHARACTERS]
-        head = cut.rsplit(" ", 1)[0] if " " in cut else cut
-        text = f"{head} …"
+        text = f"{_cut(text)} …".lstrip()
     return f"{line.sender}: {text} ([{strings.MESSAGE_LINK}]({line.link}))"
+
+
+def _cut(text: str) -> str:
+    head = text[:RECALL_CHARACTERS]
+    if text[len(head)] != " " and " " in head[RECALL_CHARACTERS // 2 :]:
+        head = head.rsplit(" ", 1)[0]  # a word cut in two goes
+    # An emoji of several code points ("👩‍👩‍👧", "👍🏽") stays whole or goes.
+    while head and (_joins(head[-1]) or _joins(text[len(head)])):
+        head = head[:-1]
+    if head.count("`") % 2:
+        head = head[: head.rindex("`")]
+    words = head.split(" ")
+    if "://" in words[-1]:
+        words.pop()
+    return " ".join(words).rstrip()
+
+
+def _joins(char: str) -> bool:
+    """Whether a character belongs with the one before it: a zero-width joiner, a
+    variation selector, a skin tone, a combining mark."""
+    return (
+        char in ("\u200d", "\ufe0f", "\ufe0e")
+        or "\U0001f3fb" <= char <= "\U0001f3ff"
+        or unicodedata.combining(char) > 0
+    )
 
 
 def build_point_text(pick: Pick, lines: Sequence[SummaryLine]) -> str:

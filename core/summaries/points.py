@@ -76,9 +76,13 @@ def decide_thread_points(
     along their links in the order they were said, into points of at most POINT_LINES lines;
     acknowledgements and points of `doubtful` lines alone (maybe small talk) left out;
     within the budget, the lines the small-talk model leans to (`chances`: line → its
-    chance of being small talk) going first; each point with the quoted lines said before
-    it that its lines go on from or recall (`recalls`)."""
+    chance of being small talk, for the lines it judged) going first; each point with
+    the quoted lines said before it that its lines go on from or recall (`recalls`)."""
     chances = chances or {}
+    # A line the model did not judge (a short one, one before the latest it judges)
+    # weighs as the room's middle line does: neither chatter nor work by its chance.
+    judged = sorted(chances.values())
+    unjudged = judged[len(judged) // 2] if judged else 0.0
     alive = set(live)
     owner: dict[int, int] = {}
     members: list[set[int]] = []
@@ -98,15 +102,20 @@ def decide_thread_points(
     # A short answer to someone else's question ("how many seats?" … "3"; "who calls
     # the references?" "moi") is the answer, no acknowledgement, and it weighs like a
     # cue phrase's pick and a commitment: a question means little without it.
-    answers = {
-        link.later
+    pairs = [
+        link
         for link in links
         if count_words(lines[link.later].text) <= ACK_WORDS
         and not decide_asks(lines[link.later].text)
         and decide_asks(lines[link.earlier].text)
         and lines[link.earlier].sender != lines[link.later].sender
-    }
-    cued = {index for pick in picks for index in pick.lines} | answers
+    ]
+    answers = {link.later for link in pairs}
+    asked: dict[int, set[int]] = {}  # a short answer → the questions it answers
+    for link in pairs:
+        asked.setdefault(link.later, set()).add(link.earlier)
+    picked = {index for pick in picks for index in pick.lines}
+    cued = picked | answers
     for link in links:  # in time order: a point grows as its talk went on
         mine, theirs = owner[link.later], owner[link.earlier]
         if mine == theirs:
@@ -142,11 +151,14 @@ def decide_thread_points(
         for i in point:
             if i in mains:
                 continue
+            # A short answer weighs like a commitment while its question stands in the
+            # point: "3" alone, its question trimmed, says nothing.
+            paired = i in answers and bool(asked[i] & set(point))
             carries = (
-                _carries(lines, i, point, terms, i in answers)
-                + CUED * (i in cued)
+                _carries(lines, i, point, terms, paired)
+                + CUED * (i in picked or paired)
                 + ENDS * _holds(point, i)
-                - SMALLTALK_COST * chances.get(i, 0.0)
+                - SMALLTALK_COST * chances.get(i, unjudged)
             )
             heapq.heappush(heap, (carries, n, i, version[n]))
 
@@ -160,19 +172,20 @@ def decide_thread_points(
         quoted -= 1
         version[n] += 1
         weigh(n)
-    return _with_context(
-        [_point(lines, group, picks) for group in kept if group], [*links, *recalls]
-    )
+    return _with_context([_point(lines, group, picks) for group in kept if group], links, recalls)
 
 
-def _with_context(points: Sequence[Pick], links: Sequence[Link]) -> list[Pick]:
+def _with_context(
+    points: Sequence[Pick], links: Sequence[Link], recalls: Sequence[Link] = ()
+) -> list[Pick]:
     """Each point with the quoted lines, said before it starts, that its lines go on
-    from or recall in another point (a point full at POINT_LINES, two points a budget
-    cut apart, an update hours later): a bullet reads whole without its neighbour, and
-    the room's quoted lines stay the same."""
+    from in another point (a point full at POINT_LINES, or two points a budget cut
+    apart) or recall (an offer revised hours later), marked `recalled`: a bullet shows
+    what it goes on from, and the room's quoted lines stay the same. (They are quoted
+    whole in their own point, so a bullet recalls them in a few words.)"""
     quoted = {i for point in points for i in point.lines}
     goes_on: dict[int, list[int]] = {}  # a line → the quoted lines it goes on from
-    for link in links:
+    for link in [*links, *recalls]:
         if link.later in quoted and link.earlier in quoted:
             goes_on.setdefault(link.later, []).append(link.earlier)
     out = []

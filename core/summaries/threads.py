@@ -20,10 +20,12 @@ takes it. Each message is hung on the one it continues, tried in this order:
    10"); for a line by someone the message just before it named, minutes before, that
    message ("Chloe needs a full day for the run" "it takes a day and a half");
 5. the same person's message just before (a thought in two messages).
-Besides, a line recalls the earlier line further back than WINDOW that shares most of
-its rare terms, when they weigh enough (`decide_recalls`): an update hours later ("expo-
-concept hat nachgelegt: 17.900 €") shows the offer it revises, without joining the two
-threads.
+Besides, a line recalls the earlier line further back than WINDOW whose rare terms it
+shares weigh most, when they weigh enough (`decide_recalls`): an update hours later
+("expo-concept hat nachgelegt: 17.900 €") shows the offer it revises, without joining
+the two threads. One word said in those two lines only is enough (a coincidence then
+recalls a line in a few words; asking for two words lost two facts of the development
+logs).
 A line that answers small talk without being small talk itself answers what that small
 talk answered (a line misjudged as chatter between a question and its answer) or, when
 it answered nothing, the recent line whose rare terms it shares most; else it is linked
@@ -171,8 +173,8 @@ def decide_links(
 
 def decide_recalls(lines: Sequence[SummaryLine], live: Sequence[int], terms: Terms) -> list[Link]:
     """For each of the `live` lines, the earlier one further back than WINDOW (in the
-    same thread) that shares most of its rare terms, each weighed by how rarely the room
-    says it, when they weigh RECALL_WEIGHT at least; the nearest of equals."""
+    same thread, or its root) whose rare terms it shares weigh most, each term 1 / the
+    lines that say it, when they weigh RECALL_WEIGHT at least; the nearest of equals."""
     named: dict[str, list[int]] = {}  # a term → the live lines that named it, in order
     place = {index: position for position, index in enumerate(live)}
     recalls = []
@@ -191,7 +193,7 @@ def decide_recalls(lines: Sequence[SummaryLine], live: Sequence[int], terms: Ter
         weighed = [
             (math.fsum(weights), earlier)
             for earlier, weights in shared.items()
-            if lines[earlier].thread_root == thread
+            if thread in (lines[earlier].thread_root, lines[earlier].event_id)
         ]
         if weighed:
             weight, earlier = max(weighed)

@@ -179,16 +179,19 @@ def test_a_point_of_lines_the_small_talk_model_doubts_is_left_out_unless_it_deci
 
 
 def test_when_the_budget_trims_a_line_the_small_talk_model_leans_to_goes_first():
-    # A point that opens on chatter the model was not sure enough of to leave out,
-    # among lone lines of work: the budget (8 of 13 lines) takes the opener first, though
-    # where a point starts otherwise weighs more than a line alone.
+    # A point that opens on a question the model was not sure enough of to leave out,
+    # among lone lines of work a little longer than it: the budget (8 of 13 lines)
+    # keeps where the point starts before a line alone, unless the model leans to it.
     lines = room(
         ("@ben:x", "does anyone know if the car park is open on Saturday morning?"),
-        ("@ana:x", "the export fix for the car park sensors is merged"),
+        ("@ana:x", "the export fix for the door sensors is merged"),
         ("@eva:x", "then 4.18.2 ships Thursday evening with the sensor fix"),
         ("@ana:x", "ok, I write the release notes for 4.18.2"),
         *[
-            (f"@p{n % 4}:x", f"the {name} dashboard was slow for a while this morning")
+            (
+                f"@p{n % 4}:x",
+                f"the {name} dashboard was slow for a while this morning, again, oddly enough",
+            )
             for n, name in enumerate(NAMES[:9])
         ],
     )
@@ -200,8 +203,9 @@ def test_when_the_budget_trims_a_line_the_small_talk_model_leans_to_goes_first()
         found = decide_thread_points(lines, [], live, links, terms, chances=chances)
         return {i for point in found for i in point.lines}
 
-    assert 0 in quoted({}), "where a point starts weighs more than a line alone"
-    leaning = quoted({0: 0.5})
+    work = dict.fromkeys(live, 0.02)
+    assert 0 in quoted(work), "where a point starts weighs more than a line alone"
+    leaning = quoted(work | {0: 0.5})
     assert 0 not in leaning and {1, 2, 3} <= leaning
     assert len(leaning) <= QUOTED_SHARE * len(lines)
 
@@ -226,8 +230,32 @@ def test_a_point_recalls_in_a_few_words_the_line_its_update_revises():
     assert update.lines == (0, 5, 6, 7) and update.recalled == {0}, found
     summary = build_extractive_markdown(found, lines, "x").splitlines()
     bullet = next(row for row in summary if "17.900" in row)
-    assert "@sabine:x: Standbau: zwei Angebote, Brandt …" in bullet and lines[0].link in bullet
+    assert (
+        "@sabine:x: Standbau: zwei Angebote, Brandt Messebau …" in bullet
+        and lines[0].link in bullet
+    )
     assert "19.200" not in bullet, "recalled in a few words"
     assert sum("19.200 €" in row for row in summary) == 1
     # The update's point is listed where its own talk starts, after the offer's.
     assert summary.index(bullet) > next(i for i, row in enumerate(summary) if "19.200" in row)
+
+
+def test_a_short_answer_is_not_left_alone_when_its_question_is_trimmed():
+    # "how many seats?" "3" among lone lines that each carry more than the question:
+    # when the budget takes the question, the bare "3" no longer weighs as its answer.
+    lines = room(
+        ("@a:x", "how many seats?"),
+        ("@b:x", "3"),
+        *[
+            (
+                f"@p{n % 4}:x",
+                f"the {name} export ships Thursday with fix {4100 + n} and build {70 + n}",
+            )
+            for n, name in enumerate(NAMES[:12])
+        ],
+    )
+    live = list(range(len(lines)))
+    found = decide_thread_points(lines, [], live, [Link(1, 0)], build_terms(lines))
+    quoted = {i for point in found for i in point.lines}
+    assert 0 not in quoted, "the question carries least"
+    assert 1 not in quoted, found

@@ -1,0 +1,58 @@
+"""A summary without a model as the room reads it (pure): how a recalled message reads."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.summaries.draft import SummaryLine
+from core.summaries.extractive import RECALL_CHARACTERS, build_recall
+
+
+def recall(text: str) -> str:
+    """The recalled words alone, without the sender and the link."""
+    said = build_recall(SummaryLine(1, "@ana:x", text, 0.0, "https://l/1", "$e1"))
+    assert said.startswith("@ana:x: ") and said.endswith(" ([message](https://l/1))"), said
+    return said.removeprefix("@ana:x: ").removesuffix(" ([message](https://l/1))")
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("the export fix ships Thursday", "the export fix ships Thursday"),
+        # A word that ends at the cut stays; one the cut would split goes.
+        (
+            "Standbau: zwei Angebote, Brandt Messebau 18.400 € und expo-concept 19.200 €",
+            "Standbau: zwei Angebote, Brandt Messebau …",
+        ),
+        (
+            "the new booth builder offers carpet and rigging for less than Brandt",
+            "the new booth builder offers carpet and …",
+        ),
+        # A markdown link keeps its words; a code span the cut would open is left out.
+        (
+            "See [the runbook](https://wiki.example.org/runbooks/api) before the restart",
+            "See the runbook before the restart",
+        ),
+        (
+            "restart it with `kubectl rollout restart deploy/orders-api` then watch",
+            "restart it with …",
+        ),
+        ("https://grafana.example.org/d/orders-api/latency?from=now-6h ok", "…"),
+    ],
+)
+def test_a_recalled_message_reads_as_its_first_words(text, shown):
+    assert recall(text) == shown
+
+
+def test_a_language_without_spaces_is_recalled_by_its_first_characters():
+    said = "明日のリリースは延期します。理由はクラッシュが再現したためです。詳細はチケットを見てください"
+    assert recall(said) == said[:RECALL_CHARACTERS] + " …"
+
+
+def test_an_emoji_of_several_code_points_is_not_cut_in_two():
+    family = "👩\u200d👩\u200d👧"
+    for pad in range(RECALL_CHARACTERS - 6, RECALL_CHARACTERS + 1):
+        shown = recall("x" * pad + family + " and more words after the family")
+        assert not shown.removesuffix(" …").endswith(("\u200d", "👩", "👩\u200d👩")) or (
+            shown.removesuffix(" …").endswith(family)
+        ), shown
