@@ -14,6 +14,11 @@ from core.summaries.salience import Kind, Pick
 # Characters of a recalled message a point quotes (its first words: which message it was).
 RECALL_CHARACTERS = 40
 MARKDOWN_LINK = re.compile(r"\[([^\]]*)\]\([^)\s]*\)")
+# Where a recalled message's sentences end, and the words two lines may share (three
+# letters or more, or any figure; a language without spaces shares none this way and is
+# recalled from its start).
+SENTENCE = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])(?!$)")
+WORD = re.compile(r"\w{3,}|\d+")
 
 
 def build_quote(line: SummaryLine) -> str:
@@ -21,15 +26,31 @@ def build_quote(line: SummaryLine) -> str:
     return f"{line.sender}: {build_one_line(line.text)} ([{strings.MESSAGE_LINK}]({line.link}))"
 
 
-def build_recall(line: SummaryLine) -> str:
+def build_recall(line: SummaryLine, said_after: Sequence[str] = ()) -> str:
     """A message another point quotes whole, recalled in a few words with its link:
-    its first RECALL_CHARACTERS, cut after a whole word where the language has spaces
-    and not inside an emoji; a markdown link keeps its text, and a cut URL or code span
-    is left out (a lone backtick would take the next quote for code)."""
-    text = MARKDOWN_LINK.sub(r"\1", build_one_line(line.text))
+    from the sentence that shares most words with what the point's own lines say
+    (`said_after`; the first one on a tie), RECALL_CHARACTERS, cut after a whole word
+    where the language has spaces and not inside an emoji; a markdown link keeps its
+    text, and a cut URL or code span is left out (a lone backtick would take the next
+    quote for code)."""
+    text = build_one_line(MARKDOWN_LINK.sub(r"\1", line.text))
+    starts = [0, *(found.end() for found in SENTENCE.finditer(text))]
+    later = {word for said in said_after for word in _words(said)}
+    shares = [
+        len(_words(text[start:end]) & later)
+        for start, end in zip(starts, [*starts[1:], len(text)], strict=True)
+    ]
+    best = shares.index(max(shares))
+    text = text[starts[best] :]
     if len(text) > RECALL_CHARACTERS:
         text = f"{_cut(text)} …".lstrip()
+    if best:
+        text = f"… {text}"
     return f"{line.sender}: {text} ([{strings.MESSAGE_LINK}]({line.link}))"
+
+
+def _words(text: str) -> set[str]:
+    return {word.casefold() for word in WORD.findall(text)}
 
 
 def _cut(text: str) -> str:
@@ -61,8 +82,10 @@ def build_point_text(pick: Pick, lines: Sequence[SummaryLine]) -> str:
     """A point on one line: each message quoted with its link, a later one marked as
     the answer to the one before; a message quoted whole in another point recalled in a
     few words."""
+    own = [lines[i].text for i in pick.lines if i not in pick.recalled]
     return " ↳ ".join(
-        build_recall(lines[i]) if i in pick.recalled else build_quote(lines[i]) for i in pick.lines
+        build_recall(lines[i], own) if i in pick.recalled else build_quote(lines[i])
+        for i in pick.lines
     )
 
 

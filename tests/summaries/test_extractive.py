@@ -56,3 +56,16 @@ def test_an_emoji_of_several_code_points_is_not_cut_in_two():
         assert not shown.removesuffix(" …").endswith(("\u200d", "👩", "👩\u200d👩")) or (
             shown.removesuffix(" …").endswith(family)
         ), shown
+
+
+def test_a_recalled_message_is_recalled_from_the_sentence_the_point_takes_up():
+    offers = (
+        "Zum Standbauer: zwei Angebote. Brandt Messebau aus Esslingen mit 18.400 €. "
+        "Und expo-concept mit 19.200 € ohne Teppich."
+    )
+    line = SummaryLine(1, "@sabine:x", offers, 0.0, "https://l/1", "$e1")
+    update = "So, expo-concept hat nachgelegt: 17.900 € inklusive Teppich"
+    said = build_recall(line, [update])
+    assert said.startswith("@sabine:x: … Und expo-concept mit 19.200 €"), said
+    # With nothing shared, the message is recalled from its start.
+    assert build_recall(line, ["Katalog fertig"]).startswith("@sabine:x: Zum Standbauer")
