@@ -10,15 +10,13 @@ from collections.abc import Sequence
 from core import strings
 from core.summaries.draft import SummaryLine, build_one_line
 from core.summaries.salience import Kind, Pick
+from core.summaries.sidetracks import build_subject_words
 
 # Characters of a recalled message a point quotes (its first words: which message it was).
 RECALL_CHARACTERS = 40
 MARKDOWN_LINK = re.compile(r"\[([^\]]*)\]\([^)\s]*\)")
-# Where a recalled message's sentences end, and the words two lines may share (three
-# letters or more, or any figure; a language without spaces shares none this way and is
-# recalled from its start).
+# Where a recalled message's sentences end.
 SENTENCE = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])(?!$)")
-WORD = re.compile(r"\w{3,}|\d+")
 
 
 def build_quote(line: SummaryLine) -> str:
@@ -28,8 +26,9 @@ def build_quote(line: SummaryLine) -> str:
 
 def build_recall(line: SummaryLine, said_after: Sequence[str] = ()) -> str:
     """A message another point quotes whole, recalled in a few words with its link:
-    from the sentence that shares most words with what the point's own lines say
-    (`said_after`; the first one on a tie), RECALL_CHARACTERS, cut after a whole word
+    from the sentence that shares most subject words (sidetracks.build_subject_words:
+    stop words left out, Chinese and Japanese by character pairs) with what the point's
+    own lines say (`said_after`; the first one on a tie), RECALL_CHARACTERS, cut after a whole word
     where the language has spaces and not inside an emoji; a markdown link keeps its
     text, and a cut URL or code span is left out (a lone backtick would take the next
     quote for code)."""
@@ -49,8 +48,10 @@ def build_recall(line: SummaryLine, said_after: Sequence[str] = ()) -> str:
     return f"{line.sender}: {text} ([{strings.MESSAGE_LINK}]({line.link}))"
 
 
-def _words(text: str) -> set[str]:
-    return {word.casefold() for word in WORD.findall(text)}
+def _words(text: str) -> frozenset[str]:
+    # Not the remembered build_subject_words: the summary has forgotten its messages'
+    # words when its markdown is built (a redacted message's text is not kept).
+    return build_subject_words.__wrapped__(text)
 
 
 def _cut(text: str) -> str:

@@ -148,12 +148,13 @@ def decide_thread_points(
 
     def weigh(n: int) -> None:
         point = kept[n]
+        standing = set(point)
         for i in point:
             if i in mains:
                 continue
             # A short answer weighs like a commitment while its question stands in the
             # point: "3" alone, its question trimmed, says nothing.
-            paired = i in answers and bool(asked[i] & set(point))
+            paired = i in answers and bool(asked[i] & standing)
             carries = (
                 _carries(lines, i, point, terms, paired)
                 + CUED * (i in picked or paired)

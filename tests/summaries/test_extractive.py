@@ -69,3 +69,7 @@ def test_a_recalled_message_is_recalled_from_the_sentence_the_point_takes_up():
     assert said.startswith("@sabine:x: … Und expo-concept mit 19.200 €"), said
     # With nothing shared, the message is recalled from its start.
     assert build_recall(line, ["Katalog fertig"]).startswith("@sabine:x: Zum Standbauer")
+    # Japanese shares words by its character pairs.
+    news = "明日のリリースは延期します。理由はクラッシュが再現したためです。"
+    japanese = SummaryLine(2, "@kato:x", news, 0.0, "https://l/2", "$e2")
+    assert build_recall(japanese, ["クラッシュ直りました"]).startswith("@kato:x: … 理由は")
