@@ -32,6 +32,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Collection, Mapping, Sequence
 
+from core.summaries.cues import OPEN_ANSWER
 from core.summaries.draft import SummaryLine
 from core.summaries.salience import PRIORITY, Pick
 from core.summaries.settling import decide_bare_figure
@@ -243,7 +244,8 @@ def _carries(
 def _point(lines: Sequence[SummaryLine], group: Sequence[int], picks: Sequence[Pick]) -> Pick:
     """The lines as a point, listed by the strongest thing a cue pick among them, or one
     of their other lines by its wording, says (else with the rest of the discussion): a
-    question a pick found answered is not an open one."""
+    question a pick found answered, or that someone else took up later in the point, is
+    not an open one."""
     said = [(pick.said, pick.main) for pick in picks if pick.main in group]
     covered = {i for pick in picks if pick.main in group for i in pick.lines}
     said += [
@@ -252,4 +254,22 @@ def _point(lines: Sequence[SummaryLine], group: Sequence[int], picks: Sequence[P
     if not said:
         return Pick("status", tuple(group), group[0])
     strongest, main = min(said, key=lambda item: (PRIORITY.index(item[0]), item[1]))
+    if strongest == "question" and all(
+        _answered(lines, group, i) for s, i in said if s == "question"
+    ):
+        # "roll back or raise the limit?" … "1.5Gi, go": someone took it up in the point.
+        return Pick("answered", tuple(group), main)
     return Pick(strongest, tuple(group), main)
+
+
+def _answered(lines: Sequence[SummaryLine], group: Sequence[int], index: int) -> bool:
+    """Whether someone other than its asker answered a question later in its point: a
+    line that asks nothing back and does not leave it open ("not sure, last time it was
+    support")."""
+    return any(
+        i > index
+        and lines[i].sender != lines[index].sender
+        and not decide_asks(lines[i].text)
+        and not OPEN_ANSWER.search(lines[i].text)
+        for i in group
+    )

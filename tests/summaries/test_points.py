@@ -90,6 +90,24 @@ def test_a_question_a_pick_found_answered_is_not_listed_as_open():
     assert [(pick.said, pick.lines) for pick in found] == [("answered", (0, 1))]
 
 
+def test_a_question_someone_answered_within_its_point_is_not_listed_as_open():
+    debated = room(
+        ("@priya:x", "so: roll back the invoice change, or raise the memory limit?"),
+        ("@tomasz:x", "rollback also pulls out the VAT rounding fix. I'd raise the limit to 1Gi"),
+        ("@dan:x", "1Gi is tight, we already saw 900Mi on the pods. 1.5Gi?"),
+        ("@priya:x", "1.5Gi limit on the pods, go"),
+    )
+    found = points(debated)
+    assert [(pick.said, pick.lines) for pick in found] == [("answered", (0, 1, 2, 3))]
+    assert "**Open questions**" not in build_extractive_markdown(found, debated, "x")
+    # A question nobody answered yet stays open, even after an earlier answered one.
+    still = room(
+        *[(line.sender, line.text) for line in debated],
+        ("@lena:x", "and who updates the helm chart with the 1.5Gi limit for the pods?"),
+    )
+    assert [pick.said for pick in points(still)] == ["question"]
+
+
 def test_acknowledgements_are_left_out_and_a_small_room_is_quoted_whole():
     lines = room(
         ("@ana:x", "The export job failed again at 02:00, disk full on batch-01"),
