@@ -5,7 +5,9 @@ A fact of a room is seldom in one message: a question and the line that settles 
 value and its correction twenty messages later, a hand-over item and the colleague who
 takes it. Each message is hung on the one it continues, tried in this order:
 1. the message it answers (a Matrix reply, the thread before it, a question just before
-   it by someone else, or the line it leans back on: `decide_context`; for a bare
+   it by someone else, or the line it leans back on: `decide_context`; for a question
+   right after someone answered its asker, that answer: "how many calls?" "37" "on how
+   many accounts?"; for a bare
    figure, "3", that answers no question just before it, the question it answers up
    to ASKED_LINES back: the latest that names its sender, else the latest that asks
    for a number ("how many…", "ile…", "件数…") no bare figure answered yet, else the
@@ -156,6 +158,8 @@ def decide_links(
             and not decide_asks(lines[index].text)
         ):
             answered.add(context)
+        if context is None and position and decide_asks(lines[index].text):
+            context = _follows_up(lines, index, live[position - 1], links)
         if context is None or context in chatter:
             found = _continues(lines, index, recent, named, terms, by_place=past == 0)
             if found is not None:
@@ -286,6 +290,24 @@ def _asked(
     counts = [i for i in asked if QUANTITY.search(lines[i].text) and i not in figured]
     found = named or counts or [i for i in others if i not in answered]
     return found[-1] if found else None
+
+
+def _follows_up(
+    lines: Sequence[SummaryLine], index: int, previous: int, links: Sequence[Link]
+) -> int | None:
+    """The line a question follows up: the one just before it, when that line, said
+    minutes before by someone else, answered its asker ("how many calls came from
+    outside?" "37" "on how many accounts?"), whatever words the question shares with
+    lines before."""
+    line, before = lines[index], lines[previous]
+    if before.sender == line.sender or line.ts - before.ts > SAME_THOUGHT_SECONDS:
+        return None
+    answered = []
+    for link in reversed(links):  # the previous line's links are the latest made
+        if link.later != previous:
+            break
+        answered.append(lines[link.earlier].sender)
+    return previous if line.sender in answered else None
 
 
 def _shares(

@@ -96,16 +96,18 @@ def test_without_a_model_the_first_labelled_logs_keep_most_facts_and_no_chatter(
 # dev4 and dev6 gained 1, 1 and 4 facts, heldout3 and heldout4 1 and 2. After the
 # review, a short answer weighs as one only while its question stands, and a line the
 # model did not judge weighs as the room's middle line: heldout2 and heldout5 gained
-# 1 each, dev5 let in one chatter line fewer.
+# 1 each, dev5 let in one chatter line fewer. In the fifth session a question right
+# after someone answered its asker goes on from that answer ("37" "on how many
+# accounts?"): dev5 gained 1 fact, heldout3 1, heldout4 lost 1 (the held-out total stays).
 NEW_SETS = {
     "dev2": (0.86, 1),
     "dev3": (0.86, 1),
     "dev4": (0.9, 1),
-    "dev5": (0.91, 2),
+    "dev5": (0.92, 2),
     "dev6": (0.91, 4),
     "heldout2": (0.77, 1),
-    "heldout3": (0.83, 3),
-    "heldout4": (0.78, 2),
+    "heldout3": (0.85, 3),
+    "heldout4": (0.76, 2),
     "heldout5": (0.95, 0),
     "heldout": (0.86, 0),
     "fresh": (0.9, 0),

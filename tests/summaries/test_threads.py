@@ -261,6 +261,23 @@ def test_a_bare_figure_answers_the_question_asked_lines_before_it():
     assert (5, 0) in links, links
 
 
+def test_a_follow_up_question_goes_on_from_the_answer_its_asker_just_got():
+    lines = room(
+        ("@ellie:x", "support here, do i need to tell merchants anything about the key?"),
+        ("@dana:x", "hold for now, i'll get back to you within the hour"),
+        ("@dana:x", "@tomasz how many calls with that key came from IPs that aren't ours?"),
+        ("@tomasz:x", "37"),
+        ("@dana:x", "on how many merchant accounts?"),
+        ("@tomasz:x", "4 merchants, all £1 charges, someone checking whether the key works"),
+    )
+    links = decide_links(lines, frozenset())[1]
+    assert Link(4, 3) in links, links
+    assert together(decide_threads(lines, frozenset()), 2, 3, 4, 5)
+    # A question by someone the line before did not answer asks something new.
+    lines[4] = replace(lines[4], sender="@ellie:x")
+    assert Link(4, 3) not in decide_links(lines, frozenset())[1]
+
+
 def test_a_bare_figure_answers_the_question_put_to_its_sender_first():
     links = links_in(
         ("@dana:x", "@tomasz how many calls with that key came from other IPs?"),
