@@ -27,12 +27,26 @@ BARE_WORDS = 3
 SETTLE_WINDOW = 4
 # A figure: "10", "1.5", "4,9:1", "6A4FF0", "KW52".
 NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+THOUSANDS = re.compile(r"\d{1,3}(?:[.,]\d{3})+")
 VOTE = re.compile(r"(?<!\w)[+-]1(?!\w)")
 FIGURE = re.compile(r"[^\W_]+(?:[.,:/-][^\W_]+)*")
 
 
 def build_numbers(text: str) -> frozenset[str]:
     return frozenset(NUMBER.findall(text))
+
+
+def build_values(text: str) -> list[float]:
+    """The numbers a message says, as values: "3,100" and "3.100" are thousands, "1.5"
+    and "4,9" decimals."""
+    values = []
+    for number in NUMBER.findall(text):
+        if THOUSANDS.fullmatch(number):
+            number = re.sub(r"[.,]", "", number)
+        number = re.split(r"[:]", number)[0].replace(",", ".")
+        head = ".".join(number.split(".")[:2])
+        values.append(float(head))
+    return values
 
 
 def build_marks(text: str) -> frozenset[str]:

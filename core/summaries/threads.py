@@ -50,7 +50,7 @@ from core.summaries.addressing import decide_named
 from core.summaries.cues import QUANTITY
 from core.summaries.draft import SummaryLine
 from core.summaries.exchanges import decide_context
-from core.summaries.settling import build_marks, decide_bare_figure
+from core.summaries.settling import build_marks, build_values, decide_bare_figure
 from core.summaries.sidetracks import build_sender_names, build_subject_words, decide_names
 from core.summaries.wording import decide_asks
 from core.summaries.words import count_words
@@ -71,6 +71,9 @@ SHORT_WORDS = 6
 THROUGH_CHATTER = 3
 # The same person's next message within this many seconds goes on with the same thought.
 SAME_THOUGHT_SECONDS = 5 * 60
+# How far apart, at most (a factor), a bare figure and a number its question names are
+# for the figure to take that number up ("800万〜?" "820"; "78?" "dann 78").
+SCALE = 1.5
 # Lines back a bare figure may answer a question ("how many?" … ten lines on … "46"; in
 # a day's busy room, thirty lines on: `dev7/`).
 ASKED_LINES = 40
@@ -244,8 +247,24 @@ def _figure_context(
     if context is None or asked is None:
         return asked if context is None else context
     context_counts = QUANTITY.search(lines[context].text) and decide_asks(lines[context].text)
-    asked_fits = QUANTITY.search(lines[asked].text) or _names(lines[asked], lines[index].sender)
+    asked_fits = (
+        QUANTITY.search(lines[asked].text)
+        or _names(lines[asked], lines[index].sender)
+        or _same_scale(lines[asked].text, lines[index].text)
+    )
     return asked if asked_fits and not context_counts else context
+
+
+def _same_scale(question: str, figure: str) -> bool:
+    """Whether a question names a number of the bare figure's scale (within SCALE of
+    it): "the offer? she asked for 800万 or more" … "820" takes up that number."""
+    said = build_values(figure)
+    return any(
+        1 / SCALE <= value / other <= SCALE
+        for value in said
+        for other in build_values(question)
+        if value and other
+    )
 
 
 def _calls(before: SummaryLine, line: SummaryLine) -> bool:
@@ -270,8 +289,9 @@ def _asked(
     """For a bare figure ("3", "1284"), the question it answers among the `earlier`
     lines, the talk having gone on in between: the latest by someone else that names
     its sender ("@tomasz how many calls …?"); else the latest that asks for a number
-    ("how many seats?", even its sender's own: they looked it up) and no bare figure
-    answered yet; else the latest by someone else nobody `answered` right away. None
+    ("how many seats?", even its sender's own: they looked it up), else one that names
+    a number of the figure's scale ("the offer? she asked for 800万" … "820"), that no
+    bare figure answered yet; else the latest by someone else nobody `answered` right away. None
     for any other line."""
     line = lines[index]
     if not decide_bare_figure(line.text):
@@ -288,7 +308,8 @@ def _asked(
         i for i in asked if any(j > i and lines[j].sender != lines[i].sender for j in figures)
     }
     counts = [i for i in asked if QUANTITY.search(lines[i].text) and i not in figured]
-    found = named or counts or [i for i in others if i not in answered]
+    scaled = [i for i in asked if _same_scale(lines[i].text, line.text) and i not in figured]
+    found = named or counts or scaled or [i for i in others if i not in answered]
     return found[-1] if found else None
 
 

@@ -98,11 +98,13 @@ def test_without_a_model_the_first_labelled_logs_keep_most_facts_and_no_chatter(
 # model did not judge weighs as the room's middle line: heldout2 and heldout5 gained
 # 1 each, dev5 let in one chatter line fewer. In the fifth session a question right
 # after someone answered its asker goes on from that answer ("37" "on how many
-# accounts?"): dev5 gained 1 fact, heldout3 1, heldout4 lost 1 (the held-out total stays).
+# accounts?"): dev5 gained 1 fact, heldout3 1, heldout4 lost 1 (the held-out total stays);
+# a bare figure takes up the question that names a number of its scale ("800万〜?" …
+# "820"): dev4 gained 1.
 NEW_SETS = {
     "dev2": (0.86, 1),
     "dev3": (0.86, 1),
-    "dev4": (0.9, 1),
+    "dev4": (0.92, 1),
     "dev5": (0.92, 2),
     "dev6": (0.91, 4),
     "heldout2": (0.77, 1),

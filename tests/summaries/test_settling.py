@@ -9,7 +9,12 @@ import pytest
 from core.summaries.draft import SummaryLine
 from core.summaries.replies import decide_reply_points
 from core.summaries.salience import decide_chatter_lines, decide_points
-from core.summaries.settling import decide_bare_figure, decide_settled, decide_settling_points
+from core.summaries.settling import (
+    build_values,
+    decide_bare_figure,
+    decide_settled,
+    decide_settling_points,
+)
 
 
 def room(*said: tuple[str, str]) -> list[SummaryLine]:
@@ -92,3 +97,13 @@ def test_in_a_room_too_small_to_learn_from_an_open_question_stays():
 )
 def test_a_vote_is_no_bare_figure(text: str, bare: bool) -> None:
     assert decide_bare_figure(text) is bare
+
+
+def test_the_values_of_a_message_read_thousands_and_decimals_in_either_style():
+    assert build_values("3,100 events, then 3.100 more; limit 1.5Gi, ratio 4,9:1") == [
+        3100.0,
+        3100.0,
+        1.5,
+        4.9,
+    ]
+    assert build_values("希望は800万〜") == [800.0] and build_values("ok") == []

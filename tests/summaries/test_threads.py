@@ -316,6 +316,21 @@ def test_a_bare_figure_answers_the_count_asked_for_not_the_line_just_before_it()
     assert (5, 0) in links and (5, 4) not in links, links
 
 
+def test_a_bare_figure_takes_up_the_number_of_its_scale_a_question_named():
+    lines = [
+        ("@nakamura:x", "あと松井さんのオファー額どうしますか？希望は800万〜と聞いてます"),
+        ("@yamamoto:x", "グレード的にはシニアの下の方だよね"),
+        ("@kobayashi:x", "他社からもオファー出てるって言ってなかったっけ"),
+        ("@nakamura:x", "はい、他社の回答期限が12/11(金)だそうです"),
+        ("@kato:x", "820"),
+    ]
+    links = links_in(*lines)
+    assert (4, 0) in links and (4, 3) not in links, links
+    # A number far off its scale (8,000 for a 800 ask) takes nothing up.
+    links = links_in(*lines[:4], ("@kato:x", "8,000"))
+    assert (4, 0) not in links, links
+
+
 def test_a_count_its_asker_looked_up_later_answers_their_own_question():
     links = links_in(
         ("@pablo:x", "how many testers do we have in the TestFlight beta right now?"),
