@@ -60,6 +60,10 @@ CUED = 3
 # opens a point, or the joke it ends on, goes before the point's work).
 ENDS = 3
 SMALLTALK_COST = 15
+# Lines before a recalled line that what it goes on from may stand, to be recalled too
+# (a point shows the exchange it goes on from, not one line of it; a recalled line is
+# shortened, so this costs a few words).
+CONTEXT_LINES = 3
 COMMITMENTS: tuple[Said, ...] = ("decision", "arrangement", "action", "deferral")
 
 
@@ -182,9 +186,10 @@ def _with_context(
 ) -> list[Pick]:
     """Each point with the quoted lines, said before it starts, that its lines go on
     from in another point (a point full at POINT_LINES, or two points a budget cut
-    apart) or recall (an offer revised hours later), marked `recalled`: a bullet shows
-    what it goes on from, and the room's quoted lines stay the same. (They are quoted
-    whole in their own point, so a bullet recalls them in a few words.)"""
+    apart) or recall (an offer revised hours later), and the quoted lines those go on
+    from up to CONTEXT_LINES before them, marked `recalled`: a bullet shows what it goes
+    on from, and the room's quoted lines stay the same. (They are quoted whole in their
+    own point, so a bullet recalls them in a few words.)"""
     quoted = {i for point in points for i in point.lines}
     goes_on: dict[int, list[int]] = {}  # a line → the quoted lines it goes on from
     for link in [*links, *recalls]:
@@ -193,7 +198,13 @@ def _with_context(
     out = []
     for point in points:
         own = set(point.lines)
-        before = {i for line in own for i in goes_on.get(line, ()) if i < point.lines[0]}
+        start = point.lines[0]
+        before = {i for line in own for i in goes_on.get(line, ()) if i < start}
+        # and what those go on from just before them: "2230 closed" recalls "2230 still
+        # fails, is the fix on staging?" and the "2211 confirmed" it follows.
+        before |= {
+            i for line in before for i in goes_on.get(line, ()) if line - CONTEXT_LINES <= i < start
+        }
         out.append(Pick(point.said, tuple(sorted(own | before)), point.main, frozenset(before)))
     return out
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.summaries.draft import SummaryLine
-from core.summaries.extractive import build_extractive_markdown
+from core.summaries.extractive import build_extractive_markdown, build_point_text
 from core.summaries.points import FEWEST_QUOTED, POINT_LINES, QUOTED_SHARE, decide_thread_points
 from core.summaries.salience import Pick
 from core.summaries.threads import Link, build_terms, decide_links
@@ -123,7 +123,7 @@ def test_acknowledgements_are_left_out_and_a_small_room_is_quoted_whole():
 def test_a_full_point_hands_its_latest_line_to_the_talk_that_goes_on_from_it():
     # Eight lines on the release fill a point; the last of them raises the migration,
     # which the next two lines settle: the migration is a point of its own, whole, and
-    # quotes again the release line it goes on from.
+    # quotes again the release line it goes on from, and the line that one goes on from.
     lines = room(
         *[
             ("@alexey:x", f"Release 3.8 item {n}: checked and ready for the freeze")
@@ -137,7 +137,7 @@ def test_a_full_point_hands_its_latest_line_to_the_talk_that_goes_on_from_it():
     links = [Link(n + 1, n) for n in range(9)]
     terms = build_terms(lines)
     found = decide_thread_points(lines, [], list(range(10)), links, terms)
-    assert {tuple(pick.lines) for pick in found} == {tuple(range(7)), (6, 7, 8, 9)}
+    assert {tuple(pick.lines) for pick in found} == {tuple(range(7)), (5, 6, 7, 8, 9)}
 
 
 def test_a_point_quotes_again_the_line_it_goes_on_from_in_another_point():
@@ -154,6 +154,28 @@ def test_a_point_quotes_again_the_line_it_goes_on_from_in_another_point():
     assert any({0, 8} <= set(pick.lines) for pick in found), found
     quoted = sorted(i for pick in found for i in pick.lines)
     assert set(quoted) == set(range(9)) and quoted.count(0) == 2, "quoted again, not more"
+
+
+def test_a_point_recalls_the_exchange_it_goes_on_from_not_one_line_of_it():
+    # Two blockers talked over in a full point; the second closed in a point of its own.
+    lines = room(
+        ("@olga:x", "Regression: 2 blockers open, MOB-2211 and MOB-2230"),
+        ("@katya:x", "MOB-2211 is mine, the bank SDK update to 4.2 should fix it"),
+        ("@dima:x", "MOB-2230 is the backend retry, fix lands on staging today"),
+        ("@olga:x", "waiting for both builds, then the full regression again"),
+        ("@alexey:x", "the full regression takes a day, plan for Thursday"),
+        ("@olga:x", "MOB-2211 confirmed fixed with SDK 4.2"),
+        ("@olga:x", "MOB-2230 still fails. Dima, is the fix on staging?"),
+        ("@dima:x", "yes now, deployed 10 min ago"),
+        ("@olga:x", "MOB-2230 closed"),
+        *[("@kate:x", "snow again, two hours digging the car out") for _ in range(8)],
+    )
+    links = [*(Link(n + 1, n) for n in range(7)), Link(8, 7), Link(8, 6)]
+    found = decide_thread_points(lines, [], list(range(9)), links, build_terms(lines))
+    closed = next(pick for pick in found if 8 in pick.lines and 8 not in pick.recalled)
+    bullet = build_point_text(closed, lines)
+    assert "MOB-2211 confirmed" in bullet and "still fails" in bullet, bullet
+    assert not {0, 1, 2, 3, 4} & closed.recalled, "the exchange just before it, no more"
 
 
 def test_a_line_two_picks_share_stays_with_the_question_it_answers():

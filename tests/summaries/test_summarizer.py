@@ -86,7 +86,9 @@ async def test_without_a_model_the_summary_is_the_most_representative_messages(e
     assert result.calls == 0
     others = result.markdown.split(f"**{strings.SUMMARY_ALSO_DISCUSSED}**")[1]
     picked = re.findall(r"\(\[message\]\(https://l/(\d+)\)\)", others)
-    assert picked == sorted(picked, key=int), "in time order"
+    # In time order; a line a later point recalls is quoted again there, out of order.
+    first = list(dict.fromkeys(picked))
+    assert first == sorted(first, key=int), "in time order"
     picked_text = " ".join(chat[int(n) - 1].text for n in picked)
     assert "release" in picked_text and "Postgres" in picked_text
     assert len(set(picked)) >= 3
