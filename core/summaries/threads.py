@@ -18,9 +18,10 @@ takes it. Each message is hung on the one it continues, tried in this order:
    weighed by how rarely the room says it;
 3. any earlier message that names the same figure ("MOB-2230" then "2230 закрыт") or two
    of the same rarest words (an update hours later);
-4. for a short line, the message just before it by someone else ("ok hold", "dann
-   10"); for a line by someone the message just before it named, minutes before, that
-   message ("Chloe needs a full day for the run" "it takes a day and a half");
+4. for a short line or a commitment, the message just before it by someone else ("ok
+   hold", "dann 10", "eso lo hago yo la semana q viene"); for a line by someone the
+   message just before it named, minutes before, that message ("Chloe needs a full day
+   for the run" "it takes a day and a half");
 5. the same person's message just before (a thought in two messages).
 Besides, a line recalls the earlier line further back than WINDOW whose rare terms it
 shares weigh most, when they weigh enough (`decide_recalls`): an update hours later
@@ -52,7 +53,7 @@ from core.summaries.draft import SummaryLine
 from core.summaries.exchanges import decide_context
 from core.summaries.settling import build_marks, build_values, decide_bare_figure
 from core.summaries.sidetracks import build_sender_names, build_subject_words, decide_names
-from core.summaries.wording import decide_asks
+from core.summaries.wording import decide_asks, decide_said
 from core.summaries.words import count_words
 
 # Recent messages a line may continue by the words it shares.
@@ -67,6 +68,8 @@ FAR_WORDS = 2
 FAR_FIGURE = 3
 # A line this short with nothing else to go on answers the one just before it.
 SHORT_WORDS = 6
+# What a line says that takes on what was said just before it.
+COMMITS = ("action", "arrangement")
 # Lines of small talk an answer is traced back through, at most, to what they answered.
 THROUGH_CHATTER = 3
 # The same person's next message within this many seconds goes on with the same thought.
@@ -267,6 +270,17 @@ def _same_scale(question: str, figure: str) -> bool:
     )
 
 
+def _takes_on(before: SummaryLine, line: SummaryLine) -> bool:
+    """Whether a line takes on, as a commitment, what someone said just `before` it,
+    within SAME_THOUGHT_SECONDS ("the B2B portal certificate expires on 3 February" "I'll
+    do that next week"): a commitment names no subject when it answers a need."""
+    return (
+        decide_said(line.text) in COMMITS
+        and not decide_asks(line.text)  # "can you update the status page?" asks anew
+        and line.ts - before.ts <= SAME_THOUGHT_SECONDS
+    )
+
+
 def _calls(before: SummaryLine, line: SummaryLine) -> bool:
     """Whether the line just `before` this one, said by someone else within
     SAME_THOUGHT_SECONDS, names this line's sender: by a mention, or by a name that is
@@ -377,7 +391,7 @@ def _continues(
     if far or not by_place:
         return max(far, default=None)  # the latest that names it
     others = [i for i in recent if lines[i].sender != line.sender]
-    if others and count_words(line.text) <= SHORT_WORDS:
+    if others and (count_words(line.text) <= SHORT_WORDS or _takes_on(lines[others[-1]], line)):
         return others[-1]
     if recent and _calls(lines[recent[-1]], line):
         return recent[-1]

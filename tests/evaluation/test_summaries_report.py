@@ -102,10 +102,12 @@ def test_without_a_model_the_first_labelled_logs_keep_most_facts_and_no_chatter(
 # a bare figure takes up the question that names a number of its scale ("800万〜?" …
 # "820"): dev4 gained 1. A point then recalls the exchange it goes on from in another
 # point, the lines its recalled line goes on from up to 3 lines before ("2211 confirmed"
-# with "2230 still fails" for "2230 closed"): dev2 +1, heldout4 +2, heldout6 +1.
+# with "2230 still fails" for "2230 closed"): dev2 +1, heldout4 +2, heldout6 +1. A
+# commitment goes on from the line just before it by someone else ("eso lo hago yo"):
+# dev3 +1.
 NEW_SETS = {
     "dev2": (0.89, 1),
-    "dev3": (0.86, 1),
+    "dev3": (0.87, 1),
     "dev4": (0.92, 1),
     "dev5": (0.92, 2),
     "dev6": (0.91, 4),

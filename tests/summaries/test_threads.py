@@ -278,6 +278,26 @@ def test_a_follow_up_question_goes_on_from_the_answer_its_asker_just_got():
     assert Link(4, 3) not in decide_links(lines, frozenset())[1]
 
 
+def test_a_commitment_takes_on_what_someone_said_just_before_it():
+    said = [
+        ("@pablo:x", "las pdas de la zona b están fatal de batería, aguantan media jornada"),
+        (
+            "@javi:x",
+            "el 3 de febrero caduca el certificado del portal b2b, es de pago, no se renueva solo",
+        ),
+        ("@lucia:x", "eso lo hago yo la semana q viene, así no lo dejamos pal final"),
+    ]
+    assert Link(2, 1) in links_in(*said)
+    # A statement of the same length that commits to nothing starts its own thread.
+    assert not [
+        link
+        for link in links_in(
+            *said[:2], ("@lucia:x", "el sótano del almacén sigue sin cobertura wifi")
+        )
+        if link.later == 2
+    ]
+
+
 def test_a_bare_figure_answers_the_question_put_to_its_sender_first():
     links = links_in(
         ("@dana:x", "@tomasz how many calls with that key came from other IPs?"),
