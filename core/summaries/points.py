@@ -35,7 +35,7 @@ from collections.abc import Collection, Mapping, Sequence
 from core.summaries.cues import OPEN_ANSWER
 from core.summaries.draft import SummaryLine
 from core.summaries.salience import PRIORITY, Pick
-from core.summaries.settling import decide_bare_figure
+from core.summaries.settling import build_marks, decide_bare_figure
 from core.summaries.threads import Link, Terms
 from core.summaries.wording import Said, decide_asks, decide_said
 from core.summaries.words import count_words
@@ -178,7 +178,12 @@ def decide_thread_points(
         quoted -= 1
         version[n] += 1
         weigh(n)
-    return _with_context([_point(lines, group, picks) for group in kept if group], links, recalls)
+    replies: dict[int, set[int]] = {}  # a line → the lines that go on from it
+    for link in links:
+        replies.setdefault(link.earlier, set()).add(link.later)
+    return _with_context(
+        [_point(lines, group, picks, replies) for group in kept if group], links, recalls
+    )
 
 
 def _with_context(
@@ -252,11 +257,16 @@ def _carries(
     )
 
 
-def _point(lines: Sequence[SummaryLine], group: Sequence[int], picks: Sequence[Pick]) -> Pick:
+def _point(
+    lines: Sequence[SummaryLine],
+    group: Sequence[int],
+    picks: Sequence[Pick],
+    replies: Mapping[int, Collection[int]],
+) -> Pick:
     """The lines as a point, listed by the strongest thing a cue pick among them, or one
     of their other lines by its wording, says (else with the rest of the discussion): a
-    question a pick found answered, or that someone else took up later in the point, is
-    not an open one."""
+    question a pick found answered, or that a line of the point answers (`replies`: a
+    line → the lines that go on from it), is not an open one."""
     said = [(pick.said, pick.main) for pick in picks if pick.main in group]
     covered = {i for pick in picks if pick.main in group for i in pick.lines}
     said += [
@@ -266,20 +276,24 @@ def _point(lines: Sequence[SummaryLine], group: Sequence[int], picks: Sequence[P
         return Pick("status", tuple(group), group[0])
     strongest, main = min(said, key=lambda item: (PRIORITY.index(item[0]), item[1]))
     if strongest == "question" and all(
-        _answered(lines, group, i) for s, i in said if s == "question"
+        _answered(lines, group, i, replies.get(i, ())) for s, i in said if s == "question"
     ):
         # "roll back or raise the limit?" … "1.5Gi, go": someone took it up in the point.
         return Pick("answered", tuple(group), main)
     return Pick(strongest, tuple(group), main)
 
 
-def _answered(lines: Sequence[SummaryLine], group: Sequence[int], index: int) -> bool:
-    """Whether someone other than its asker answered a question later in its point: a
-    line that asks nothing back and does not leave it open ("not sure, last time it was
-    support")."""
+def _answered(
+    lines: Sequence[SummaryLine], group: Sequence[int], index: int, replies: Collection[int]
+) -> bool:
+    """Whether someone other than its asker answered a question in its point: a line
+    that goes on from it (`replies`) with a figure or a commitment, asking nothing back
+    and not leaving it open ("not sure, last time it was support"; "не знаю" says no
+    figure and commits to nothing)."""
     return any(
-        i > index
+        i in replies
         and lines[i].sender != lines[index].sender
+        and (build_marks(lines[i].text) or decide_said(lines[i].text) in COMMITMENTS)
         and not decide_asks(lines[i].text)
         and not OPEN_ANSWER.search(lines[i].text)
         for i in group

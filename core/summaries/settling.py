@@ -27,7 +27,9 @@ BARE_WORDS = 3
 SETTLE_WINDOW = 4
 # A figure: "10", "1.5", "4,9:1", "6A4FF0", "KW52".
 NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
-THOUSANDS = re.compile(r"\d{1,3}(?:[.,]\d{3})+")
+THOUSANDS = re.compile(r"[1-9]\d{0,2}(?:[.,]\d{3})+")  # "0.125" is a decimal
+# Digits a number has at most to be read as a value (a pasted hash or id is none).
+VALUE_DIGITS = 15
 VOTE = re.compile(r"(?<!\w)[+-]1(?!\w)")
 FIGURE = re.compile(r"[^\W_]+(?:[.,:/-][^\W_]+)*")
 
@@ -41,6 +43,8 @@ def build_values(text: str) -> list[float]:
     and "4,9" decimals."""
     values = []
     for number in NUMBER.findall(text):
+        if sum(c.isdigit() for c in number) > VALUE_DIGITS:
+            continue
         if THOUSANDS.fullmatch(number):
             number = re.sub(r"[.,]", "", number)
         number = re.split(r"[:]", number)[0].replace(",", ".")

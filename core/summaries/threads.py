@@ -41,6 +41,7 @@ a language's words beyond spaCy's stop words.
 from __future__ import annotations
 
 import math
+import re
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Collection, Sequence
@@ -77,6 +78,8 @@ SAME_THOUGHT_SECONDS = 5 * 60
 # How far apart, at most (a factor), a bare figure and a number its question names are
 # for the figure to take that number up ("800万〜?" "820"; "78?" "dann 78").
 SCALE = 1.5
+# A date or a time of day ("12/11", "10:30") is no quantity a figure takes up.
+DATE_OR_TIME = re.compile(r"\d+(?:[:/]\d+)+")
 # Lines back a bare figure may answer a question ("how many?" … ten lines on … "46"; in
 # a day's busy room, thirty lines on: `dev7/`).
 ASKED_LINES = 40
@@ -253,7 +256,12 @@ def _figure_context(
     asked_fits = (
         QUANTITY.search(lines[asked].text)
         or _names(lines[asked], lines[index].sender)
-        or _same_scale(lines[asked].text, lines[index].text)
+        # a number of the figure's scale, unless the line it answers by its place is a
+        # question too ("which PR next?" "12" is no answer to "standup at 10:30?")
+        or (
+            _same_scale(lines[asked].text, lines[index].text)
+            and not decide_asks(lines[context].text)
+        )
     )
     return asked if asked_fits and not context_counts else context
 
@@ -261,23 +269,28 @@ def _figure_context(
 def _same_scale(question: str, figure: str) -> bool:
     """Whether a question names a number of the bare figure's scale (within SCALE of
     it): "the offer? she asked for 800万 or more" … "820" takes up that number."""
-    said = build_values(figure)
+    said = build_values(DATE_OR_TIME.sub(" ", figure))
     return any(
         1 / SCALE <= value / other <= SCALE
         for value in said
-        for other in build_values(question)
+        for other in build_values(DATE_OR_TIME.sub(" ", question))
         if value and other
     )
 
 
-def _takes_on(before: SummaryLine, line: SummaryLine) -> bool:
+def _takes_on(lines: Sequence[SummaryLine], index: int, before: int, terms: Terms) -> bool:
     """Whether a line takes on, as a commitment, what someone said just `before` it,
     within SAME_THOUGHT_SECONDS ("the B2B portal certificate expires on 3 February" "I'll
-    do that next week"): a commitment names no subject when it answers a need."""
+    do that next week"): a commitment that answers a need names no subject of its own,
+    no figure and no term another message of the room says ("I'll write the 3.8
+    release notes" starts a subject)."""
+    line = lines[index]
     return (
         decide_said(line.text) in COMMITS
         and not decide_asks(line.text)  # "can you update the status page?" asks anew
-        and line.ts - before.ts <= SAME_THOUGHT_SECONDS
+        and line.ts - lines[before].ts <= SAME_THOUGHT_SECONDS
+        and not terms.figures[index]
+        and all(terms.counts.get(term, 1) <= 1 for term in terms.rare[index])
     )
 
 
@@ -331,18 +344,19 @@ def _follows_up(
     lines: Sequence[SummaryLine], index: int, previous: int, links: Sequence[Link]
 ) -> int | None:
     """The line a question follows up: the one just before it, when that line, said
-    minutes before by someone else, answered its asker ("how many calls came from
-    outside?" "37" "on how many accounts?"), whatever words the question shares with
-    lines before."""
+    minutes before by someone else, answered a question of its asker ("how many calls
+    came from outside?" "37" "on how many accounts?"), whatever words the question
+    shares with lines before."""
     line, before = lines[index], lines[previous]
     if before.sender == line.sender or line.ts - before.ts > SAME_THOUGHT_SECONDS:
         return None
-    answered = []
     for link in reversed(links):  # the previous line's links are the latest made
         if link.later != previous:
-            break
-        answered.append(lines[link.earlier].sender)
-    return previous if line.sender in answered else None
+            return None
+        asked = lines[link.earlier]
+        if asked.sender == line.sender and decide_asks(asked.text):
+            return previous
+    return None
 
 
 def _shares(
@@ -391,7 +405,9 @@ def _continues(
     if far or not by_place:
         return max(far, default=None)  # the latest that names it
     others = [i for i in recent if lines[i].sender != line.sender]
-    if others and (count_words(line.text) <= SHORT_WORDS or _takes_on(lines[others[-1]], line)):
+    if others and (
+        count_words(line.text) <= SHORT_WORDS or _takes_on(lines, index, others[-1], terms)
+    ):
         return others[-1]
     if recent and _calls(lines[recent[-1]], line):
         return recent[-1]

@@ -106,6 +106,12 @@ def test_a_question_someone_answered_within_its_point_is_not_listed_as_open():
         ("@lena:x", "and who updates the helm chart with the 1.5Gi limit for the pods?"),
     )
     assert [pick.said for pick in points(still)] == ["question"]
+    # A reply that says no figure and commits to nothing answers nothing, in any language.
+    unknown = room(
+        ("@olga:x", "кто обновит helm chart с новым лимитом памяти для подов?"),
+        ("@dima:x", "не знаю, в прошлый раз это делал Сергей"),
+    )
+    assert [pick.said for pick in points(unknown)] == ["question"]
 
 
 def test_acknowledgements_are_left_out_and_a_small_room_is_quoted_whole():

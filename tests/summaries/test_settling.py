@@ -107,3 +107,5 @@ def test_the_values_of_a_message_read_thousands_and_decimals_in_either_style():
         4.9,
     ]
     assert build_values("希望は800万〜") == [800.0] and build_values("ok") == []
+    assert build_values("timeout 0.125 s") == [0.125]
+    assert build_values("sha " + "9" * 40) == [], "a hash is no value"

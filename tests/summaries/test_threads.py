@@ -276,6 +276,13 @@ def test_a_follow_up_question_goes_on_from_the_answer_its_asker_just_got():
     # A question by someone the line before did not answer asks something new.
     lines[4] = replace(lines[4], sender="@ellie:x")
     assert Link(4, 3) not in decide_links(lines, frozenset())[1]
+    # Nor does one after a line that only acknowledged its asker's news.
+    links = links_in(
+        ("@ana:x", "I'm off tomorrow morning, dentist"),
+        ("@ben:x", "ok, get well"),
+        ("@ana:x", "when is the Postgres 16 upgrade window again?"),
+    )
+    assert Link(2, 1) not in links, links
 
 
 def test_a_commitment_takes_on_what_someone_said_just_before_it():
@@ -288,6 +295,16 @@ def test_a_commitment_takes_on_what_someone_said_just_before_it():
         ("@lucia:x", "eso lo hago yo la semana q viene, así no lo dejamos pal final"),
     ]
     assert Link(2, 1) in links_in(*said)
+    # A commitment with a subject of its own, which the room talks of, starts a thread.
+    links = links_in(
+        *said[:2],
+        (
+            "@lucia:x",
+            "I'll write the release notes for the scanner app tomorrow, before the stand-up",
+        ),
+        ("@javi:x", "release notes: mention the scanner battery swap"),
+    )
+    assert Link(2, 1) not in links, links
     # A statement of the same length that commits to nothing starts its own thread.
     assert not [
         link
@@ -349,6 +366,15 @@ def test_a_bare_figure_takes_up_the_number_of_its_scale_a_question_named():
     # A number far off its scale (8,000 for a 800 ask) takes nothing up.
     links = links_in(*lines[:4], ("@kato:x", "8,000"))
     assert (4, 0) not in links, links
+    # A date or a time is no quantity, and a figure answers the question just before it.
+    links = links_in(
+        ("@ana:x", "is the standup still at 10:30 tomorrow, or do we ship on 12/11?"),
+        ("@ben:x", "yes, same room as usual"),
+        ("@ana:x", "ok, thanks for confirming"),
+        ("@carl:x", "which PR should I review next?"),
+        ("@dana:x", "12"),
+    )
+    assert (4, 3) in links, links
 
 
 def test_a_count_its_asker_looked_up_later_answers_their_own_question():
