@@ -122,6 +122,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="labelled logs (JSON) or folders of them",
     )
     summaries.add_argument(
+        "--totals",
+        action="store_true",
+        help="the tables only, not what each log missed or let in: for a held-out set,"
+        " whose failures nobody should read (nor tune on)",
+    )
+    summaries.add_argument(
         "--no-embeddings",
         action="store_true",
         help="pick the other representative messages without the embedding model",
@@ -319,7 +325,7 @@ async def study_summaries(settings: Settings, args: argparse.Namespace) -> int:
         if embedders is not None:
             embedders.close()
     print(build_summaries_table(scores))
-    if misses := build_misses(scores):
+    if not args.totals and (misses := build_misses(scores)):
         print()
         print(misses)
     return 0
