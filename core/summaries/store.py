@@ -28,6 +28,7 @@ class SummaryMarks(Protocol):
     async def last_summary(self, room: str) -> float | None: ...
     async def last_scheduled(self, room: str) -> float | None: ...
     async def note_summary(self, room: str, end: float) -> None: ...
+    async def give_back_summary(self, room: str, end: float, previous: float | None) -> None: ...
     async def claim(self, room: str, old: float, new: float) -> bool: ...
 
 
@@ -52,6 +53,16 @@ class SqlSummaryMarks(SqlStore):
         await self._ensure(room)
         await self.db.execute(
             'UPDATE summary_marks SET "any" = ? WHERE room = ? AND "any" < ?', end, room, end
+        )
+
+    async def give_back_summary(self, room: str, end: float, previous: float | None) -> None:
+        """Move the last summary's mark back from `end` to `previous` (a summary that was
+        not posted), unless a later summary moved it on since."""
+        await self.db.execute(
+            'UPDATE summary_marks SET "any" = ? WHERE room = ? AND "any" = ?',
+            previous or 0,
+            room,
+            end,
         )
 
     async def claim(self, room: str, old: float, new: float) -> bool:

@@ -33,6 +33,7 @@ async def test_summarize_links_real_messages_and_reads_ranges_and_threads(tmp_pa
         later = say(bot, "!r", ALICE, "Decision: the freeze starts on 10 December")
         second = await ask(bot, "!r", ALICE, "!summarize")
         assert linked(later, second)
+        # Asked as soon as the first was read: the first is marked before it is shown.
         assert not linked(said[0], second), "since the last one"
         today = await ask(bot, "!r", ALICE, "!summarize today")
         assert all(linked(event_id, today) for event_id in [*said, later])
@@ -79,3 +80,15 @@ async def test_questions_to_the_bot_are_not_the_rooms_discussion_in_a_summary(tm
         for question in QUESTIONS_TO_THE_BOT:
             assert question not in summary, f"{question!r}: asked of the bot, not the room"
         assert len(bot.answerer.requests) == len(QUESTIONS_TO_THE_BOT)
+
+
+async def test_a_summary_that_could_not_be_posted_is_made_again_whole(tmp_path):
+    async with running_rooms(tmp_path) as bot:
+        bot.account.add_room("!r", [ALICE])
+        said = say(bot, "!r", ALICE, "Decision: we ship Atlas on 14 December")
+        bot.account.fail("send")  # the homeserver refuses the summary once
+        failed = await ask(bot, "!r", ALICE, "!summarize")
+        assert "went wrong" in failed["body"], failed
+        # Asked again: from the same start, nothing skipped.
+        summary = await ask(bot, "!r", ALICE, "!summarize")
+        assert build_permalink("!r", said, ALICE) in summary["formatted_body"], summary

@@ -1,5 +1,6 @@
 """Summary marks on both backends: of two runs that claim a room's range at once, one
-wins; a failed run gives the range back; the last summary of any kind only moves on."""
+wins; a failed run gives the range back; the last summary of any kind only moves on,
+or back when it was not posted."""
 
 from __future__ import annotations
 
@@ -25,3 +26,19 @@ async def test_the_last_summary_only_moves_forward(open_database):
     await marks.note_summary("!ops", 150.0)
     assert await marks.last_summary("!ops") == 200.0
     assert await marks.last_summary("!other") is None
+
+
+async def test_a_summary_not_posted_gives_its_mark_back_unless_a_later_one_moved_it(
+    open_database,
+):
+    marks = await SqlSummaryMarks.open(await open_database())
+    await marks.note_summary("!ops", 100.0)
+    await marks.note_summary("!ops", 200.0)
+    await marks.give_back_summary("!ops", 200.0, 100.0)
+    assert await marks.last_summary("!ops") == 100.0
+    await marks.note_summary("!ops", 300.0)  # a later summary, posted
+    await marks.give_back_summary("!ops", 200.0, 100.0)
+    assert await marks.last_summary("!ops") == 300.0
+    await marks.note_summary("!new", 50.0)
+    await marks.give_back_summary("!new", 50.0, None)
+    assert await marks.last_summary("!new") is None

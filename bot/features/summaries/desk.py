@@ -146,11 +146,12 @@ class SummaryDesk(Feature):
         now = datetime.now(ZoneInfo(timezone))
         found = await asyncio.to_thread(self._read_time, action.request, now)
         thread = message.thread_root
+        last = await self.marks.last_summary(message.room_id)
         covered = decide_summary_range(
             action.request,
             now=now,
             found=found,
-            last_summary=await self.marks.last_summary(message.room_id),
+            last_summary=last,
             default_hours=settings.summaries.default_hours,
             in_thread=thread is not None,
         )
@@ -178,10 +179,17 @@ class SummaryDesk(Feature):
             text = build_nothing_text(covered, timezone, thread=thread is not None)
             await reply.finish(text + (missing if unreadable else ""))
             return
-        await reply.finish(made[0].markdown + (missing if unreadable else ""))
-        self._count("on_demand")
+        # Marked before it is shown, so a !summarize asked as soon as it is read starts
+        # after it; given back if it cannot be posted (the next one covers its range).
         if thread is None:
             await self.marks.note_summary(message.room_id, covered.end)
+        try:
+            await reply.finish(made[0].markdown + (missing if unreadable else ""))
+        except BaseException:
+            if thread is None:
+                await self.marks.give_back_summary(message.room_id, covered.end, last)
+            raise
+        self._count("on_demand")
 
     def _readable_since(self, room_id: str, start: float) -> bool:
         """Whether everyone who reads the room now could read it from `start` on."""
