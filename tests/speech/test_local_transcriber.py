@@ -87,7 +87,10 @@ async def test_recordings_are_heard_one_at_a_time_while_the_loop_runs_on(transcr
     # Each its own words, in order (tiny.en may hear "two" as "2", "booked on" as "Book Time").
     assert all("monday" in text.lower() for text in texts) and len(set(texts)) == 3, texts
     assert [t.name for t in threading.enumerate() if t.name.startswith("speech")] == ["speech_0"]
-    assert ticks > elapsed / 0.01 / 3, "the event loop was not held up"
+    # The loop went on while the recordings were heard (a transcription run on the loop
+    # would hold it for seconds: a handful of ticks at most). A count, not a rate: on a
+    # busy machine the loop ticks slower, but it still ticks.
+    assert ticks >= min(50, elapsed / 0.01 / 10), "the event loop was held up"
 
 
 def test_a_model_folder_the_admin_names_is_loaded(tmp_path):
