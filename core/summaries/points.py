@@ -284,17 +284,17 @@ def _point(
 
 
 def _answered(
-    lines: Sequence[SummaryLine], group: Sequence[int], index: int, replies: Collection[int]
+    lines: Sequence[SummaryLine], group: Collection[int], index: int, replies: Collection[int]
 ) -> bool:
     """Whether someone other than its asker answered a question in its point: a line
     that goes on from it (`replies`) with a figure or a commitment, asking nothing back
     and not leaving it open ("not sure, last time it was support"; "не знаю" says no
     figure and commits to nothing)."""
     return any(
-        i in replies
+        i in group
         and lines[i].sender != lines[index].sender
         and (build_marks(lines[i].text) or decide_said(lines[i].text) in COMMITMENTS)
         and not decide_asks(lines[i].text)
         and not OPEN_ANSWER.search(lines[i].text)
-        for i in group
+        for i in replies
     )

@@ -47,9 +47,9 @@ def build_values(text: str) -> list[float]:
             continue
         if THOUSANDS.fullmatch(number):
             number = re.sub(r"[.,]", "", number)
-        number = re.split(r"[:]", number)[0].replace(",", ".")
-        head = ".".join(number.split(".")[:2])
-        values.append(float(head))
+        # "4,9:1" is read by its first term; "1.2.3" by its first two parts
+        whole, _, fraction = number.split(":")[0].replace(",", ".").partition(".")
+        values.append(float(f"{whole}.{fraction.split('.')[0] or 0}"))
     return values
 
 

@@ -270,12 +270,8 @@ def _same_scale(question: str, figure: str) -> bool:
     """Whether a question names a number of the bare figure's scale (within SCALE of
     it): "the offer? she asked for 800万 or more" … "820" takes up that number."""
     said = build_values(DATE_OR_TIME.sub(" ", figure))
-    return any(
-        1 / SCALE <= value / other <= SCALE
-        for value in said
-        for other in build_values(DATE_OR_TIME.sub(" ", question))
-        if value and other
-    )
+    named = build_values(DATE_OR_TIME.sub(" ", question))
+    return any(1 / SCALE <= value / other <= SCALE for value in said for other in named if other)
 
 
 def _takes_on(lines: Sequence[SummaryLine], index: int, before: int, terms: Terms) -> bool:
