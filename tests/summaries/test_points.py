@@ -126,6 +126,32 @@ def test_acknowledgements_are_left_out_and_a_small_room_is_quoted_whole():
     assert len(lines) - 2 < FEWEST_QUOTED
 
 
+def test_a_short_question_someone_answers_is_no_acknowledgement():
+    # "owen?" names the work it hands over only through "mine": both stay, and so does
+    # the two-word question whose answer is a bare figure.
+    lines = room(
+        ("@kofi:x", "widget mocks v3 are in figma, need eng eyes on the resizing states"),
+        ("@nadia:x", "owen?"),
+        ("@owen:x", "mine"),
+        ("@lin:x", "kafka disks were nearly full last week"),
+        ("@wang:x", "how much now?"),
+        ("@zhou:x", "71%"),
+    )
+    quoted = {i for pick in points(lines) for i in pick.lines}
+    assert {1, 2, 4, 5} <= quoted
+
+
+def test_a_proposal_asked_in_any_sentence_keeps_the_word_that_accepts_it():
+    # "dann B?" is a question though the message goes on; "passt" settles it.
+    lines = room(
+        ("@felix:x", "drei varianten für den bezahlschritt: A bottom sheet, B eigener screen"),
+        ("@jana:x", "dann B? das bottom sheet bleibt nur für die rad-details"),
+        ("@murat:x", "passt"),
+    )
+    found = points(lines)
+    assert any({1, 2} <= set(pick.lines) for pick in found)
+
+
 def test_a_full_point_hands_its_latest_line_to_the_talk_that_goes_on_from_it():
     # Eight lines on the release fill a point; the last of them raises the migration,
     # which the next two lines settle: the migration is a point of its own, whole, and
