@@ -37,7 +37,7 @@ from core.summaries.draft import SummaryLine
 from core.summaries.salience import PRIORITY, Pick
 from core.summaries.settling import build_marks, decide_bare_figure
 from core.summaries.threads import Link, Terms
-from core.summaries.wording import QUESTION_MARKS, SENTENCE_END, Said, decide_asks, decide_said
+from core.summaries.wording import Said, decide_any_question, decide_asks, decide_said
 from core.summaries.words import count_words
 
 # Of the room's messages, the share a summary quotes at most, and a ceiling in lines
@@ -112,7 +112,7 @@ def decide_thread_points(
         for link in links
         if count_words(lines[link.later].text) <= ACK_WORDS
         and not decide_asks(lines[link.later].text)
-        and _has_question(lines[link.earlier].text)
+        and decide_any_question(lines[link.earlier].text)
         and lines[link.earlier].sender != lines[link.later].sender
     ]
     answers = {link.later for link in pairs}
@@ -144,7 +144,7 @@ def decide_thread_points(
     questions = {
         link.earlier
         for link in links
-        if _has_question(lines[link.earlier].text)
+        if decide_any_question(lines[link.earlier].text)
         and lines[link.earlier].sender != lines[link.later].sender
     }
     kept = [_without_acks(lines, sorted(group), terms, cued | questions) for group in members]
@@ -220,12 +220,6 @@ def _with_context(
         }
         out.append(Pick(point.said, tuple(sorted(own | before)), point.main, frozenset(before)))
     return out
-
-
-def _has_question(text: str) -> bool:
-    """Whether any sentence of a message asks ("dann B? das bottom sheet bleibt nur für
-    die rad-details"; wording.decide_asks wants its first or last one to)."""
-    return any(part.strip().endswith(QUESTION_MARKS) for part in SENTENCE_END.findall(text))
 
 
 def _without_acks(

@@ -75,6 +75,10 @@ SCENE_LINES = 2
 # How far, in lines, the work's subjects are looked for again: about the rooms the model
 # was trained on, so that a long room does not make every line look like work.
 WORK_LINES = 20
+# A line the model judged less likely small talk than this is work, whatever a cue
+# phrase says: a greeting's "☕" before the day's figures (on the development logs the
+# cue phrases caught no chatter the model had not, and lost a key fact there).
+CUE_WORK = 0.1
 
 
 @dataclass(frozen=True)
@@ -188,15 +192,19 @@ def build_room_features(
     return np.array(rows, dtype=float).reshape(len(judged), len(ROOM_FEATURES))
 
 
-def decide_smalltalk(lines: Sequence[SummaryLine], judged: dict[int, bool]) -> frozenset[int]:
-    """The lines of small talk: those judged so (`judged`: line → small talk), those the
-    cue phrases say are, and the short lines that answer them soon after, without a
-    figure and stating nothing (a decision said next is no small talk)."""
-    found = set(decide_chatter_lines(lines))
+def decide_smalltalk(
+    lines: Sequence[SummaryLine], judged: Mapping[int, float], threshold: float = 0.5
+) -> frozenset[int]:
+    """The lines of small talk: those the model judged so (`judged`: line → its chance of
+    small talk, above `threshold`), those the cue phrases say are unless the model found
+    them surely work (below CUE_WORK: "buenos días ☕ … tenemos 140 tickets abiertos"),
+    and the short lines that answer them soon after, without a figure and stating
+    nothing (a decision said next is no small talk)."""
+    found = {i for i in decide_chatter_lines(lines) if judged.get(i, 1.0) >= CUE_WORK}
     by_event = {line.event_id: i for i, line in enumerate(lines) if line.event_id}
     for index, line in enumerate(lines):
         if index in judged:
-            if judged[index]:
+            if judged[index] > threshold:
                 found.add(index)
             continue
         answered = by_event.get(line.reply_to or "", index - 1)
@@ -251,10 +259,7 @@ def decide_smalltalk_by_model(
     model in their room, and the doubtful ones (DOUBTFUL)."""
     features = build_room_features(lines, judged, model.probabilities(vectors), terms)
     chances = model.room_probabilities(features)
-    found = decide_smalltalk(
-        lines, {i: bool(p > model.threshold) for i, p in zip(judged, chances, strict=True)}
-    )
-    doubtful = {i for i, p in zip(judged, chances, strict=True) if p >= DOUBTFUL} - found
-    return SmallTalk(
-        found, frozenset(doubtful), {i: float(p) for i, p in zip(judged, chances, strict=True)}
-    )
+    chance = {i: float(p) for i, p in zip(judged, chances, strict=True)}
+    found = decide_smalltalk(lines, chance, model.threshold)
+    doubtful = {i for i, p in chance.items() if p >= DOUBTFUL} - found
+    return SmallTalk(found, frozenset(doubtful), chance)

@@ -67,6 +67,12 @@ def decide_asks(text: str) -> bool:
     )
 
 
+def decide_any_question(text: str) -> bool:
+    """Whether any sentence of a message asks ("dann B? das bottom sheet bleibt nur für
+    die rad-details", where decide_asks wants the first or the last sentence to)."""
+    return any(part.strip().endswith(QUESTION_MARKS) for part in SENTENCE_END.findall(text))
+
+
 @lru_cache(maxsize=REMEMBERED)
 def decide_said(text: str) -> Said | None:
     """What a message states on its own wording, or None for the rest of the talk."""

@@ -55,6 +55,18 @@ def test_a_short_line_is_what_it_answers_unless_it_names_a_figure():
     assert 4 in decide_smalltalk(replied, judged), "a reply to small talk is small talk"
 
 
+def test_a_cue_phrase_does_not_make_small_talk_of_what_the_model_found_surely_work():
+    day = room(
+        (
+            "@carmen:x",
+            "buenos días ☕ tenemos 140 tickets abiertos, prioridad 1 los cargos duplicados",
+        ),
+        ("@oscar:x", "☕☕ café para todos, que hoy va a ser largo y la máquina vuelve a fallar"),
+    )
+    assert decide_smalltalk(day, {}) == {0, 1}, "without the model the cue phrases tell"
+    assert decide_smalltalk(day, {0: 0.02, 1: 0.3}, 0.6) == {1}
+
+
 def test_small_talk_does_not_spread_to_what_is_decided_next_or_later():
     lunch = room(
         ("@ben:x", "anyone up for the Thai place today?"),
