@@ -23,7 +23,8 @@ never (the budget may then be passed). Last, a point whose lines go on from a li
 quoted in an earlier point recalls that line first: "ok then we ship Thursday 12th"
 with the "original plan was Tuesday 10 March" it changes; so does a point with a line
 its lines recall from further back (threads.decide_recalls: an offer revised hours
-later). A recalled line is quoted whole in its own point and shortened where it is
+later), or with the line its speaker said just before one of its lines (a thought in two
+messages). A recalled line is quoted whole in its own point and shortened where it is
 recalled (core/summaries/extractive.py).
 """
 
@@ -36,7 +37,7 @@ from core.summaries.cues import OPEN_ANSWER
 from core.summaries.draft import SummaryLine
 from core.summaries.salience import PRIORITY, Pick
 from core.summaries.settling import build_marks, decide_bare_figure
-from core.summaries.threads import Link, Terms
+from core.summaries.threads import SAME_THOUGHT_SECONDS, Link, Terms
 from core.summaries.wording import Said, decide_any_question, decide_asks, decide_said
 from core.summaries.words import count_words
 
@@ -64,6 +65,10 @@ SMALLTALK_COST = 15
 # (a point shows the exchange it goes on from, not one line of it; a recalled line is
 # shortened, so this costs a few words).
 CONTEXT_LINES = 3
+# Lines back a point looks for what its speaker said just before, to recall it: a
+# thought in two messages ("found it: <log of AP-6B-03>" "nice catch" "rolled that AP
+# back to 17.6") within threads.SAME_THOUGHT_SECONDS.
+SAME_THOUGHT_LINES = 3
 COMMITMENTS: tuple[Said, ...] = ("decision", "arrangement", "action", "deferral")
 
 
@@ -190,16 +195,20 @@ def decide_thread_points(
     for link in links:
         replies.setdefault(link.earlier, set()).add(link.later)
     return _with_context(
-        [_point(lines, group, picks, replies) for group in kept if group], links, recalls
+        [_point(lines, group, picks, replies) for group in kept if group], lines, links, recalls
     )
 
 
 def _with_context(
-    points: Sequence[Pick], links: Sequence[Link], recalls: Sequence[Link] = ()
+    points: Sequence[Pick],
+    lines: Sequence[SummaryLine],
+    links: Sequence[Link],
+    recalls: Sequence[Link] = (),
 ) -> list[Pick]:
     """Each point with the quoted lines, said before it starts, that its lines go on
     from in another point (a point full at POINT_LINES, or two points a budget cut
-    apart) or recall (an offer revised hours later), and the quoted lines those go on
+    apart), recall (an offer revised hours later) or that their speaker said just
+    before them (`_said_before`: a thought in two messages), and the quoted lines those go on
     from up to CONTEXT_LINES before them, marked `recalled`: a bullet shows what it goes
     on from, and the room's quoted lines stay the same. (They are quoted whole in their
     own point, so a bullet recalls them in a few words.)"""
@@ -208,6 +217,10 @@ def _with_context(
     for link in [*links, *recalls]:
         if link.later in quoted and link.earlier in quoted:
             goes_on.setdefault(link.later, []).append(link.earlier)
+    for later in quoted:
+        earlier = _said_before(lines, later)
+        if earlier in quoted:
+            goes_on.setdefault(later, []).append(earlier)
     out = []
     for point in points:
         own = set(point.lines)
@@ -220,6 +233,16 @@ def _with_context(
         }
         out.append(Pick(point.said, tuple(sorted(own | before)), point.main, frozenset(before)))
     return out
+
+
+def _said_before(lines: Sequence[SummaryLine], index: int) -> int | None:
+    """The line its speaker said just before a line (SAME_THOUGHT_LINES back at most,
+    within SAME_THOUGHT_SECONDS), if any."""
+    for earlier in range(index - 1, max(-1, index - 1 - SAME_THOUGHT_LINES), -1):
+        if lines[earlier].sender == lines[index].sender:
+            close = lines[index].ts - lines[earlier].ts <= SAME_THOUGHT_SECONDS
+            return earlier if close else None
+    return None
 
 
 def _without_acks(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from core.summaries.draft import SummaryLine
 from core.summaries.extractive import build_extractive_markdown, build_point_text
 from core.summaries.points import FEWEST_QUOTED, POINT_LINES, QUOTED_SHARE, decide_thread_points
@@ -150,6 +152,26 @@ def test_a_proposal_asked_in_any_sentence_keeps_the_word_that_accepts_it():
     )
     found = points(lines)
     assert any({1, 2} <= set(pick.lines) for pick in found)
+
+
+def test_a_point_recalls_what_its_speaker_said_just_before_in_another_point():
+    # "rolled that AP back" goes on from its speaker's "found it" two lines before, which
+    # the links hang elsewhere: the point shows it too, recalled in a few words.
+    lines = room(
+        ("@priya:x", "INC0048213: the infusion pumps on 6B keep dropping off wifi"),
+        ("@marco:x", "found it: ROAM_FAIL on AP-6B-03 since the 17.9 firmware"),
+        ("@gwen:x", "nice catch"),
+        ("@marco:x", "rolled that AP back to 17.6, no drops in the last 10 min"),
+    )
+    terms = build_terms(lines)
+    links = [Link(0, 1), Link(1, 2)]  # "rolled that AP back…" hangs on nothing here
+    found = decide_thread_points(lines, [], range(len(lines)), links, terms)
+    rolled = next(pick for pick in found if 3 in pick.lines and 3 not in pick.recalled)
+    assert 1 in rolled.recalled
+    said_long_before = [*lines[:3], replace(lines[3], ts=lines[2].ts + 3600)]
+    found = decide_thread_points(said_long_before, [], range(4), links, terms)
+    rolled = next(pick for pick in found if 3 in pick.lines and 3 not in pick.recalled)
+    assert 1 not in rolled.lines, "an hour later it is another thought"
 
 
 def test_a_full_point_hands_its_latest_line_to_the_talk_that_goes_on_from_it():
