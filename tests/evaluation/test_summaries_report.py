@@ -104,7 +104,9 @@ def test_without_a_model_the_first_labelled_logs_keep_most_facts_and_no_chatter(
 # point, the lines its recalled line goes on from up to 3 lines before ("2211 confirmed"
 # with "2230 still fails" for "2230 closed"): dev2 +1, heldout4 +2, heldout6 +1. A
 # commitment goes on from the line just before it by someone else ("eso lo hago yo"):
-# dev3 +1.
+# dev3 +1. In the sixth, a short question someone answers is no acknowledgement ("owen?"
+# "mine"): dev8 +4, heldout4 +1, dev4 one chatter line more; a point recalls what its
+# speaker said just before (dev7, dev8, heldout3, heldout4 +1 each).
 NEW_SETS = {
     "dev2": (0.89, 1),
     "dev3": (0.87, 1),
