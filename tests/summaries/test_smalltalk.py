@@ -131,6 +131,27 @@ async def test_the_model_tells_talk_about_people_by_its_words_in_sixteen_languag
     assert sum(chatter) >= 0.87 * len(chatter) and sum(work) <= 0.07 * len(work)
 
 
+async def test_the_model_on_the_hard_cases_nobody_trained_it_on(embedders: Embedders):
+    """Lines written to be hard (smalltalk/hard/, by a helper who read no code, never
+    trained on): chatter with numbers ("get 18, owen eats 4", a quiz answer "42"), work
+    that opens with a greeting or picks an option in two words ("a mano, hoy")."""
+    rows = [
+        json.loads(raw)
+        for path in sorted((LOGS / "smalltalk" / "hard").glob("*.jsonl"))
+        for raw in path.read_text(encoding="utf-8").splitlines()
+    ]
+    embedder = embedders.get(MULTILINGUAL_EMBEDDING_MODEL)
+    vectors = np.array(await embedder.embed_queries([row["text"] for row in rows]))
+    said = load_smalltalk_model().probabilities(vectors) > PEOPLE_THRESHOLD
+    chatter = [s for s, row in zip(said, rows, strict=True) if row["label"] == "chatter"]
+    work = [s for s, row in zip(said, rows, strict=True) if row["label"] == "work"]
+    print(f"hard: chatter caught {sum(chatter)} of {len(chatter)}, work lost {sum(work)}")
+    # Measured 2026-11-29: 174 of 261 caught, 33 of 265 lost (far from people/'s 89 %
+    # and 6 %: where small talk is let into summaries).
+    assert len(rows) == 526
+    assert sum(chatter) >= 0.64 * len(chatter) and sum(work) <= 0.14 * len(work)
+
+
 def test_a_line_is_weighed_with_its_neighbours_its_people_and_the_work_it_takes_up():
     lines = room(
         ("@julien.roy:x", "the db-repl-02 replica lags 40 min behind since Thursday"),
