@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeVar
@@ -33,10 +33,12 @@ NO_GROUNDING = Grounding([], False, ())
 T = TypeVar("T")
 
 
-async def _unless_unavailable(work: Awaitable[T], empty: T) -> tuple[T, bool]:
-    """The search's result, or `empty` and True when Chroma cannot be reached."""
+async def unless_unavailable(work: Callable[[], Awaitable[T]], empty: T) -> tuple[T, bool]:
+    """The search's result, or `empty` and True when Chroma cannot be reached. The search
+    starts here, not where it is asked for: a question cancelled before this runs (a
+    newer message in the room) leaves no coroutine never awaited behind."""
     try:
-        return await work, False
+        return await work(), False
     except KnowledgeUnavailable as exc:
         log.warning("a search was skipped: %s", exc)
         return empty, True
@@ -107,11 +109,16 @@ class SourcesFinder:
         own_rooms = decide_own_rooms(request, audience)
         # An outage of Chroma is said in the answer; the room's memories still work.
         (grounding, documents_down), (history, history_down) = await asyncio.gather(
-            _unless_unavailable(
-                self._documents(question, audience, settings, between, request.focus, translations),
+            unless_unavailable(
+                lambda: self._documents(
+                    question, audience, settings, between, request.focus, translations
+                ),
                 NO_GROUNDING,
             ),
-            _unless_unavailable(self._history(request, question, settings, between, own_rooms), []),
+            unless_unavailable(
+                lambda: self._history(request, question, settings, between, own_rooms),
+                list[HistoryHit](),
+            ),
         )
         unavailable = documents_down or history_down
         memories: list[Memory] = []

@@ -109,15 +109,23 @@ async def test_the_model_tells_small_talk_in_rooms_it_was_not_trained_on(embedde
     assert caught >= 0.82 * chatter and lost <= 0.03 * work
 
 
-async def test_the_model_tells_talk_about_people_by_its_words_in_sixteen_languages(
-    embedders: Embedders,
+# Lines nobody trained on, each set by a helper who read no code: (folder, lines, least
+# chatter caught, most work lost). people/: a candidate's interview, who covers a shift,
+# an upset customer's director against a colleague's wedding, a farewell cake, a
+# marathon in 3:58 (measured 2026-11-29: 426 of 476 caught, 30 of 484 lost). hard/:
+# written to be hard, chatter with numbers ("get 18, owen eats 4", a quiz answer "42"),
+# work after a greeting or an option picked in two words ("a mano, hoy"): 174 of 261
+# caught, 33 of 265 lost, where small talk gets into summaries.
+UNSEEN = [("people", 960, 0.87, 0.07), ("hard", 526, 0.64, 0.14)]
+
+
+@pytest.mark.parametrize(("folder", "count", "least_caught", "most_lost"), UNSEEN)
+async def test_the_model_tells_small_talk_by_its_words_in_lines_it_never_saw(
+    embedders: Embedders, folder: str, count: int, least_caught: float, most_lost: float
 ):
-    """Lines nobody trained on (smalltalk/people/: written by a helper who read no code):
-    a candidate's interview, who covers a shift, an upset customer's director against a
-    colleague's wedding, a farewell cake, a marathon in 3:58."""
     rows = [
         json.loads(raw)
-        for path in sorted((LOGS / "smalltalk" / "people").glob("*.jsonl"))
+        for path in sorted((LOGS / "smalltalk" / folder).glob("*.jsonl"))
         for raw in path.read_text(encoding="utf-8").splitlines()
     ]
     embedder = embedders.get(MULTILINGUAL_EMBEDDING_MODEL)
@@ -125,31 +133,9 @@ async def test_the_model_tells_talk_about_people_by_its_words_in_sixteen_languag
     said = load_smalltalk_model().probabilities(vectors) > PEOPLE_THRESHOLD
     chatter = [s for s, row in zip(said, rows, strict=True) if row["label"] == "chatter"]
     work = [s for s, row in zip(said, rows, strict=True) if row["label"] == "work"]
-    print(f"people: chatter caught {sum(chatter)} of {len(chatter)}, work lost {sum(work)}")
-    # Measured 2026-11-29: 426 of 476 caught, 30 of 484 lost.
-    assert len(rows) == 960
-    assert sum(chatter) >= 0.87 * len(chatter) and sum(work) <= 0.07 * len(work)
-
-
-async def test_the_model_on_the_hard_cases_nobody_trained_it_on(embedders: Embedders):
-    """Lines written to be hard (smalltalk/hard/, by a helper who read no code, never
-    trained on): chatter with numbers ("get 18, owen eats 4", a quiz answer "42"), work
-    that opens with a greeting or picks an option in two words ("a mano, hoy")."""
-    rows = [
-        json.loads(raw)
-        for path in sorted((LOGS / "smalltalk" / "hard").glob("*.jsonl"))
-        for raw in path.read_text(encoding="utf-8").splitlines()
-    ]
-    embedder = embedders.get(MULTILINGUAL_EMBEDDING_MODEL)
-    vectors = np.array(await embedder.embed_queries([row["text"] for row in rows]))
-    said = load_smalltalk_model().probabilities(vectors) > PEOPLE_THRESHOLD
-    chatter = [s for s, row in zip(said, rows, strict=True) if row["label"] == "chatter"]
-    work = [s for s, row in zip(said, rows, strict=True) if row["label"] == "work"]
-    print(f"hard: chatter caught {sum(chatter)} of {len(chatter)}, work lost {sum(work)}")
-    # Measured 2026-11-29: 174 of 261 caught, 33 of 265 lost (far from people/'s 89 %
-    # and 6 %: where small talk is let into summaries).
-    assert len(rows) == 526
-    assert sum(chatter) >= 0.64 * len(chatter) and sum(work) <= 0.14 * len(work)
+    print(f"{folder}: chatter caught {sum(chatter)} of {len(chatter)}, work lost {sum(work)}")
+    assert len(rows) == count
+    assert sum(chatter) >= least_caught * len(chatter) and sum(work) <= most_lost * len(work)
 
 
 def test_a_line_is_weighed_with_its_neighbours_its_people_and_the_work_it_takes_up():
