@@ -8,7 +8,9 @@ helpers who had not read this code and on the development logs' chatter and fact
 gives each line a first chance. A second one weighs the line in its room
 (`build_room_features`): that chance, its neighbours' (small talk comes in scenes), its
 length, figures and rare terms, whether the work's subjects come up in it again further
-off, a stated commitment, and the room's people it names. Both are trained by
+off, a stated commitment, the room's people it names, and whether someone laughs at it
+in a short reply ("jaja", "哈哈", "ㅋㅋ", 😂: a closed class in every script, like stop
+words). Both are trained by
 `python -m tests.support.train_smalltalk`. On the twenty-eight held-out logs (heldout2/
 to heldout5/), which they were not trained on, they catch 117 of 140 chatter messages and
 take 7 of 350 messages of key facts for chatter (docs/development/evaluation-summaries.md).
@@ -26,6 +28,7 @@ import asyncio
 import json
 import logging
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -68,6 +71,7 @@ ROOM_FEATURES = (
     "shared",
     "states",
     "names",
+    "laughed",
 )
 # Lines said this close (in time, in lines) are one scene.
 SCENE_SECONDS = 10 * 60
@@ -75,6 +79,13 @@ SCENE_LINES = 2
 # How far, in lines, the work's subjects are looked for again: about the rooms the model
 # was trained on, so that a long room does not make every line look like work.
 WORK_LINES = 20
+# Laughter in any script, a closed class like stop words ("jaja", "哈哈", "ㅋㅋ", "www",
+# "mdr", "ахах", 😂): a short reply of it says the line before was a joke.
+LAUGHTER = re.compile(
+    r"(?i)\b(?:j[ae]j[aej]+|h[ae]h[aeh]+|hihi+|lol+|lmao|rofl|mdr+|x+d+|k{3,}|rs(?:rs)+|"
+    r"ахах\w*|хах[ах]*|хех\w*)\b|ㅋㅋ+|ㅎㅎ+|哈哈+|呵呵|嘿嘿|笑|ｗ{2,}|w{3,}|草|[😂🤣😆😹😅]"
+)
+LAUGHED_WORDS = 6
 # A line the model judged less likely small talk than this is work, whatever a cue
 # phrase says: a greeting's "☕" before the day's figures (on the development logs the
 # cue phrases caught no chatter the model had not, and lost a key fact there).
@@ -155,8 +166,9 @@ def build_room_features(
     by its words, the chances of the lines said just before and after it (small talk
     comes in scenes), its length, figures and rare terms, the rare terms it shares with
     lines farther away, up to WORK_LINES (the work's subjects come back; a joke's seldom
-    do), whether it states something (a decision, an action, a question), and the people
-    of the room it names ("Julien, with Amélie on the mobile part")."""
+    do), whether it states something (a decision, an action, a question), the people
+    of the room it names ("Julien, with Amélie on the mobile part"), and whether someone
+    laughs at it in a short reply within the next two lines ("jaja eso no está difícil")."""
     chance = dict(zip(judged, chances.tolist(), strict=True))
     where: dict[str, list[int]] = {}
     for index, found in enumerate(terms.rare):
@@ -187,9 +199,21 @@ def build_room_features(
                 far,
                 decide_said(lines[index].text) is not None,
                 terms.people[index],
+                _laughed_at(lines, index),
             )
         )
     return np.array(rows, dtype=float).reshape(len(judged), len(ROOM_FEATURES))
+
+
+def _laughed_at(lines: Sequence[SummaryLine], index: int) -> bool:
+    """Whether someone laughs in a short reply within the next two lines (in its scene)."""
+    return any(
+        lines[later].sender != lines[index].sender
+        and lines[later].ts - lines[index].ts <= SCENE_SECONDS
+        and count_words(lines[later].text) <= LAUGHED_WORDS
+        and bool(LAUGHTER.search(lines[later].text))
+        for later in range(index + 1, min(index + 3, len(lines)))
+    )
 
 
 def decide_smalltalk(

@@ -101,7 +101,8 @@ async def test_the_model_tells_small_talk_in_rooms_it_was_not_trained_on(embedde
             elif log.lines[index].event_id in facts:
                 work, lost = work + 1, lost + (index in found)
     print(f"held-out chatter caught {caught} of {chatter}, work lost {lost} of {work}")
-    # Measured 2026-11-29: 117 of 140 caught, 11 of 350 lost with the four labelled
+    # Measured 2026-11-29: 118 of 140 caught, 7 of 350 lost since a line someone laughs at
+    # weighs as a joke (117 before); 117 and 11 with the four labelled
     # sets (with two of them: 120 and 13; heldout2/ to heldout4/ alone: 86 of 97 and 7 of
     # 258); in the third session 7 lost (a reply to a reply to small talk judged by its
     # own words; a meal as a deadline, "bis mittag", no small talk); a line or two of
@@ -152,6 +153,22 @@ def test_a_line_is_weighed_with_its_neighbours_its_people_and_the_work_it_takes_
     assert list(feature["after"]) == [0.9, 0.2, 0.0], "the line said just after"
     assert list(feature["names"]) == [0, 0, 1], "Amélie is one of the room"
     assert feature["figures"][0] >= 1 and feature["states"][1] == 0
+
+
+@pytest.mark.parametrize(
+    "laugh",
+    ["jaja eso no está difícil", "哈哈哈", "ㅋㅋㅋ 인정", "war ja klar 😂", "lol same", "mdr"],
+)
+def test_a_line_someone_laughs_at_is_weighed_as_a_joke(laugh: str):
+    lines = room(
+        ("@valeria:x", "mi hijo sacó 10 en el examen de inglés, ya me superó"),
+        ("@emilio:x", laugh),
+        ("@fernanda:x", "ok, Paulina empieza el 18 de enero, le mando el contrato hoy"),
+        ("@ximena:x", "perfecto, gracias, lo reviso esta tarde con legal"),
+    )
+    rows = build_room_features(lines, [0, 2], np.array([0.5, 0.0]), build_terms(lines))
+    laughed = list(rows.T[ROOM_FEATURES.index("laughed")])
+    assert laughed == [1.0, 0.0]
 
 
 def test_weights_trained_on_other_features_are_refused_by_name(tmp_path: Path):
