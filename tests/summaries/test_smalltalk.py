@@ -157,7 +157,15 @@ def test_a_line_is_weighed_with_its_neighbours_its_people_and_the_work_it_takes_
 
 @pytest.mark.parametrize(
     "laugh",
-    ["jaja eso no está difícil", "哈哈哈", "ㅋㅋㅋ 인정", "war ja klar 😂", "lol same", "mdr"],
+    [
+        "jaja eso no está difícil",
+        "哈哈哈",
+        "ㅋㅋㅋ 인정",
+        "war ja klar 😂",
+        "lol same",
+        "mdr",
+        "それな笑",
+    ],
 )
 def test_a_line_someone_laughs_at_is_weighed_as_a_joke(laugh: str):
     lines = room(
@@ -169,6 +177,16 @@ def test_a_line_someone_laughs_at_is_weighed_as_a_joke(laugh: str):
     rows = build_room_features(lines, [0, 2], np.array([0.5, 0.0]), build_terms(lines))
     laughed = list(rows.T[ROOM_FEATURES.index("laughed")])
     assert laughed == [1.0, 0.0]
+
+
+@pytest.mark.parametrize("reply", ["草稿发了", "www.intranet.example", "笑顔で対応します", "ok 18"])
+def test_words_that_only_look_like_laughter_are_none(reply: str):
+    lines = room(
+        ("@linwei:x", "第一批到底签几个？我好去谈档期"),
+        ("@zhangyu:x", reply),
+    )
+    rows = build_room_features(lines, [0], np.array([0.5]), build_terms(lines))
+    assert list(rows.T[ROOM_FEATURES.index("laughed")]) == [0.0]
 
 
 def test_weights_trained_on_other_features_are_refused_by_name(tmp_path: Path):

@@ -5,8 +5,9 @@
 It reads the labelled lines of tests/data/summaries/smalltalk/ (not its people/
 folder, kept to test the model on lines it never saw) and the messages of the
 development logs (a chatter message is small talk, a message of a key fact is work; the
-held-out sets heldout2/ to heldout7/ are never read; dev7/ (long rooms) and dev8/ are not read
-yet either: they came after the model was last trained), embeds them with the
+held-out sets heldout2/ to heldout7/ are never read; nor are dev7/ and dev8/: trained on
+them too, the model moved the summaries the wrong way, docs/development/
+evaluation-summaries.md), embeds them with the
 bundled multilingual e5 as the summariser does, and fits two logistic regressions
 (scikit-learn, which sentence-transformers installs): one over a line's vector, one over
 the line in its room (core/summaries/smalltalk.py's ROOM_FEATURES), the second trained
