@@ -11,6 +11,7 @@ import fcntl
 import hashlib
 import hmac
 import json
+import random
 import secrets
 import socket
 import subprocess
@@ -51,9 +52,38 @@ def ensure_synapse_venv(venv_dir: Path) -> Path:
 
 
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    """A loopback port nobody listens on, picked below the kernel's ephemeral range.
+
+    A port the kernel hands out for `bind(0)` comes from the range it also gives to
+    outgoing connections, so between picking it and listening on it any client could
+    take it: a CI run lost its health endpoint that way ("address already in use").
+    Below that range only a listener can hold a port, and each port is handed out
+    once per process.
+    """
+    low = _ephemeral_low()
+    for _ in range(1000):
+        port = random.randrange(max(1024, low - 20000), low)
+        if port in _HANDED_OUT:
+            continue
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _HANDED_OUT.add(port)
+        return port
+    raise RuntimeError("no free loopback port below the ephemeral range")
+
+
+_HANDED_OUT: set[int] = set()
+
+
+def _ephemeral_low() -> int:
+    try:
+        text = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text()
+        return int(text.split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768  # Linux's default; other systems' ranges start higher
 
 
 def _settings(data_dir: Path, port: int, shared_secret: str) -> dict:

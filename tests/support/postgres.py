@@ -17,6 +17,8 @@ from pathlib import Path
 
 import asyncpg
 
+from bot.dev.synapse import free_port
+
 USER = "knowledge"
 
 
@@ -32,17 +34,11 @@ def find_bin(name: str) -> str:
     return found
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 class PostgresServer:
     def __init__(self) -> None:
         # Under /tmp, not pytest's private folder: the `postgres` user must reach it.
         self.folder = Path(tempfile.mkdtemp(prefix="knowledge-pg-"))
-        self.port = _free_port()
+        self.port = free_port()
         self._process: subprocess.Popen | None = None
         # PostgreSQL refuses to run as root: as root, the server runs as `postgres`.
         self._as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
