@@ -35,8 +35,8 @@ from collections.abc import Collection, Mapping, Sequence
 
 from core.summaries.cues import OPEN_ANSWER
 from core.summaries.draft import SummaryLine
+from core.summaries.figures import build_marks, decide_bare_figure
 from core.summaries.salience import PRIORITY, Pick
-from core.summaries.settling import build_marks, decide_bare_figure
 from core.summaries.threads import SAME_THOUGHT_SECONDS, Link, Terms
 from core.summaries.wording import Said, decide_any_question, decide_asks, decide_said
 from core.summaries.words import count_words

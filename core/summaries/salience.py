@@ -23,6 +23,7 @@ from core.summaries.exchanges import (
     decide_earlier_subject,
     decide_leans_back,
 )
+from core.summaries.figures import decide_bare_figure
 from core.summaries.wording import (
     LISTED,
     Kind,
@@ -80,6 +81,7 @@ def decide_chatter_lines(lines: Sequence[SummaryLine]) -> frozenset[int]:
             and line.ts - lines[index - 1].ts <= CHATTER_SECONDS
             and count_words(line.text) <= CHATTER_WORDS
             and decide_said(line.text) in (None, "question")
+            and not decide_bare_figure(line.text)
         ):
             found.add(index)
     return frozenset(found)

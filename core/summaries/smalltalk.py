@@ -39,8 +39,8 @@ import numpy as np
 from core.config.knowledge import MULTILINGUAL_EMBEDDING_MODEL
 from core.knowledge.search.embedding import Embedders, EmbeddingModelError, EmbeddingUnavailable
 from core.summaries.draft import SummaryLine
+from core.summaries.figures import build_marks
 from core.summaries.salience import CHATTER_SECONDS, decide_chatter_lines
-from core.summaries.settling import build_marks
 from core.summaries.threads import Terms, build_terms
 from core.summaries.wording import decide_said
 from core.summaries.words import count_words

@@ -52,7 +52,7 @@ from core.summaries.addressing import decide_named
 from core.summaries.cues import QUANTITY
 from core.summaries.draft import SummaryLine
 from core.summaries.exchanges import decide_context
-from core.summaries.settling import build_marks, build_values, decide_bare_figure
+from core.summaries.figures import build_marks, build_values, decide_bare_figure
 from core.summaries.sidetracks import build_sender_names, build_subject_words, decide_names
 from core.summaries.wording import decide_asks, decide_said
 from core.summaries.words import count_words

@@ -232,3 +232,25 @@ def test_a_statement_after_the_reply_to_small_talk_is_judged_by_its_own_words():
     ]
     assert decide_chatter_lines(lines) == frozenset({0, 1, 2})
     assert decide_smalltalk(lines, {}) == frozenset({0, 1, 2}), "without the model too"
+
+
+def test_a_bare_figure_after_a_joke_answers_the_question_before_it():
+    # "37" answers "cuántas te quedan?" across a joke said in between; a short laugh
+    # after the joke ("jajaja valiente") stays small talk, and so does "me too" after it.
+    lines = [
+        SummaryLine(n, sender, text, 1e9 + 30 * n, f"https://l/{n}", f"$e{n}")
+        for n, (sender, text) in enumerate(
+            [
+                ("@nuria:x", "@rocio cuántas facturas te quedan?"),
+                ("@maite:x", "hace 2 grados en la calle y he venido en bici 🥶"),
+                ("@javi:x", "jajaja valiente"),
+                ("@rocio:x", "37"),
+                ("@ben:x", "is the canteen open? lunch?"),
+                ("@eva:x", "me too"),
+            ],
+            start=1,
+        )
+    ]
+    chatter = decide_chatter_lines(lines)
+    assert 2 in chatter and 3 not in chatter
+    assert 5 in chatter
