@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from core.summaries.draft import SummaryLine
 from core.summaries.greetings import decide_greeting
 from core.summaries.smalltalk import decide_smalltalk
+from tests.summaries.rooms import room
 
 GREETINGS = {
     "German, twice": "moin moin",
@@ -53,17 +53,12 @@ def test_a_line_with_more_to_say_is_no_greeting(text):
 
 
 def test_greetings_are_small_talk_and_what_follows_them_is_judged_by_its_words():
-    lines = [
-        SummaryLine(n, sender, text, 1e9 + 30 * n, f"https://l/{n}", f"$e{n}")
-        for n, (sender, text) in enumerate(
-            [
-                ("@katrin:x", "so leute, alles zum stand in leipzig: halle 3, stand C14"),
-                ("@jonas:x", "moin 👋"),
-                ("@mehmet:x", "wer bucht die hotels?"),
-                ("@jonas:x", "ich"),
-            ]
-        )
-    ]
+    lines = room(
+        ("@katrin:x", "so leute, alles zum stand in leipzig: halle 3, stand C14"),
+        ("@jonas:x", "moin 👋"),
+        ("@mehmet:x", "wer bucht die hotels?"),
+        ("@jonas:x", "ich"),
+    )
     assert decide_smalltalk(lines, {}) == frozenset({1})
 
 

@@ -9,13 +9,7 @@ from core.summaries.extractive import build_extractive_markdown, build_point_tex
 from core.summaries.points import FEWEST_QUOTED, POINT_LINES, QUOTED_SHARE, decide_thread_points
 from core.summaries.salience import Pick
 from core.summaries.threads import Link, build_terms, decide_links
-
-
-def room(*said: tuple[str, str]) -> list[SummaryLine]:
-    return [
-        SummaryLine(n, sender, text, 1e9 + 60 * n, f"https://l/{n}", f"$e{n}")
-        for n, (sender, text) in enumerate(said, start=1)
-    ]
+from tests.summaries.rooms import room
 
 
 def points(lines: list[SummaryLine], picks: list[Pick] | None = None) -> list[Pick]:

@@ -8,13 +8,7 @@ from core.summaries.draft import SummaryLine
 from core.summaries.replies import decide_reply_points
 from core.summaries.salience import decide_chatter_lines, decide_points
 from core.summaries.settling import decide_settled, decide_settling_points
-
-
-def room(*said: tuple[str, str]) -> list[SummaryLine]:
-    return [
-        SummaryLine(n, sender, text, 1e9 + 60 * n, f"https://l/{n}", f"$e{n}")
-        for n, (sender, text) in enumerate(said, start=1)
-    ]
+from tests.summaries.rooms import room
 
 
 def points(lines: list[SummaryLine]) -> list[tuple[int, ...]]:

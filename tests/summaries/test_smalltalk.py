@@ -12,7 +12,6 @@ import pytest
 from core.config.knowledge import MULTILINGUAL_EMBEDDING_MODEL
 from core.evaluation.summaries import read_logs
 from core.knowledge.search.embedding import Embedders
-from core.summaries.draft import SummaryLine
 from core.summaries.smalltalk import (
     ROOM_FEATURES,
     SmallTalk,
@@ -24,19 +23,13 @@ from core.summaries.smalltalk import (
     load_smalltalk_model,
 )
 from core.summaries.threads import build_terms
+from tests.summaries.rooms import room
 
 LOGS = Path(__file__).parent.parent / "data" / "summaries"
 HELD_OUT = [LOGS / f"heldout{n}" for n in range(2, 6)]
 # The first model's threshold by a line's words alone (tests/support/train_smalltalk.py:
 # WORDS_THRESHOLD); in a room the second model decides.
 PEOPLE_THRESHOLD = 0.62
-
-
-def room(*said: tuple[str, str]) -> list[SummaryLine]:
-    return [
-        SummaryLine(n, sender, text, 1e9 + 60 * n, f"https://l/{n}", f"$e{n}")
-        for n, (sender, text) in enumerate(said, start=1)
-    ]
 
 
 LINES = room(

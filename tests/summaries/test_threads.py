@@ -9,7 +9,6 @@ from dataclasses import replace
 
 import pytest
 
-from core.summaries.draft import SummaryLine
 from core.summaries.threads import (
     WINDOW,
     Link,
@@ -18,13 +17,7 @@ from core.summaries.threads import (
     decide_recalls,
     decide_threads,
 )
-
-
-def room(*said: tuple[str, str]) -> list[SummaryLine]:
-    return [
-        SummaryLine(n, sender, text, 1e9 + 60 * n, f"https://l/{n}", f"$e{n}")
-        for n, (sender, text) in enumerate(said, start=1)
-    ]
+from tests.summaries.rooms import room
 
 
 def links_in(*said: tuple[str, str]) -> list[Link]:

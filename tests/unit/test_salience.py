@@ -8,6 +8,7 @@ from core.summaries.draft import SummaryLine
 from core.summaries.salience import decide_chatter_lines, decide_points
 from core.summaries.smalltalk import decide_smalltalk
 from core.summaries.wording import decide_asks, decide_chatter, decide_kind, decide_said
+from tests.summaries.rooms import room
 
 SAID = {
     "we agreed": ("We agreed to ship on the 28th.", "decision"),
@@ -218,18 +219,12 @@ def test_decide_asks_in_every_script(text, expected):
 
 
 def test_a_statement_after_the_reply_to_small_talk_is_judged_by_its_own_words():
-    lines = [
-        SummaryLine(n, sender, text, 1e9 + 30 * n, f"https://l/{n}", f"$e{n}")
-        for n, (sender, text) in enumerate(
-            [
-                ("@ben:x", "anyone up for lunch at the Thai place?"),
-                ("@eva:x", "me!"),
-                ("@kai:x", "isn't it closed on Mondays?"),
-                ("@ben:x", "the nightly build failed again on staging"),
-            ],
-            start=1,
-        )
-    ]
+    lines = room(
+        ("@ben:x", "anyone up for lunch at the Thai place?"),
+        ("@eva:x", "me!"),
+        ("@kai:x", "isn't it closed on Mondays?"),
+        ("@ben:x", "the nightly build failed again on staging"),
+    )
     assert decide_chatter_lines(lines) == frozenset({0, 1, 2})
     assert decide_smalltalk(lines, {}) == frozenset({0, 1, 2}), "without the model too"
 
@@ -237,20 +232,14 @@ def test_a_statement_after_the_reply_to_small_talk_is_judged_by_its_own_words():
 def test_a_bare_figure_after_a_joke_answers_the_question_before_it():
     # "37" answers "cuántas te quedan?" across a joke said in between; a short laugh
     # after the joke ("jajaja valiente") stays small talk, and so does "me too" after it.
-    lines = [
-        SummaryLine(n, sender, text, 1e9 + 30 * n, f"https://l/{n}", f"$e{n}")
-        for n, (sender, text) in enumerate(
-            [
-                ("@nuria:x", "@rocio cuántas facturas te quedan?"),
-                ("@maite:x", "hace 2 grados en la calle y he venido en bici 🥶"),
-                ("@javi:x", "jajaja valiente"),
-                ("@rocio:x", "37"),
-                ("@ben:x", "is the canteen open? lunch?"),
-                ("@eva:x", "me too"),
-            ],
-            start=1,
-        )
-    ]
+    lines = room(
+        ("@nuria:x", "@rocio cuántas facturas te quedan?"),
+        ("@maite:x", "hace 2 grados en la calle y he venido en bici 🥶"),
+        ("@javi:x", "jajaja valiente"),
+        ("@rocio:x", "37"),
+        ("@ben:x", "is the canteen open? lunch?"),
+        ("@eva:x", "me too"),
+    )
     chatter = decide_chatter_lines(lines)
     assert 2 in chatter and 3 not in chatter
     assert 5 in chatter
