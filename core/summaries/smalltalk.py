@@ -45,7 +45,7 @@ from core.summaries.figures import build_marks
 from core.summaries.greetings import decide_greeting
 from core.summaries.salience import CHATTER_SECONDS, decide_chatter_lines
 from core.summaries.threads import Terms, build_terms
-from core.summaries.wording import decide_said
+from core.summaries.wording import decide_any_question, decide_said
 from core.summaries.words import count_words
 
 log = logging.getLogger(__name__)
@@ -248,7 +248,17 @@ def decide_smalltalk(
         ):
             found.add(index)
     # Only now: what follows a greeting is judged by its own words ("hi" "who's on call?").
-    found.update(i for i, line in enumerate(lines) if decide_greeting(line.text))
+    # A greeting's words that answer someone's question are its answer ("when do we
+    # deploy?" "morning").
+    for index, line in enumerate(lines):
+        asked = by_event.get(line.reply_to or "", index - 1)
+        answers = (
+            0 <= asked < index
+            and lines[asked].sender != line.sender
+            and decide_any_question(lines[asked].text)
+        )
+        if not answers and decide_greeting(line.text):
+            found.add(index)
     return frozenset(found)
 
 

@@ -75,3 +75,10 @@ def test_greetings_written_by_someone_who_never_read_the_code(half, first):
     # A greeting missed is a line more in a summary; a look-alike taken is a fact lost.
     assert len(caught) >= 0.9 * len(greetings), sorted(set(greetings) - set(caught))
     assert taken == []
+
+
+def test_a_greeting_word_that_answers_a_question_is_its_answer():
+    lines = room(("@ana:x", "when do we deploy the fix?"), ("@kai:x", "morning"))
+    assert decide_smalltalk(lines, {}) == frozenset()
+    lines = room(("@ana:x", "the fix is on staging"), ("@kai:x", "morning"))
+    assert decide_smalltalk(lines, {}) == frozenset({1})
