@@ -52,38 +52,46 @@ def ensure_synapse_venv(venv_dir: Path) -> Path:
 
 
 def free_port() -> int:
-    """A loopback port nobody listens on, picked below the kernel's ephemeral range.
+    """A loopback port nobody listens on, picked outside the kernel's ephemeral range.
 
     A port the kernel hands out for `bind(0)` comes from the range it also gives to
     outgoing connections, so between picking it and listening on it any client could
     take it: a CI run lost its health endpoint that way ("address already in use").
-    Below that range only a listener can hold a port, and each port is handed out
-    once per process.
+    Outside that range (below it, else above it) only a listener can hold a port, and
+    each port is handed out once per process; where neither side has room, `bind(0)`.
     """
-    low = _ephemeral_low()
-    for _ in range(1000):
-        port = random.randrange(max(1024, low - 20000), low)
-        if port in _HANDED_OUT:
-            continue
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-        _HANDED_OUT.add(port)
-        return port
-    raise RuntimeError("no free loopback port below the ephemeral range")
+    low, high = _ephemeral_range()
+    spans = [span for span in ((1024, low), (high + 1, 65536)) if span[1] - span[0] >= 1000]
+    for _ in range(1000 if spans else 0):
+        port = _PICKER.randrange(*_PICKER.choice(spans))
+        if port not in _HANDED_OUT and _listenable(port):
+            _HANDED_OUT.add(port)
+            return port
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
+# Its own generator: a test that seeds `random` must not make two processes pick alike.
+_PICKER = random.SystemRandom()
 _HANDED_OUT: set[int] = set()
 
 
-def _ephemeral_low() -> int:
+def _listenable(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def _ephemeral_range() -> tuple[int, int]:
     try:
-        text = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text()
-        return int(text.split()[0])
-    except (OSError, ValueError, IndexError):
-        return 32768  # Linux's default; other systems' ranges start higher
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[:2]
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return 32768, 60999  # Linux's default; elsewhere only a guess, checked by binding
 
 
 def _settings(data_dir: Path, port: int, shared_secret: str) -> dict:

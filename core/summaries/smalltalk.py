@@ -42,7 +42,7 @@ from core.config.knowledge import MULTILINGUAL_EMBEDDING_MODEL
 from core.knowledge.search.embedding import Embedders, EmbeddingModelError, EmbeddingUnavailable
 from core.summaries.draft import SummaryLine
 from core.summaries.figures import build_marks
-from core.summaries.greetings import decide_greeting
+from core.summaries.greetings import decide_greeting, decide_says_when
 from core.summaries.salience import CHATTER_SECONDS, decide_chatter_lines
 from core.summaries.threads import Terms, build_terms
 from core.summaries.wording import decide_any_question, decide_said
@@ -248,16 +248,18 @@ def decide_smalltalk(
         ):
             found.add(index)
     # Only now: what follows a greeting is judged by its own words ("hi" "who's on call?").
-    # A greeting's words that answer someone's question are its answer ("when do we
-    # deploy?" "morning").
+    # A greeting that names a time, said to someone's question, is its answer ("when do
+    # we deploy?" "morning"); "moin 👋" after "wer bucht die hotels?" is still a greeting.
     for index, line in enumerate(lines):
+        if not decide_greeting(line.text):
+            continue
         asked = by_event.get(line.reply_to or "", index - 1)
         answers = (
             0 <= asked < index
             and lines[asked].sender != line.sender
             and decide_any_question(lines[asked].text)
         )
-        if not answers and decide_greeting(line.text):
+        if not (answers and decide_says_when(line.text)):
             found.add(index)
     return frozenset(found)
 

@@ -4,6 +4,7 @@ small talk; one with anything else to say, or a word that also answers, is not."
 from __future__ import annotations
 
 import json
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,14 @@ GREETINGS = {
     "Chinese": "各位早～",
     "Japanese, drawn out": "お疲れさまですー",
     "a goodbye": "hasta luego!",
+    "a wish and a time": "guten morgen",
+    "a goodbye and 'until tomorrow'": "tschüss, bis morgen",
+    "French, with whom": "à demain, salut à tous",
+    "typed decomposed": unicodedata.normalize("NFD", "tschüss"),
+    "Turkish capitals": "GÜNAYDIN",
+    "a typographic apostrophe": "n’abend",
+    "a wish after 'have a'": "have a good weekend",
+    "a letter doubled": "byee",
 }
 NOT_GREETINGS = {
     "a greeting, then the work": "Morning all ☀️ rota for w/c 14th is on the board",
@@ -39,6 +48,15 @@ NOT_GREETINGS = {
     "a time, answering when": "tomorrow morning",
     "German 'by tomorrow'": "bis morgen",
     "Chinese 'bye', a bare figure": "88",
+    "an article and a word of work": "a tag",
+    "a wish before no time": "nice tag",
+    "Swedish 'one day'": "en dag",
+    "French 'in the evening'": "en soirée",
+    "Portuguese 'the afternoon'": "a tarde",
+    "Spanish 'already tomorrow'": "ya mañana",
+    "Italian 'if tomorrow'": "se domani",
+    "Dutch 'until tomorrow'": "tot morgen",
+    "a goodbye asked": "see you monday?",
 }
 
 
@@ -77,8 +95,10 @@ def test_greetings_written_by_someone_who_never_read_the_code(half, first):
     assert taken == []
 
 
-def test_a_greeting_word_that_answers_a_question_is_its_answer():
+def test_a_greeting_that_names_a_time_answers_a_question():
     lines = room(("@ana:x", "when do we deploy the fix?"), ("@kai:x", "morning"))
     assert decide_smalltalk(lines, {}) == frozenset()
     lines = room(("@ana:x", "the fix is on staging"), ("@kai:x", "morning"))
     assert decide_smalltalk(lines, {}) == frozenset({1})
+    lines = room(("@ana:x", "wer bucht die hotels?"), ("@kai:x", "moin 👋"))
+    assert decide_smalltalk(lines, {}) == frozenset({1}), "no time: still a greeting"
