@@ -54,6 +54,8 @@ TIMES = _words(
     утро день вечер вечера ночи выходных ранку вечір вечора ночі вихідних morgon kväll
     helg natt akşamlar geceler günler sabahlar 아침 아침이에요 noite manhã"""
 )
+# Greetings' words that may answer "when?".
+WHEN = TIMES | _words("morning mornin mañana demain domani amanhã imorgon")
 # What may come before a wish ("have a good weekend", "ha en bra helg").
 LEADS = (("have", "a"), ("ha", "en"))
 # Goodbyes and greetings of fixed words, any of which alone may say something else.
@@ -104,23 +106,21 @@ def decide_greeting(text: str) -> bool:
         return False
     if len(words) == 1 and WHOLE.match(words[0]):
         return True
-    greets, until, at = False, False, 0
+    until, at = False, 0
     while at < len(words):
         taken = _take(words, at)
         if taken == 0:
             if " ".join(words[at : at + 2]) not in UNTIL:
                 return False
             until, taken = True, 2
-        greets = greets or taken > 0
         at += taken
-    return greets and (not until or any(_known(w) in GREETS for w in words))
+    return not until or any(_known(w) in GREETS for w in words)
 
 
 def decide_says_when(text: str) -> bool:
     """Whether a greeting's words also name a time ("morning", "hasta mañana"), so that
     said right after a question they may be its answer ("when do we deploy?" "morning")."""
-    when = TIMES | _words("morning mornin mañana demain domani amanhã imorgon")
-    return any(_known(word) in when for word in build_words(text))
+    return any(_known(word) in WHEN for word in build_words(text))
 
 
 def build_words(text: str) -> list[str]:
