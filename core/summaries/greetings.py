@@ -60,7 +60,8 @@ WHEN = TIMES | _words("morning mornin mañana demain domani amanhã imorgon")
 LEADS = (("have", "a"), ("ha", "en"))
 # Goodbyes and greetings of fixed words, any of which alone may say something else.
 PHRASES = frozenset(
-    """guten tag|guten morgen|dzień dobry|dzien dobry|see you|see ya|see you tomorrow|
+    " ".join(build_normal(phrase).split())
+    for phrase in """guten tag|guten morgen|dzień dobry|dzien dobry|see you|see ya|see you tomorrow|
     see you later|see you soon|see you monday|hasta luego|hasta mañana|hasta pronto|
     hasta el lunes|nos vemos|nos vemos mañana|até amanhã|até logo|até já|até mais|
     à demain|a demain|à plus|a plus|à lundi|a domani|a dopo|tot ziens|tot straks|tot zo|
@@ -69,7 +70,6 @@ PHRASES = frozenset(
     안녕히 가세요|수고하셨습니다|수고하세요|내일 봬요|잘 자요|مع السلامة|صباح الخير|مساء الخير|
     السلام عليكم|تصبحون على خير""".replace("\n", "").split("|")
 )
-PHRASES = frozenset(" ".join(build_normal(phrase).split()) for phrase in PHRASES)
 # "Until tomorrow": a goodbye beside one ("tschüss, bis morgen"), a deadline alone.
 UNTIL = frozenset(
     build_normal(phrase)

@@ -112,13 +112,17 @@ def decide_thread_points(
     # A short answer to someone else's question ("how many seats?" … "3"; "who calls
     # the references?" "moi") is the answer, no acknowledgement, and it weighs like a
     # cue phrase's pick and a commitment: a question means little without it.
-    pairs = [
+    to_questions = [
         link
         for link in links
+        if decide_any_question(lines[link.earlier].text)
+        and lines[link.earlier].sender != lines[link.later].sender
+    ]
+    pairs = [
+        link
+        for link in to_questions
         if count_words(lines[link.later].text) <= ACK_WORDS
         and not decide_asks(lines[link.later].text)
-        and decide_any_question(lines[link.earlier].text)
-        and lines[link.earlier].sender != lines[link.later].sender
     ]
     answers = {link.later for link in pairs}
     asked: dict[int, set[int]] = {}  # a short answer → the questions it answers
@@ -146,12 +150,7 @@ def decide_thread_points(
     mains = {pick.main for pick in picks if pick.listed in ("decision", "action")}
     # A short question someone else goes on from ("owen?" "mine"; "how much now?" "71%")
     # asks what its answer means: no acknowledgement.
-    questions = {
-        link.earlier
-        for link in links
-        if decide_any_question(lines[link.earlier].text)
-        and lines[link.earlier].sender != lines[link.later].sender
-    }
+    questions = {link.earlier for link in to_questions}
     kept = [_without_acks(lines, sorted(group), terms, cued | questions) for group in members]
     # Lines the small-talk model leans to, which no other line goes on from: a joke or
     # a question about the car park the model was not sure of (a decision stays).
