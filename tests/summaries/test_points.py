@@ -158,7 +158,7 @@ def test_a_point_recalls_what_its_speaker_said_just_before_in_another_point():
         ("@marco:x", "rolled that AP back to 17.6, no drops in the last 10 min"),
     )
     terms = build_terms(lines)
-    links = [Link(0, 1), Link(1, 2)]  # "rolled that AP back…" hangs on nothing here
+    links = [Link(1, 0), Link(2, 1)]  # "rolled that AP back…" hangs on nothing here
     found = decide_thread_points(lines, [], range(len(lines)), links, terms)
     rolled = next(pick for pick in found if 3 in pick.lines and 3 not in pick.recalled)
     assert 1 in rolled.recalled
