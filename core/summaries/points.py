@@ -38,6 +38,7 @@ from core.summaries.draft import SummaryLine
 from core.summaries.figures import build_marks, decide_bare_figure
 from core.summaries.salience import PRIORITY, Pick
 from core.summaries.threads import SAME_THOUGHT_SECONDS, Link, Terms
+from core.summaries.volunteers import decide_volunteers
 from core.summaries.wording import Said, decide_any_question, decide_asks, decide_said
 from core.summaries.words import count_words
 
@@ -123,6 +124,14 @@ def decide_thread_points(
         for link in to_questions
         if count_words(lines[link.later].text) <= ACK_WORDS
         and not decide_asks(lines[link.later].text)
+    ]
+    # A volunteer's reply to a request ("can someone own that" "mine") answers it too.
+    pairs += [
+        link
+        for link in links
+        if lines[link.earlier].sender != lines[link.later].sender
+        and decide_volunteers(lines[link.later].text)
+        and link not in pairs
     ]
     answers = {link.later for link in pairs}
     asked: dict[int, set[int]] = {}  # a short answer → the questions it answers

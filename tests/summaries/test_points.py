@@ -347,3 +347,31 @@ def test_a_short_answer_is_not_left_alone_when_its_question_is_trimmed():
     quoted = {i for point in found for i in point.lines}
     assert 0 not in quoted, "the question carries least"
     assert 1 not in quoted, found
+
+
+def test_a_volunteers_one_word_reply_to_a_request_is_kept_in_any_language():
+    # Requests without a question mark: "mine", "yo", "我来" say who takes the work.
+    for request, volunteer in (
+        ("legal wants an incident summary by wed 12:00. can someone own that", "mine"),
+        ("alguien tiene que armar la macro nueva para los envíos demorados", "yo 🙋‍♀️"),
+        ("新的退货话术模板得有人写一下，旧的还是48小时", "我来"),
+        ("jemand muss die zutrittskarten für colo süd beantragen", "ich!"),
+    ):
+        lines = room(
+            ("@ana:x", "the export job failed at 02:00 again, disk full on batch-01"),
+            ("@kai:x", request),
+            ("@eli:x", volunteer),
+        )
+        quoted = {i for pick in points(lines) for i in pick.lines}
+        assert {1, 2} <= quoted, (request, volunteer)
+
+
+def test_agreeing_with_a_request_volunteers_nobody():
+    lines = room(
+        ("@ana:x", "the export job failed at 02:00 again, disk full on batch-01"),
+        ("@kai:x", "someone has to clean the old dumps on batch-01 this week"),
+        ("@eli:x", "me too"),
+        ("@bo:x", "same"),
+    )
+    quoted = {i for pick in points(lines) for i in pick.lines}
+    assert 1 in quoted and not {2, 3} & quoted
