@@ -461,3 +461,18 @@ def test_an_update_far_later_recalls_the_line_it_revises():
 def test_a_line_recalls_nothing_from_another_thread():
     lines = [replace(line, thread_root="$e5") if line.number == 12 else line for line in FAIR]
     assert decide_recalls(lines, list(range(len(lines))), build_terms(lines)) == []
+
+
+def test_an_update_recalls_the_two_lines_it_weighs_most_with():
+    # The update shares one rare word with each of three lines far back: it recalls the
+    # two nearest (a coincidence may weigh as much as the line it settles), not all.
+    lines = room(
+        ("@nahuel:x", "how many tickets are open? the panel shows nonsense"),
+        ("@cami:x", "the whatsapp bot still answers with last week's dates"),
+        ("@tomi:x", "the courier pickup slot moved, no idea why"),
+        *[("@tim:x", f"photos of {name} done") for name in "one two three four five six".split()],
+        *[("@tim:x", f"labels of {name} done") for name in "seven eight nine ten".split()],
+        ("@flor:x", "switched it off in the panel; whatsapp by hand, courier unchanged"),
+    )
+    recalls = decide_recalls(lines, list(range(len(lines))), build_terms(lines))
+    assert sorted(link.earlier for link in recalls if link.later == 13) == [1, 2], recalls
