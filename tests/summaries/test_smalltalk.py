@@ -109,8 +109,14 @@ async def test_the_model_tells_small_talk_in_rooms_it_was_not_trained_on(embedde
 # marathon in 3:58 (measured 2026-11-29: 426 of 476 caught, 30 of 484 lost). hard/:
 # written to be hard, chatter with numbers ("get 18, owen eats 4", a quiz answer "42"),
 # work after a greeting or an option picked in two words ("a mano, hoy"): 174 of 261
-# caught, 33 of 265 lost, where small talk gets into summaries.
-UNSEEN = [("people", 960, 0.87, 0.07), ("hard", 526, 0.64, 0.14)]
+# caught, 33 of 265 lost, where small talk gets into summaries. long/: messages of 45
+# to 110 words, careful explanations from many trades and long stories (174 of 210
+# caught, 3 of 210 lost).
+UNSEEN = [
+    ("people", 960, 0.87, 0.07),
+    ("hard", 526, 0.64, 0.14),
+    ("long", 420, 0.8, 0.03),
+]
 
 
 @pytest.mark.parametrize(("folder", "count", "least_caught", "most_lost"), UNSEEN)
