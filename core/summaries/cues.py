@@ -73,7 +73,7 @@ ACTION = _cues(
     # German
     r"\bich (mach|kümmer|übernehm|schreib|schick|prüf|klär|frag|bau|fix|erledig|meld|schau"
     r"|bereit|aktualisier|test|setz|trag|generier|check|organisier|buch|ruf|sag)\w*\b",
-    r"\b(mache|übernehme|kläre|schreibe|erledige) ich\b|\b(kannst|könntest) du\b|^bitte\b",
+    r"\b(mach|mache|übernehm|übernehme|kläre?|schreib|schreibe|erledige?) ich\b|\b(kannst|könntest) du\b|^bitte\b",
     # French
     r"\bje (m'en |m'|l'|les |le |la |te |vous )?(occup|fais|vais|prends|regard|envoi|relanc"
     r"|prépar|vérifi|charg|rédig|mets|corrig|test|crée|cré|génèr|organis|réserv|appell"

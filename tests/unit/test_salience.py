@@ -26,6 +26,7 @@ SAID = {
     "please": ("please review the migration script before the freeze", "action"),
     "a commitment, then a question": ("yes, I'll write it up. Friday 11:00?", "action"),
     "German action": ("Ich generier dir heute Nachmittag eine Datei", "action"),
+    "German action, spoken": ("jo mach ich heute noch", "action"),
     "French action": ("merci, je m'en occupe d'ici vendredi", "action"),
     "on call and backup": ("Bob is on call next week, Dave is backup", "arrangement"),
     "release captain": ("Ben is release captain for 2.4", "arrangement"),
