@@ -76,38 +76,38 @@ def test_without_a_model_the_first_labelled_logs_keep_most_facts_and_no_chatter(
 # each session's rules moved these figures: docs/development/evaluation-summaries.md.
 # The heldout* sets and fresh are held out: run for their totals, never tuned on; the
 # dev* sets are developed on. Issue 49 stays open: the held-out sets still let chatter
-# in, and Spanish keeps under 85 % of its facts there.
+# in, and German keeps under 85 % of its facts there.
 NEW_SETS = {
     "dev2": (0.89, 1),
-    "dev3": (0.87, 2),
-    "dev4": (0.92, 2),
-    "dev5": (0.92, 2),
+    "dev3": (0.9, 2),
+    "dev4": (0.9, 2),
+    "dev5": (0.94, 3),
     "dev6": (0.91, 4),
-    "heldout2": (0.77, 1),
-    "heldout3": (0.89, 1),
-    "heldout4": (0.81, 2),
+    "heldout2": (0.75, 1),
+    "heldout3": (0.87, 2),
+    "heldout4": (0.82, 2),
     "heldout5": (0.95, 0),
     "heldout": (0.86, 0),
     "fresh": (0.9, 0),
     # Long rooms (118-138 messages, a working day each), by one more helper who read one
     # example log: dev7 (es, de) developed on, heldout6 (en, ja) held out.
     "dev7": (0.93, 1),
-    "heldout6": (0.83, 0),
+    "heldout6": (0.86, 0),
     # Six more (es, en, de, zh, the languages short of 85 %), by two more helpers who read
     # one example log: dev8 developed on (44/53 and 10 chatter at first), heldout7 held out.
     "dev8": (0.94, 6),
-    "heldout7": (0.98, 3),
+    "heldout7": (0.96, 2),
     # Six more each (es twice, de, en, zh, ja; rooms of trades beyond software: month-end
     # close, a hospital ward, a warehouse, a construction site, a restaurant chain), by two
     # more helpers who read one example log: dev9 developed on (46/54 and 8 chatter at
     # first), heldout8 held out (49/54 and 7 chatter at first).
-    "dev9": (0.87, 5),
-    "heldout8": (0.9, 4),
+    "dev9": (0.88, 3),
+    "heldout8": (0.92, 3),
     # Six more each (es four times, de, en: Spanish was the held-out language furthest
     # below 85 %), by two more helpers who read one example log: dev10 developed on
     # (46/54 and 9 chatter at first), heldout9 held out (47/53 and no chatter at first).
-    "dev10": (0.85, 9),
-    "heldout9": (0.88, 0),
+    "dev10": (0.98, 7),
+    "heldout9": (0.9, 0),
 }
 # A summary quotes at most this share of the room's messages: coverage bought by
 # quoting (nearly) everything is no summary (an experiment reached 91 % of dev2's facts
