@@ -73,7 +73,11 @@ ACTION = _cues(
     # German
     r"\bich (mach|kümmer|übernehm|schreib|schick|prüf|klär|frag|bau|fix|erledig|meld|schau"
     r"|bereit|aktualisier|test|setz|trag|generier|check|organisier|buch|ruf|sag)\w*\b",
-    r"\b(mach|mache|übernehm|übernehme|kläre?|schreib|schreibe|erledige?) ich\b|\b(kannst|könntest) du\b|^bitte\b",
+    # "mach ich heute noch", not "das mach ich nicht", "mach ich mal Mittagspause" nor
+    # "wie mach ich das" (a question without its mark).
+    r"(?<!wie )(?<!was )(?<!wo )(?<!warum )(?<!wann )\b(mache?|übernehme?|kläre?|schreibe?"
+    r"|erledige?) ich\b(?! (nicht|nie|kein\w*|mal|jetzt mittag|feierabend|pause|schluss)\b)",
+    r"\b(kannst|könntest) du\b|^bitte\b",
     # French
     r"\bje (m'en |m'|l'|les |le |la |te |vous )?(occup|fais|vais|prends|regard|envoi|relanc"
     r"|prépar|vérifi|charg|rédig|mets|corrig|test|crée|cré|génèr|organis|réserv|appell"
@@ -228,6 +232,14 @@ MEAL_TIME = _cues(
 )
 
 # A question to everyone, which several may answer in turn ("who is away next week?").
+# "Someone" in a request that asks for a volunteer ("can someone own that", "alguien
+# tiene que armar la macro", "有人能…"): a closed class in each language.
+SOMEONE = _cues(
+    r"\b(someone|somebody|anyone|anybody|who|alguien|quién|jemand|wer|quelqu'un|qui"
+    r"|qualcuno|chi|alguém|quem|iemand|någon|vem|ktoś|kto|кто-то|кто-нибудь|кто|хтось"
+    r"|хто|biri|kim)\b",
+    r"有人|谁|誰か|誰が|누가|누구",
+)
 ROLL_CALL = _cues(
     r"^(who|anyone|anybody|does anyone|wer|jemand|hat jemand|qui|quelqu'un|quién|alguien)\b",
     r"\b(who|wer|qui|quién)\b.*\?",

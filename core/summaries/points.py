@@ -10,7 +10,8 @@ point is listed by the strongest thing a pick among it, or one of its other line
 its wording, says (so an action item linked to a decision is listed with the decision;
 the ledger lists each);
 else with the rest of the discussion. A bare acknowledgement ("passt", "love it") is
-left out, but not the short answer to someone's question ("who calls them?" "moi"); so
+left out, but not the short answer to someone's question ("who calls them?" "moi") nor
+a volunteer's reply to a request for someone ("can someone own that" "mine"); so
 is a point whose every line the small-talk model leans to (core/summaries/smalltalk.py:
 DOUBTFUL), unless a cue phrase's decision or action item is among its lines.
 A summary that quotes (nearly) the whole room is no summary: at most
@@ -33,7 +34,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Collection, Mapping, Sequence
 
-from core.summaries.cues import OPEN_ANSWER
+from core.summaries.cues import OPEN_ANSWER, SOMEONE
 from core.summaries.draft import SummaryLine
 from core.summaries.figures import build_marks, decide_bare_figure
 from core.summaries.salience import PRIORITY, Pick
@@ -125,13 +126,14 @@ def decide_thread_points(
         if count_words(lines[link.later].text) <= ACK_WORDS
         and not decide_asks(lines[link.later].text)
     ]
-    # A volunteer's reply to a request ("can someone own that" "mine") answers it too.
+    # A volunteer's reply to a request for someone ("can someone own that" "mine";
+    # "alguien tiene que armar la macro" "yo") answers it too.
     pairs += [
         link
         for link in links
         if lines[link.earlier].sender != lines[link.later].sender
+        and SOMEONE.search(lines[link.earlier].text)
         and decide_volunteers(lines[link.later].text)
-        and link not in pairs
     ]
     answers = {link.later for link in pairs}
     asked: dict[int, set[int]] = {}  # a short answer → the questions it answers

@@ -24,11 +24,11 @@ takes it. Each message is hung on the one it continues, tried in this order:
    for the run" "it takes a day and a half");
 5. the same person's message just before (a thought in two messages).
 Besides, a line recalls the earlier lines (two at most) further back than WINDOW whose
-rare terms it shares weigh most, when they weigh enough (`decide_recalls`): an update hours later
-("expo-concept hat nachgelegt: 17.900 €") shows the offer it revises, without joining
-the two threads. One word said in those two lines only is enough (a coincidence then
-recalls a line in a few words; asking for two words lost two facts of the development
-logs).
+rare terms it shares weigh most, when they weigh enough (`decide_recalls`): an update
+hours later ("expo-concept hat nachgelegt: 17.900 €") shows the offer it revises,
+without joining the two threads. One word said only in the line and the one it recalls
+is enough (a coincidence then recalls a line in a few words; asking for two words lost
+two facts of the development logs).
 A line that answers small talk without being small talk itself answers what that small
 talk answered (a line misjudged as chatter between a question and its answer) or, when
 it answered nothing, the recent line whose rare terms it shares most; else it is linked

@@ -6,7 +6,9 @@ question. Such a reply names its speaker and nothing else: a first-person pronou
 fixed "I'll take it" ("mach ich", "deixa comigo", "我来", "やります"), beside emoji,
 punctuation and whom it answers. A closed class like greetings and laughter, not a
 list of the rooms it was seen in. "me too", "ich auch" agree with someone; they
-volunteer nobody and are no volunteer's reply.
+volunteer nobody and are no volunteer's reply. Some of these words say something else
+alone ("ja" is yes, "yo" an English greeting, "moi" a Finnish one): a reply volunteers
+only after a request for someone (core/summaries/points.py).
 """
 
 from __future__ import annotations
@@ -16,13 +18,14 @@ import re
 from core.summaries.greetings import BESIDE, MENTION, build_normal
 
 # The whole reply, its words folded as greetings are (build_normal), emoji and marks
-# left out. "ja" is Polish "I" and German or Swedish "yes": either takes the work on.
+# left out. "ja" is Polish "I" and German or Swedish "yes": after a request for someone,
+# either takes the work on.
 VOLUNTEER = frozenset(
     " ".join(build_normal(phrase).split())
     for phrase in """me|mine|i|i can|i will|i'll|i'll do it|i'll take it|i can take it|
     i got it|i've got it|i'll go|dibs|
-    ich|ich kann|ich mach's|ich machs|ich mache das|mach ich|mache ich|übernehme ich|
-    ich übernehme|nehm ich|
+    ich|ich kann|ich mach's|ich machs|ich mach das|ich mache das|mach ich|mache ich|
+    übernehm ich|übernehme ich|ich übernehme|nehm ich|
     moi|moi je peux|je peux|je prends|je m'en charge|
     yo|yo puedo|yo lo hago|lo hago yo|yo me lo quedo|me lo quedo|
     io|io posso|lo faccio io|ci penso io|
@@ -41,11 +44,17 @@ WHOLE = re.compile(
 )
 
 
+# Whom a reply answers, before it: "@dana:example.org: ", "Dana: ", "kai, ".
+ADDRESSED = re.compile(r"^\s*@?[\w.=-]+(?::[\w.-]+)?[:,]\s+")
+ASKS = ("?", "？", "؟")
+
+
 def decide_volunteers(text: str) -> bool:
     """Whether a reply only names its speaker as the one who takes the work ("mine",
-    "yo 🙋", "ich!", "我来"); a question ("me?") volunteers nobody."""
-    if text.rstrip().endswith(("?", "？")):
+    "yo 🙋", "Dana: ich!", "我来"); a question ("me? 😅") volunteers nobody."""
+    if any(mark in text for mark in ASKS):
         return False
-    words = [w for w in BESIDE.split(MENTION.sub(" ", build_normal(text))) if w]
+    said = MENTION.sub(" ", build_normal(ADDRESSED.sub("", text)))
+    words = [w for w in BESIDE.split(said) if w]
     said = " ".join(words)
     return said in VOLUNTEER or (len(words) == 1 and bool(WHOLE.match(said)))

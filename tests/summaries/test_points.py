@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from core.summaries.draft import SummaryLine
 from core.summaries.extractive import build_extractive_markdown, build_point_text
 from core.summaries.points import FEWEST_QUOTED, POINT_LINES, QUOTED_SHARE, decide_thread_points
@@ -349,21 +351,36 @@ def test_a_short_answer_is_not_left_alone_when_its_question_is_trimmed():
     assert 1 not in quoted, found
 
 
-def test_a_volunteers_one_word_reply_to_a_request_is_kept_in_any_language():
-    # Requests without a question mark: "mine", "yo", "我来" say who takes the work.
-    for request, volunteer in (
+@pytest.mark.parametrize(
+    ("request_", "volunteer"),
+    [
         ("legal wants an incident summary by wed 12:00. can someone own that", "mine"),
         ("alguien tiene que armar la macro nueva para los envíos demorados", "yo 🙋‍♀️"),
         ("新的退货话术模板得有人写一下，旧的还是48小时", "我来"),
-        ("jemand muss die zutrittskarten für colo süd beantragen", "ich!"),
-    ):
-        lines = room(
-            ("@ana:x", "the export job failed at 02:00 again, disk full on batch-01"),
-            ("@kai:x", request),
-            ("@eli:x", volunteer),
-        )
-        quoted = {i for pick in points(lines) for i in pick.lines}
-        assert {1, 2} <= quoted, (request, volunteer)
+        ("jemand muss die zutrittskarten für colo süd beantragen", "Kai: ich!"),
+    ],
+)
+def test_a_volunteers_one_word_reply_to_a_request_is_kept_in_any_language(request_, volunteer):
+    # Requests for someone without a question mark: the reply says who takes the work.
+    lines = room(
+        ("@ana:x", "the export job failed at 02:00 again, disk full on batch-01"),
+        ("@kai:x", request_),
+        ("@eli:x", volunteer),
+    )
+    quoted = {i for pick in points(lines) for i in pick.lines}
+    assert {1, 2} <= quoted
+
+
+def test_a_volunteers_word_after_a_statement_is_an_acknowledgement():
+    # "ja" is Polish "I", and German "yes": after a line that asks for nobody, it is an
+    # acknowledgement like "passt".
+    lines = room(
+        ("@ana:x", "the export job failed at 02:00 again, disk full on batch-01"),
+        ("@kai:x", "hab gesehen, die alten dumps liegen noch auf batch-01"),
+        ("@eli:x", "ja"),
+    )
+    quoted = {i for pick in points(lines) for i in pick.lines}
+    assert 1 in quoted and 2 not in quoted
 
 
 def test_agreeing_with_a_request_volunteers_nobody():

@@ -29,6 +29,9 @@ from core.summaries.volunteers import decide_volunteers
         "我来",
         "私がやります",
         "@dana: mine",
+        "Dana: mine",
+        "kai, yo",
+        "übernehm ich",
     ],
 )
 def test_a_reply_that_only_names_its_speaker_volunteers(text):
@@ -39,6 +42,8 @@ def test_a_reply_that_only_names_its_speaker_volunteers(text):
     "text",
     [
         "me?",
+        "me? 😅",
+        "ich؟",
         "me too",
         "ich auch",
         "yo también",
