@@ -110,6 +110,11 @@ NEW_SETS = {
     # (46/54 and 9 chatter at first), heldout9 held out (47/53 and no chatter at first).
     "dev10": (0.98, 7),
     "heldout9": (0.9, 0),
+    # Six more each (de four times, fr, it: German was then the held-out language below
+    # 85 %), by two more helpers who read one example log: dev11 developed on (49/54 and
+    # 6 chatter at first), heldout10 held out (51/54 and 5 chatter at first).
+    "dev11": (0.9, 6),
+    "heldout10": (0.94, 5),
 }
 # A summary quotes at most this share of the room's messages: coverage bought by
 # quoting (nearly) everything is no summary (an experiment reached 91 % of dev2's facts
