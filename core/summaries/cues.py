@@ -221,6 +221,11 @@ CHATTER = _cues(
     r"\b(déjeuner|café|gâteau|anniversaire|apéro|croissants?|chaton)\b"
     r"|(\b(au|le|un|du|ce|petit|bon) |^)resto\b",
     r"\b(almuerzo|comida|cerveza|gato|perro|cumpleaños|bizcocho|jajaja)\b",
+    # Said to mark an aside, in any language: "kurz off topic:", "OT:", "余談ですが".
+    # ("OT" only as a label: "the OT budget" is overtime.)
+    r"\boff[- ]?topic\b|(?-i:^OT\b|\bOT\s*:)|\bhors[- ]sujet\b|\bfuera de tema\b"
+    r"|\bfuori tema\b|\bfora do assunto\b|\bне по теме\b|\bофф?топ\w*|\bpoza tematem\b"
+    r"|题外话|跑题|余談|話は変わ",
 )
 
 # A meal as a deadline, not as small talk: "v3 by tomorrow lunch", "Feedback bis Mittag"
@@ -231,7 +236,6 @@ MEAL_TIME = _cues(
     r"(lunch|mittag\w*|déjeuner|almuerzo|comida)\b",
 )
 
-# A question to everyone, which several may answer in turn ("who is away next week?").
 # "Someone" in a request that asks for a volunteer ("can someone own that", "alguien
 # tiene que armar la macro", "有人能…"): a closed class in each language.
 SOMEONE = _cues(
@@ -240,6 +244,7 @@ SOMEONE = _cues(
     r"|хто|biri|kim)\b",
     r"有人|谁|誰か|誰が|누가|누구",
 )
+# A question to everyone, which several may answer in turn ("who is away next week?").
 ROLL_CALL = _cues(
     r"^(who|anyone|anybody|does anyone|wer|jemand|hat jemand|qui|quelqu'un|quién|alguien)\b",
     r"\b(who|wer|qui|quién)\b.*\?",

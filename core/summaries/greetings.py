@@ -38,21 +38,21 @@ GREETS = _words(
     ola oi hoi doei goedemorgen goedemiddag goeienavond cześć czesc siema elo nara
     witam dobranoc привет приветик здравствуйте пока привіт вітаю бувайте hej hejsan
     hejdå tja tjena merhaba günaydın gunaydin selam görüşürüz 안녕하세요 안녕 ㅎㅇ ㅂㅂ
-    ㅂㅇ مرحبا باي namaste नमस्ते"""
+    ㅂㅇ مرحبا باي namaste नमस्ते grüezi grüessech grüessdi sali salü tschau pfiat"""
 )
 # A wish, then the time it wishes good: together they greet.
 WISHES = _words(
     """good nice great lovely schönen schönes schöne guten gute bon bonne buen buena
     buenos buenas buon buona bom boa fijne goede fijn goeie miłego dobrego dobry dobrej
     доброе добрый доброго хорошего хороших спокойной добрий гарного гарних bra god
-    trevlig iyi 좋은"""
+    trevlig iyi 좋은 guete"""
 )
 TIMES = _words(
     """morning afternoon evening night weekend day abend feierabend wochenende nacht
     journée soirée soir nuit weekend día dia días dias tarde tardes noche noches finde giornata
     serata notte pomeriggio avond dag ranka rano wieczoru wieczór dnia weekendu nocy
     утро день вечер вечера ночи выходных ранку вечір вечора ночі вихідних morgon kväll
-    helg natt akşamlar geceler günler sabahlar 아침 아침이에요 noite manhã"""
+    helg natt akşamlar geceler günler sabahlar 아침 아침이에요 noite manhã morge abig"""
 )
 # Greetings' words that may answer "when?".
 WHEN = TIMES | _words("morning mornin mañana demain domani amanhã imorgon")
@@ -78,7 +78,7 @@ UNTIL = frozenset(
 # Whom a greeting is said to: alone ("all?", "team") they greet nobody.
 ADDRESSED = _words(
     """all everyone everybody folks team guys people ppl y'all leute zusammen alle
-    allerseits euch equipo todos todas gente chicos tous tout le monde vous tutti
+    allerseits mitenand zäme euch equipo todos todas gente chicos tous tout le monde vous tutti
     ragazzi pessoal galera malta allemaal wszyscy wszystkim ziomki ребята коллеги всем
     всім allihopa allihop herkese arkadaşlar 다들 يا جماعة يلا さん 様 ちゃん 君"""
 )

@@ -113,7 +113,7 @@ NEW_SETS = {
     # Six more each (de four times, fr, it: German was then the held-out language below
     # 85 %), by two more helpers who read one example log: dev11 developed on (49/54 and
     # 6 chatter at first), heldout10 held out (51/54 and 5 chatter at first).
-    "dev11": (0.9, 6),
+    "dev11": (0.9, 4),
     "heldout10": (0.94, 5),
 }
 # A summary quotes at most this share of the room's messages: coverage bought by

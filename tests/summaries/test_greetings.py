@@ -34,6 +34,8 @@ GREETINGS = {
     "a typographic apostrophe": "n’abend",
     "a wish after 'have a'": "have a good weekend",
     "a letter doubled": "byee",
+    "Swiss German, cold": "guete morge 🥶",
+    "Swiss German, to all": "Grüezi mitenand",
 }
 NOT_GREETINGS = {
     "a greeting, then the work": "Morning all ☀️ rota for w/c 14th is on the board",
@@ -57,6 +59,8 @@ NOT_GREETINGS = {
     "Italian 'if tomorrow'": "se domani",
     "Dutch 'until tomorrow'": "tot morgen",
     "a goodbye asked": "see you monday?",
+    "Swiss German 'tomorrow'": "morge",
+    "a greeting, then a question": "guete morge, wer übernimmt die 14?",
 }
 
 

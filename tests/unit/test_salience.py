@@ -87,6 +87,12 @@ CHATTER = {
     "a cat": ("did you see the cat on the office cam?", True),
     "cat pasted from a shell": ("cat /etc/hosts on db-2 still shows the old IP", False),
     "the CAT tool": ("CAT tool licence renewal is due Friday", False),
+    "an aside, marked": ("kurz off topic: hat wer a ladekabel fürs iphone?", True),
+    "an aside, OT": ("Sorry kurz OT: wer hat den Kuchen in die Teeküche gestellt?", True),
+    "an aside, Russian": ("не по теме, но кто едет на корпоратив?", True),
+    "an aside, Japanese": ("余談ですが今日めっちゃ寒くないですか", True),
+    "overtime is work": ("the OT budget for nights is 30 hours this month", False),
+    "on the topic, Russian": ("по теме релиза: 3 бага открыты", False),
 }
 
 
