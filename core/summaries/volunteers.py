@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import re
 
+from core.summaries.cues import TO_SOMEONE
 from core.summaries.greetings import BESIDE, MENTION, build_normal
+from core.summaries.wording import QUESTION_MARKS
 
 # The whole reply, its words folded as greetings are (build_normal), emoji and marks
 # left out. "ja" is Polish "I" and German or Swedish "yes": after a request for someone,
@@ -42,19 +44,17 @@ WHOLE = re.compile(
     r"^(?:我|我来|我來|我可以|我去|我负责|我負責|私|私が|私がやります|僕|僕が|俺|俺が|"
     r"やります|やりますよ|引き受けます|担当します)$"
 )
-
-
-# Whom a reply answers, before it: "@dana:example.org: ", "Dana: ", "kai, ".
-ADDRESSED = re.compile(r"^\s*@?[\w.=-]+(?::[\w.-]+)?[:,]\s+")
-ASKS = ("?", "？", "؟")
+# Whom a reply answers, before it ("@dana:example.org: ", "Dana: ", "kai, "), as requests
+# name whom they ask.
+ADDRESSED = re.compile(TO_SOMEONE)
 
 
 def decide_volunteers(text: str) -> bool:
     """Whether a reply only names its speaker as the one who takes the work ("mine",
     "yo 🙋", "Dana: ich!", "我来"); a question ("me? 😅") volunteers nobody."""
-    if any(mark in text for mark in ASKS):
+    if any(mark in text for mark in QUESTION_MARKS):
         return False
-    said = MENTION.sub(" ", build_normal(ADDRESSED.sub("", text)))
+    said = MENTION.sub(" ", build_normal(ADDRESSED.sub("", text.strip())))
     words = [w for w in BESIDE.split(said) if w]
     said = " ".join(words)
     return said in VOLUNTEER or (len(words) == 1 and bool(WHOLE.match(said)))
