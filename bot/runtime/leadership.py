@@ -15,7 +15,8 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from bot.inbox.dispatcher import Dispatcher
 from bot.inbox.state import Lease, LeaseLost, LeaseStore
@@ -118,7 +119,7 @@ class Leadership:
 
 async def lead_when_holding(
     leadership: Leadership,
-    run_active: Callable[[], Awaitable[None]],
+    run_active: Callable[[], Coroutine[Any, Any, None]],
     retry_seconds: float = TAKEOVER_RETRY_SECONDS,
 ) -> None:
     """Stand by until this process holds the lease, then `run_active` until it loses it
@@ -128,7 +129,11 @@ async def lead_when_holding(
     while True:
         await leadership.acquire()
         try:
-            await run_active()
+            # In a task of its own: Python 3.11's TaskGroup leaves its task's cancellation
+            # count raised when a child fails after the group's body has returned (it
+            # uncancels only a body it interrupted), and this task would read the count
+            # below as a stop. A stop cancels that task through the await, as before.
+            await asyncio.create_task(run_active())
         except* LeaseLost:
             log.warning("lost the syncing lease: standing by")
         except* StorageError as failed:

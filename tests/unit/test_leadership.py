@@ -135,3 +135,80 @@ async def test_a_renewal_at_shutdown_that_finds_another_holder_sends_nothing_mor
     assert active.remaining() > 0, "as far as it knows"
     await active.renew()
     assert active.remaining() == 0 and not active.active
+
+
+async def test_a_process_that_lost_the_lease_after_starting_its_loops_stands_by_again(
+    open_database,
+):
+    """The app's active run: its loops start in a task group whose body returns, and the
+    renewals fail later. Python 3.11's TaskGroup then leaves the waiting task's
+    cancellation count raised (it uncancels only a body it interrupted), which read as a
+    stop: the process that lost its lease never stood by again (a CI failure, with the
+    other process's lease lost under load too, left a question unanswered)."""
+    leadership = Leadership(await SqlStateStore.open(await open_database()), ACCOUNT, 2)
+    runs: list[bool] = []
+    active_again = asyncio.Event()
+
+    async def lose_the_lease() -> None:
+        await asyncio.sleep(0.01)
+        raise LeaseLost(ACCOUNT)
+
+    async def run_active() -> None:
+        runs.append(leadership.active)
+        try:
+            if len(runs) == 1:
+                async with asyncio.TaskGroup() as group:
+                    group.create_task(lose_the_lease())
+                    group.create_task(asyncio.Event().wait())  # a loop that runs on
+                    # The body returns: the group waits for its tasks in __aexit__.
+            active_again.set()
+            await asyncio.Event().wait()
+        finally:
+            await leadership.release()
+
+    serving = asyncio.create_task(lead_when_holding(leadership, run_active, retry_seconds=0.01))
+    async with asyncio.timeout(5):
+        await active_again.wait()
+    assert runs == [True, True] and not serving.done()
+    serving.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await serving
+
+
+async def test_a_stop_that_comes_while_the_lost_lease_is_being_given_up_ends_the_process(
+    open_database,
+):
+    """The task group raises the lost lease alone, swallowing the stop that came while
+    its loops stopped: the process still stops rather than stand by for ever."""
+    leadership = Leadership(await SqlStateStore.open(await open_database()), ACCOUNT, 2)
+    stopping, gate = asyncio.Event(), asyncio.Event()
+    runs: list[bool] = []
+
+    async def lose_the_lease() -> None:
+        await asyncio.sleep(0.01)
+        raise LeaseLost(ACCOUNT)
+
+    async def slow_to_stop() -> None:
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            stopping.set()
+            await gate.wait()
+            raise
+
+    async def run_active() -> None:
+        runs.append(leadership.active)
+        try:
+            async with asyncio.TaskGroup() as group:
+                group.create_task(lose_the_lease())
+                group.create_task(slow_to_stop())
+        finally:
+            await leadership.release()
+
+    serving = asyncio.create_task(lead_when_holding(leadership, run_active, retry_seconds=0.01))
+    async with asyncio.timeout(5):
+        await stopping.wait()
+    serving.cancel()  # the stop, while the loops are stopping
+    gate.set()
+    done, _ = await asyncio.wait({serving}, timeout=5)
+    assert done == {serving} and serving.cancelled() and runs == [True]
