@@ -25,7 +25,7 @@ def _cues(*patterns: str) -> re.Pattern[str]:
 
 DECISION = _cues(
     r"\b(we('ve| have)? (decided|agreed|settled|chose|picked)|decided|agreed"
-    r"|let'?s go with|we('ll| will) go with|going with|approved|final(ly)?:? we)\b"
+    r"|let'?s go with|we('ll| will)? go with|going with|approved|final(ly)?:? we)\b"
     r"|^go with\b",
     r"\b(decision|decided|resolved|agreed|entscheidung|beschluss|décision|decisión):",
     r"\brul(es|ed|ing) out\b|\boff the table\b|\bno-go\b|\bfällt (damit )?raus\b"
@@ -101,8 +101,10 @@ ARRANGEMENT = _cues(
     r"\b(is|as) (the )?(release )?(captain|manager|lead|owner|driver|buddy|mentor)\b",
     r"\btakes? (the )?(primary |secondary )?(on[- ]call|shift|rota|duty)\b"
     r"|\bis (primary|secondary)\b",
-    r"\b[A-Z][a-z]+ (leads|assists|owns|covers|handles|runs|drives)\b",
-    r"\b[A-Z][a-z]+ (is )?(as )?backup\b",
+    # A name, capitalised even in a pattern read without case ("Dana covers"; not "the
+    # script runs", "a second backup").
+    r"\b(?-i:[A-Z])[a-z]+ (leads|assists|owns|covers|handles|runs|drives)\b",
+    r"\b(?-i:[A-Z])[a-z]+ (is )?(as )?backup\b",
     r"\b(next|prochain(e)?|nächste[sr]?) (point|sync|meeting|réunion|call|termin|weekly"
     r"|standup|jour fixe)\b",
     r"\b(takes|owns|covers|handles) (it|this|that|the \w+)\b",

@@ -13,6 +13,7 @@ from core.summaries.addressing import decide_addressees
 from core.summaries.cues import DUE
 from core.summaries.draft import SummaryDraft, SummaryLine
 from core.summaries.salience import Pick
+from core.summaries.wording import decide_kind
 
 EntryKind = Literal["decision", "action"]
 # The words before a deadline that are not part of it ("by Friday" → "Friday").
@@ -78,32 +79,31 @@ def build_entries_from_picks(
     picks: Sequence[Pick], lines: Sequence[SummaryLine]
 ) -> list[LedgerEntry]:
     """Entries of an extractive summary: its decisions (arrangements too) and action
-    items, in the words of the line that says them; the lines it answers are cited."""
+    items, in the words of the line that says them, each line once. Besides a pick's
+    main line, every other line of it that says one by its wording (decide_kind): a
+    point listed with a decision carries the action items that carry it out ("Decided
+    then. Who writes the plan?" "I will draft it by Friday"), and the ledger lists each.
+    A pick's main line cites the pick's other lines; another line, those before it."""
     entries = []
+    seen: set[int] = set()
     for pick in picks:
-        line = lines[pick.main]
-        cited = tuple(lines[i].event_id for i in pick.lines if i != pick.main)
-        if pick.listed == "decision":
-            entries.append(
-                LedgerEntry(
-                    "decision",
-                    line.text,
-                    "",
-                    "",
-                    line.link,
-                    line.event_id,
-                    line.ts,
-                    verbatim=True,
-                    cited=cited,
-                )
+        for index in pick.lines:
+            kind = pick.listed if index == pick.main else decide_kind(lines[index].text)
+            if index in seen or kind not in ("decision", "action"):
+                continue
+            seen.add(index)
+            line = lines[index]
+            cited = tuple(
+                lines[i].event_id
+                for i in pick.lines
+                if i != index and (index == pick.main or i < index)
             )
-        elif pick.listed == "action":
             entries.append(
                 LedgerEntry(
-                    "action",
+                    kind,
                     line.text,
-                    decide_owner(line),
-                    decide_due(line.text),
+                    decide_owner(line) if kind == "action" else "",
+                    decide_due(line.text) if kind == "action" else "",
                     line.link,
                     line.event_id,
                     line.ts,

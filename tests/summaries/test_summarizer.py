@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from core import strings
 from core.config.llm import LlmSettings
 from core.i18n.language import speaking
@@ -221,3 +223,42 @@ async def test_a_pasted_multi_line_message_stays_inside_its_bullet(embedders):
         result.markdown
     )
     assert not re.search(r"^\s*1\. ", result.markdown, re.M), result.markdown
+
+
+# A first hour's room (a new user's walk-through): a question, a choice, two people
+# taking work on, small talk around it.
+CHOICE = [
+    ("@demo:x", "morning! the tram was packed again today"),
+    ("@kim:x", "Ugh. OK, quick topic: we need to pick the database for the reporting service."),
+    ("@demo:x", "Postgres or MongoDB?"),
+    ("@kim:x", "Postgres. We already run it in production and everyone knows it."),
+    ("@demo:x", "Right, and Mongo would mean a second backup setup."),
+    ("@kim:x", "Decided then. Who writes the migration plan?"),
+    ("@demo:x", "I will draft the migration plan and share it by Friday."),
+    ("@kim:x", "I will ask ops for a new schema on the cluster tomorrow."),
+    ("@demo:x", "did anyone watch the match last night? 3-1!"),
+]
+
+
+@pytest.mark.parametrize("room", ["meeting", "choice"])
+async def test_without_a_model_the_ledger_gets_every_action_item_and_decision(embedders, room):
+    """`!actions` after a summary lists each action item, also one listed in the summary
+    with the decision it carries out (it had none of them: the merged point kept only
+    the decision for the ledger)."""
+    said = MEETING if room == "meeting" else CHOICE
+    chat = [
+        SummaryLine(n, sender, text, 1e9 + 60 * n, f"https://l/{n}", f"$e{n}")
+        for n, (sender, text) in enumerate(said, start=1)
+    ]
+    summarizer = Summarizer(None, load_prompts, embedders)
+    result = await summarizer.summarize(chat, "**Summary**", timezone="UTC", part_tokens=1000)
+    actions = [entry.text for entry in result.entries if entry.kind == "action"]
+    decisions = [entry.text for entry in result.entries if entry.kind == "decision"]
+    if room == "meeting":
+        assert any("upgrade runbook" in text for text in actions), actions
+        assert any("Postgres 17" in text for text in decisions), decisions
+    else:
+        assert any("draft the migration plan" in text for text in actions), actions
+        assert any("new schema" in text for text in actions), actions
+        # "a second backup setup" names no one taking anything on: no arrangement.
+        assert not any("second backup" in text for text in decisions), decisions
