@@ -87,6 +87,13 @@ CONFIG_REJECTED = (
     "{problems}"
 )
 CONFIG_APPLIED = "✅ The config edit is applied."
+CONFIG_VALID_AGAIN = (
+    "✅ The config file is valid again. It matches the config I run with, so nothing "
+    "changed."
+)
+CONFIG_RESTART_NOT_NEEDED = (
+    "✅ The config file matches the settings I run with again: no restart is needed any more."
+)
 TOKEN_TAKEN = "✅ I took the new access token (the same device: its keys are kept)."
 TOKEN_NOT_TAKEN = NOTICE_PREFIX + "I did not take the new access token: {problem}."
 SERVICE_FAILING = (

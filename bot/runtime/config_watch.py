@@ -65,6 +65,9 @@ class ConfigWatcher:
         self.holder = holder
         self.report = report
         self._lock = asyncio.Lock()
+        # What the admin room was last told that a file like the running config puts
+        # right: a rejected edit, or keys that wait for a restart.
+        self._owed: str | None = None
         self._signalled: set[asyncio.Task[bool]] = set()
 
     async def reload(self) -> bool:
@@ -117,6 +120,7 @@ class ConfigWatcher:
 
     async def _reject(self, exc: ConfigError) -> bool:
         log.error("config edit rejected, keeping the running config:\n%s", exc)
+        self._owed = strings.CONFIG_VALID_AGAIN
         await self.report(
             strings.CONFIG_REJECTED.format(problems=build_admin_problems(exc.problems))
         )
@@ -125,7 +129,13 @@ class ConfigWatcher:
     async def _apply(self, new: Settings) -> bool:
         applied, restart_keys = build_applied(self.holder.current, new)
         if applied == self.holder.current and not restart_keys:
+            # An edit put right again is confirmed once: after a warning, silence reads
+            # as still broken.
+            if self._owed is not None:
+                await self.report(self._owed)
+                self._owed = None
             return True
+        self._owed = strings.CONFIG_RESTART_NOT_NEEDED if restart_keys else None
         level_changed = applied.bot.log_level != self.holder.current.bot.log_level
         self.holder.current = applied
         if level_changed:

@@ -64,3 +64,30 @@ def test_problems_shown_in_the_admin_room_name_files_without_their_folders():
     assert "- `config.toml: bot.answer_workers: must be at least 1`" in shown
     assert "bot-1.pem cannot be read" in shown
     assert "http://vllm:8000/v1" in shown, "a URL is not a path of the host"
+
+
+async def test_an_edit_put_right_again_is_confirmed_in_the_admin_room(tmp_path, root_level):
+    """An admin who reverts a rejected edit, or one that needed a restart, learns that
+    the file is fine again: after a warning, silence read as still broken."""
+    path = tmp_path / "config.toml"
+    path.write_text(CONFIG.format(level="INFO"))
+    holder = SettingsHolder(load_config(path, ENV))
+    reports: list[str] = []
+
+    async def report(text: str) -> None:
+        reports.append(text)
+
+    watcher = ConfigWatcher(path, ENV, holder, report)
+    path.write_text(CONFIG.format(level="INFO") + "answer_without_mentoin = true\n")
+    assert not await watcher.reload()
+    path.write_text(CONFIG.format(level="INFO"))
+    assert await watcher.reload()
+    assert reports[-1] == strings.CONFIG_VALID_AGAIN
+    path.write_text(CONFIG.format(level="INFO") + "\n[ops]\nport = 9999\n")
+    assert await watcher.reload()
+    assert reports[-1].startswith(strings.CONFIG_NEEDS_RESTART.split("{")[0])
+    path.write_text(CONFIG.format(level="INFO"))
+    assert await watcher.reload()
+    assert reports[-1] == strings.CONFIG_RESTART_NOT_NEEDED
+    assert await watcher.reload()
+    assert len(reports) == 4, "once: a file left as it is says nothing more"
