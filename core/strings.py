@@ -88,8 +88,7 @@ CONFIG_REJECTED = (
 )
 CONFIG_APPLIED = "✅ The config edit is applied."
 CONFIG_VALID_AGAIN = (
-    "✅ The config file is valid again. It matches the config I run with, so nothing "
-    "changed."
+    "✅ The config file is valid again. It matches the config I run with, so nothing changed."
 )
 CONFIG_RESTART_NOT_NEEDED = (
     "✅ The config file matches the settings I run with again: no restart is needed any more."
