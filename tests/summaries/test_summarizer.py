@@ -159,8 +159,11 @@ async def test_without_a_model_every_decision_action_item_and_open_question_is_k
     assert "release moves to Friday" in sections[strings.SUMMARY_DECISIONS]
     for action in ("review the two export fixes", "status page"):
         assert action in sections[strings.SUMMARY_ACTIONS]
-    # An action item that carries out a decision is listed with it (the ledger lists each).
+    # An action item that carries out a decision is listed with it, and under the action
+    # items after the decision it carries out (the ledger lists each).
     assert "upgrade runbook" in sections[strings.SUMMARY_DECISIONS].split("\n- ")[-1]
+    carried = [b for b in sections[strings.SUMMARY_ACTIONS].split("\n- ") if "runbook" in b]
+    assert carried and "We agreed to upgrade staging" in carried[0].split("↳")[0]
     assert "Postgres 17" in sections[strings.SUMMARY_DECISIONS].split("\n- ")[-1]
     assert "announces the maintenance window" in sections[strings.SUMMARY_QUESTIONS]
     assert "old export API" in result.markdown, "answered by the line after it, so not open"
@@ -168,7 +171,8 @@ async def test_without_a_model_every_decision_action_item_and_open_question_is_k
     assert "Not sure, last time it was support" in sections[strings.SUMMARY_QUESTIONS], (
         "the answer that leaves the question open is with it"
     )
-    quoted = result.markdown.count("([message](")
+    # Messages quoted, each once however many points show it.
+    quoted = len(set(re.findall(r"\(\[message\]\(([^)]*)\)", result.markdown)))
     assert quoted <= QUOTED_SHARE * len(MEETING), "what matters, in fewer lines than the chat"
     for acknowledgement in (": ok ([", ": nice ([", ": thanks everyone (["):
         assert acknowledgement not in result.markdown
@@ -262,3 +266,7 @@ async def test_without_a_model_the_ledger_gets_every_action_item_and_decision(em
         assert any("new schema" in text for text in actions), actions
         # "a second backup setup" names no one taking anything on: no arrangement.
         assert not any("second backup" in text for text in decisions), decisions
+        # And the summary lists them where a reader looks for who does what.
+        listed = result.markdown.split(f"**{strings.SUMMARY_ACTIONS}**")[1].split("\n\n")[0]
+        assert "draft the migration plan and share it by Friday" in listed
+        assert "new schema on the cluster tomorrow" in listed
