@@ -13,6 +13,7 @@ import json
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
+from importlib.metadata import PackageNotFoundError, version
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -85,7 +86,13 @@ def build_mcp_server(
     limits: RateLimits,
     settings: Callable[[], Settings],
 ) -> KnowledgeMcp:
-    server = KnowledgeMcp("knowledge", instructions=INSTRUCTIONS)
+    # The release, as clients show whom they talk to (the package's metadata; a source
+    # tree run without installing has none).
+    try:
+        release = version("matrix-knowledge-bot")
+    except PackageNotFoundError:
+        release = "unknown"
+    server = KnowledgeMcp("knowledge", instructions=INSTRUCTIONS, version=release)
 
     async def caller_of(ctx: Context) -> Caller:
         caller = tokens.find(find_bearer(ctx.headers))

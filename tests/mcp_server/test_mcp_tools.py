@@ -5,6 +5,7 @@ refusal is an error result a person can read."""
 from __future__ import annotations
 
 import json
+from importlib.metadata import version
 
 import httpx2
 import pytest
@@ -93,6 +94,9 @@ async def test_a_token_without_reader_gets_public_documents_only(connect, chat_w
 async def test_list_collections_names_what_the_reader_may_search(connect):
     async with connect("alice") as client:
         listed = await client.call_tool("list_collections", {})
+        # A client shows whom it talks to: the project and its release, not "".
+        assert client.server_info is not None
+        assert client.server_info.version == version("matrix-knowledge-bot")
     names = [c["name"] for c in listed.structured_content["collections"]]
     assert names == ["handbook", "wiki", "tickets"]
     assert "handbook (en, public)" in text_of(listed)
