@@ -92,3 +92,20 @@ async def test_a_summary_that_could_not_be_posted_is_made_again_whole(tmp_path):
         # Asked again: from the same start, nothing skipped.
         summary = await ask(bot, "!r", ALICE, "!summarize")
         assert build_permalink("!r", said, ALICE) in summary["formatted_body"], summary
+
+
+async def test_a_summary_names_people_as_the_room_shows_them(tmp_path):
+    """Quoted lines go by the members' display names, as in the catch-up ("Alice Liddell:
+    …", not "@alice:fake.test: …"); the ledger still knows whose action item it is."""
+    async with running_rooms(tmp_path) as bot:
+        bot.account.add_room("!r", [ALICE, BOB])
+        bot.account.set_member_name("!r", ALICE, "Alice Liddell")
+        bot.account.set_member_name("!r", BOB, "Bob")
+        say(bot, "!r", ALICE, "Decision: we ship Atlas on 14 December")
+        say(bot, "!r", BOB, "I will write the release notes by Friday")
+        summary = (await ask(bot, "!r", ALICE, "!summarize"))["body"]
+        assert "Alice Liddell: Decision: we ship Atlas" in summary, summary
+        assert "Bob: I will write the release notes" in summary, summary
+        assert ALICE not in summary and BOB not in summary
+        mine = (await ask(bot, "!r", BOB, "!actions mine"))["body"]
+        assert "write the release notes" in mine, mine

@@ -8,6 +8,7 @@ import logging
 import math
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
@@ -250,8 +251,14 @@ class SummaryDesk(Feature):
             lines[0].ts, lines[-1].ts, len(lines), timezone, thread=thread is not None
         )
         started = time.perf_counter()
+        # People as the room shows them (nio's names: two "Alex" are told apart), as the
+        # catch-up does; the lines keep their ids for what follows.
+        shown = [
+            replace(line, sender=self.matrix.member_name(room_id, line.sender) or line.sender)
+            for line in lines
+        ]
         result = await self.summarizer.summarize(
-            lines,
+            shown,
             heading,
             timezone=timezone,
             part_tokens=settings.summaries.part_tokens,
