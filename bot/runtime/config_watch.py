@@ -135,6 +135,7 @@ class ConfigWatcher:
                 await self.report(self._owed)
                 self._owed = None
             return True
+        restart_was_owed = self._owed == strings.CONFIG_RESTART_NOT_NEEDED
         self._owed = strings.CONFIG_RESTART_NOT_NEEDED if restart_keys else None
         level_changed = applied.bot.log_level != self.holder.current.bot.log_level
         self.holder.current = applied
@@ -146,6 +147,8 @@ class ConfigWatcher:
             await self.report(strings.CONFIG_NEEDS_RESTART.format(keys=", ".join(restart_keys)))
         else:
             await self.report(strings.CONFIG_APPLIED)
+            if restart_was_owed:  # the restart-only keys were put back with it
+                await self.report(strings.CONFIG_RESTART_NOT_NEEDED)
         return True
 
     async def watch(self) -> None:

@@ -127,13 +127,14 @@ async def lead_when_holding(
     while it runs (the database away as a standby takes over) is a passing fault, not
     the end of the process: it stands by again, so another process may take over."""
     while True:
-        await leadership.acquire()
         try:
             # In a task of its own: Python 3.11's TaskGroup leaves its task's cancellation
             # count raised when a child fails after the group's body has returned (it
             # uncancels only a body it interrupted), and this task would read the count
             # below as a stop. A stop cancels that task through the await, as before.
-            await asyncio.create_task(run_active())
+            # Standing by in it too: a stop between taking the lease and `run_active`
+            # starting would leave the lease held until it ran out.
+            await asyncio.create_task(_take_then_run(leadership, run_active))
         except* LeaseLost:
             log.warning("lost the syncing lease: standing by")
         except* StorageError as failed:
@@ -147,6 +148,13 @@ async def lead_when_holding(
             # A stop that came while the lease was lost: the TaskGroup raised the loss
             # alone, and standing by would keep the process from ever stopping.
             raise asyncio.CancelledError
+
+
+async def _take_then_run(
+    leadership: Leadership, run_active: Callable[[], Coroutine[Any, Any, None]]
+) -> None:
+    await leadership.acquire()
+    await run_active()
 
 
 async def drain_while_held(

@@ -19,14 +19,23 @@ WEEKDAY = (
 MONTH = r"january|february|march|april|may|june|july|august|september|october|november|december"
 
 
+# Capitalised words that open English sentences and name nobody.
+SENTENCE_OPENERS = (
+    "(?:it|this|that|these|those|which|what|who|there|here|the|our|your|their|my|his|her"
+    "|its|a|an|one|each|every|nightly|daily|weekly)"
+)
+
+
 def _cues(*patterns: str) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
 
 
 DECISION = _cues(
     r"\b(we('ve| have)? (decided|agreed|settled|chose|picked)|decided|agreed"
-    r"|let'?s go with|we('ll| will)? go with|going with|approved|final(ly)?:? we)\b"
-    r"|^go with\b",
+    r"|let'?s go with|we('ll| will) go with|going with|approved|final(ly)?:? we)\b"
+    # "We go with X" as a statement of its own ("should we go with X?", "if we go with
+    # X" ask or suppose).
+    r"|^go with\b|(^|[.!;:]\s+)we go with\b",
     r"\b(decision|decided|resolved|agreed|entscheidung|beschluss|décision|decisión):",
     r"\brul(es|ed|ing) out\b|\boff the table\b|\bno-go\b|\bfällt (damit )?raus\b"
     r"|\bkommt nicht in frage\b|\b(est|sont) (exclu|écarté)e?s?\b",
@@ -102,9 +111,11 @@ ARRANGEMENT = _cues(
     r"\btakes? (the )?(primary |secondary )?(on[- ]call|shift|rota|duty)\b"
     r"|\bis (primary|secondary)\b",
     # A name, capitalised even in a pattern read without case ("Dana covers"; not "the
-    # script runs", "a second backup").
-    r"\b(?-i:[A-Z])[a-z]+ (leads|assists|owns|covers|handles|runs|drives)\b",
-    r"\b(?-i:[A-Z])[a-z]+ (is )?(as )?backup\b",
+    # script runs", "a second backup"), and no word that opens a sentence as well ("It
+    # runs on staging", "This covers the old API").
+    r"\b(?!" + SENTENCE_OPENERS + r"\b)(?-i:[A-Z])[a-z]+ (leads|assists|owns|covers|handles"
+    r"|runs|drives)\b",
+    r"\b(?!" + SENTENCE_OPENERS + r"\b)(?-i:[A-Z])[a-z]+ (is )?(as )?backup\b",
     r"\b(next|prochain(e)?|nächste[sr]?) (point|sync|meeting|réunion|call|termin|weekly"
     r"|standup|jour fixe)\b",
     r"\b(takes|owns|covers|handles) (it|this|that|the \w+)\b",

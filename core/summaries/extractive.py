@@ -9,9 +9,8 @@ from collections.abc import Sequence
 
 from core import strings
 from core.summaries.draft import SummaryLine, build_one_line
-from core.summaries.salience import Kind, Pick
+from core.summaries.salience import Kind, Pick, decide_carried_actions
 from core.summaries.sidetracks import build_subject_words
-from core.summaries.wording import decide_kind
 
 # Characters of a recalled message a point quotes (its first words: which message it was).
 RECALL_CHARACTERS = 40
@@ -91,27 +90,13 @@ def build_point_text(pick: Pick, lines: Sequence[SummaryLine]) -> str:
     )
 
 
-def decide_carried_actions(pick: Pick, lines: Sequence[SummaryLine]) -> tuple[int, ...]:
-    """The action items a point listed with a decision carries: its own lines after the
-    decision that say one by their wording ("Decided then. Who writes the plan?" "I'll
-    draft it by Friday"). decide_kind reads without remembering the words."""
-    if pick.listed != "decision":
-        return ()
-    return tuple(
-        i
-        for i in pick.lines
-        if i > pick.main and i not in pick.recalled and decide_kind(lines[i].text) == "action"
-    )
-
-
 def build_listed(picks: Sequence[Pick], lines: Sequence[SummaryLine]) -> list[Pick]:
     """The points as listed: an action item a decision's point carries is listed under
     the action items too, after the decision it carries out, and recalled in a few words
     in the decision's point (a reader looks for who does what under its heading; the
     decision's point still shows the whole exchange)."""
     out = []
-    for pick in picks:
-        carried = decide_carried_actions(pick, lines)
+    for pick, carried in zip(picks, decide_carried_actions(picks, lines), strict=True):
         if not carried:
             out.append(pick)
             continue

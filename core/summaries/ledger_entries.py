@@ -12,8 +12,7 @@ from typing import Literal
 from core.summaries.addressing import decide_addressees
 from core.summaries.cues import DUE
 from core.summaries.draft import SummaryDraft, SummaryLine
-from core.summaries.salience import Pick
-from core.summaries.wording import decide_kind
+from core.summaries.salience import Pick, decide_carried_actions
 
 EntryKind = Literal["decision", "action"]
 # The words before a deadline that are not part of it ("by Friday" → "Friday").
@@ -79,39 +78,32 @@ def build_entries_from_picks(
     picks: Sequence[Pick], lines: Sequence[SummaryLine]
 ) -> list[LedgerEntry]:
     """Entries of an extractive summary: its decisions (arrangements too) and action
-    items, in the words of the line that says them, each line once. Besides a pick's
-    main line, every other line of it that says one by its wording (decide_kind): a
-    point listed with a decision carries the action items that carry it out ("Decided
-    then. Who writes the plan?" "I will draft it by Friday"), and the ledger lists each.
-    A pick's main line cites the pick's other lines; another line, those before it."""
+    items, in the words of the line that says them, as the summary lists them: each
+    pick's main line, citing the pick's other lines, and the action items a decision's
+    pick carries (salience.decide_carried_actions), each citing the decision it carries
+    out (a sibling's redaction does not take it away)."""
     entries = []
-    seen: set[int] = set()
-    for pick in picks:
-        for index in pick.lines:
-            kind = pick.listed if index == pick.main else decide_kind(lines[index].text)
-            if index in seen or kind not in ("decision", "action"):
-                continue
-            seen.add(index)
-            line = lines[index]
-            cited = tuple(
-                lines[i].event_id
-                for i in pick.lines
-                if i != index and (index == pick.main or i < index)
-            )
-            entries.append(
-                LedgerEntry(
-                    kind,
-                    line.text,
-                    decide_owner(line) if kind == "action" else "",
-                    decide_due(line.text) if kind == "action" else "",
-                    line.link,
-                    line.event_id,
-                    line.ts,
-                    verbatim=True,
-                    cited=cited,
-                )
-            )
+    for pick, carried in zip(picks, decide_carried_actions(picks, lines), strict=True):
+        if pick.listed in ("decision", "action"):
+            cited = tuple(lines[i].event_id for i in pick.lines if i != pick.main)
+            entries.append(_entry(pick.listed, lines[pick.main], cited))
+        entries += [_entry("action", lines[i], (lines[pick.main].event_id,)) for i in carried]
     return entries
+
+
+def _entry(kind: EntryKind, line: SummaryLine, cited: tuple[str, ...]) -> LedgerEntry:
+    action = kind == "action"
+    return LedgerEntry(
+        kind,
+        line.text,
+        decide_owner(line) if action else "",
+        decide_due(line.text) if action else "",
+        line.link,
+        line.event_id,
+        line.ts,
+        verbatim=True,
+        cited=cited,
+    )
 
 
 def build_entries_from_draft(

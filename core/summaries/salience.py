@@ -30,6 +30,7 @@ from core.summaries.wording import (
     Said,
     decide_asks,
     decide_chatter,
+    decide_kind,
     decide_said,
 )
 from core.summaries.words import count_words
@@ -63,6 +64,30 @@ class Pick:
     @property
     def listed(self) -> Kind | None:
         return LISTED[self.said]
+
+
+def decide_carried_actions(
+    picks: Sequence[Pick], lines: Sequence[SummaryLine]
+) -> list[tuple[int, ...]]:
+    """For each pick, the action items it carries when it is listed as a decision: its
+    own lines after the decision that say one by their wording ("Decided then. Who writes
+    the plan?" "I'll draft it by Friday"), each said once (a line said again, or said as
+    another pick's main line, goes once). The summary lists them under the action items
+    and the ledger keeps them; decide_kind reads without remembering the words."""
+    said = {lines[pick.main].text.strip().lower() for pick in picks}
+    out: list[tuple[int, ...]] = []
+    for pick in picks:
+        carried = []
+        if pick.listed == "decision":
+            for i in pick.lines:
+                key = lines[i].text.strip().lower()
+                if i <= pick.main or i in pick.recalled or key in said:
+                    continue
+                if decide_kind(lines[i].text) == "action":
+                    said.add(key)
+                    carried.append(i)
+        out.append(tuple(carried))
+    return out
 
 
 def decide_chatter_lines(lines: Sequence[SummaryLine]) -> frozenset[int]:

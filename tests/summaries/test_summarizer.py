@@ -171,9 +171,11 @@ async def test_without_a_model_every_decision_action_item_and_open_question_is_k
     assert "Not sure, last time it was support" in sections[strings.SUMMARY_QUESTIONS], (
         "the answer that leaves the question open is with it"
     )
-    # Messages quoted, each once however many points show it.
+    # Messages quoted, each once however many points show it; and no more links in all
+    # than the chat has messages.
     quoted = len(set(re.findall(r"\(\[message\]\(([^)]*)\)", result.markdown)))
     assert quoted <= QUOTED_SHARE * len(MEETING), "what matters, in fewer lines than the chat"
+    assert result.markdown.count("([message](") <= len(MEETING)
     for acknowledgement in (": ok ([", ": nice ([", ": thanks everyone (["):
         assert acknowledgement not in result.markdown
 
@@ -244,12 +246,12 @@ CHOICE = [
 ]
 
 
-@pytest.mark.parametrize("room", ["meeting", "choice"])
+@pytest.mark.parametrize("room", ["meeting", "choice", "said twice"])
 async def test_without_a_model_the_ledger_gets_every_action_item_and_decision(embedders, room):
     """`!actions` after a summary lists each action item, also one listed in the summary
     with the decision it carries out (it had none of them: the merged point kept only
-    the decision for the ledger)."""
-    said = MEETING if room == "meeting" else CHOICE
+    the decision for the ledger; the meeting's case passed before, a guard), each once."""
+    said = {"meeting": MEETING, "choice": CHOICE, "said twice": [*CHOICE[:7], *CHOICE[6:]]}[room]
     chat = [
         SummaryLine(n, sender, text, 1e9 + 60 * n, f"https://l/{n}", f"$e{n}")
         for n, (sender, text) in enumerate(said, start=1)
@@ -261,6 +263,14 @@ async def test_without_a_model_the_ledger_gets_every_action_item_and_decision(em
     if room == "meeting":
         assert any("upgrade runbook" in text for text in actions), actions
         assert any("Postgres 17" in text for text in decisions), decisions
+    elif room == "said twice":
+        assert [t for t in actions if "draft the migration plan" in t] == [CHOICE[6][1]], actions
+        listed = result.markdown.split(f"**{strings.SUMMARY_ACTIONS}**")[1].split("\n\n")[0]
+        assert listed.count("draft the migration plan and share it") == 1, listed
+        # Each action item goes with the decision it carries out, not with another's.
+        schema = next(e for e in result.entries if "new schema" in e.text)
+        decided = next(e for e in result.entries if e.kind == "decision")
+        assert schema.cited == (decided.event_id,)
     else:
         assert any("draft the migration plan" in text for text in actions), actions
         assert any("new schema" in text for text in actions), actions

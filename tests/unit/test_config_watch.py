@@ -91,3 +91,9 @@ async def test_an_edit_put_right_again_is_confirmed_in_the_admin_room(tmp_path, 
     assert reports[-1] == strings.CONFIG_RESTART_NOT_NEEDED
     assert await watcher.reload()
     assert len(reports) == 4, "once: a file left as it is says nothing more"
+    # Put back together with a live edit: both are said.
+    path.write_text(CONFIG.format(level="INFO") + "\n[ops]\nport = 9999\n")
+    assert await watcher.reload()
+    path.write_text(CONFIG.format(level="DEBUG"))
+    assert await watcher.reload()
+    assert reports[-2:] == [strings.CONFIG_APPLIED, strings.CONFIG_RESTART_NOT_NEEDED]

@@ -208,3 +208,31 @@ async def test_a_stop_that_comes_while_the_lost_lease_is_being_given_up_ends_the
     gate.set()
     done, _ = await asyncio.wait({serving}, timeout=5)
     assert done == {serving} and serving.cancelled() and runs == [True]
+
+
+async def test_a_stop_just_after_taking_the_lease_gives_it_up(open_database):
+    """A stop that lands as the lease is taken, before the active run starts, still gives
+    the lease up: a standby takes over at once rather than when it runs out."""
+    database = await open_database()
+    taken = asyncio.Event()
+
+    class Announcing(Leadership):
+        async def acquire(self) -> None:
+            await super().acquire()
+            taken.set()
+
+    leadership = Announcing(await SqlStateStore.open(database), ACCOUNT, 30)
+
+    async def run_active() -> None:
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await leadership.release()
+
+    serving = asyncio.create_task(lead_when_holding(leadership, run_active))
+    await taken.wait()
+    serving.cancel()
+    done, _ = await asyncio.wait({serving}, timeout=5)
+    assert done == {serving} and serving.cancelled()
+    standby = Leadership(await SqlStateStore.open(database), ACCOUNT, 30)
+    assert await standby._take(5), "the lease was given up, not left to run out"
