@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import pytest
 
@@ -31,8 +32,9 @@ def root_level():
     root.setLevel(before)
 
 
-async def test_an_edited_log_level_applies_without_a_restart(tmp_path, root_level):
-    path = tmp_path / "config.toml"
+def watched(path: Path) -> tuple[ConfigWatcher, SettingsHolder, list[str]]:
+    """A watcher of `path` (an INFO config written there), its settings and what it
+    said in the admin room."""
     path.write_text(CONFIG.format(level="INFO"))
     holder = SettingsHolder(load_config(path, ENV))
     reports: list[str] = []
@@ -40,7 +42,12 @@ async def test_an_edited_log_level_applies_without_a_restart(tmp_path, root_leve
     async def report(text: str) -> None:
         reports.append(text)
 
-    watcher = ConfigWatcher(path, ENV, holder, report)
+    return ConfigWatcher(path, ENV, holder, report), holder, reports
+
+
+async def test_an_edited_log_level_applies_without_a_restart(tmp_path, root_level):
+    path = tmp_path / "config.toml"
+    watcher, holder, reports = watched(path)
     root_level.setLevel(logging.INFO)
     path.write_text(CONFIG.format(level="DEBUG"))
     assert await watcher.reload()
@@ -70,14 +77,7 @@ async def test_an_edit_put_right_again_is_confirmed_in_the_admin_room(tmp_path, 
     """An admin who reverts a rejected edit, or one that needed a restart, learns that
     the file is fine again: after a warning, silence read as still broken."""
     path = tmp_path / "config.toml"
-    path.write_text(CONFIG.format(level="INFO"))
-    holder = SettingsHolder(load_config(path, ENV))
-    reports: list[str] = []
-
-    async def report(text: str) -> None:
-        reports.append(text)
-
-    watcher = ConfigWatcher(path, ENV, holder, report)
+    watcher, _, reports = watched(path)
     path.write_text(CONFIG.format(level="INFO") + "answer_without_mentoin = true\n")
     assert not await watcher.reload()
     path.write_text(CONFIG.format(level="INFO"))
