@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         asyncio.run(run_until_signalled(app))
     except MatrixError as exc:
-        print(f"The homeserver did not let the bot in: {exc}", file=sys.stderr)
+        print(f"The bot could not start on the homeserver: {exc}", file=sys.stderr)
         return 1
     except StorageError as exc:
         print(f"The bot's storage could not be opened: {exc}", file=sys.stderr)

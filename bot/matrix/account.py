@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -143,6 +143,14 @@ class MatrixAccount(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+def build_shown_names(
+    account: MatrixAccount, room_id: str, senders: Iterable[str]
+) -> dict[str, str]:
+    """Each sender as the room shows them (their display name; nio tells two "Alex"
+    apart), else their id: how summaries and catch-ups name people."""
+    return {sender: account.member_name(room_id, sender) or sender for sender in set(senders)}
 
 
 def may_send(account: MatrixAccount) -> bool:

@@ -54,7 +54,7 @@ def decide_volunteers(text: str) -> bool:
     "yo 🙋", "Dana: ich!", "我来"); a question ("me? 😅") volunteers nobody."""
     if any(mark in text for mark in QUESTION_MARKS):
         return False
-    said = MENTION.sub(" ", build_normal(ADDRESSED.sub("", text.strip())))
-    words = [w for w in BESIDE.split(said) if w]
+    reply = MENTION.sub(" ", build_normal(ADDRESSED.sub("", text.strip())))
+    words = [w for w in BESIDE.split(reply) if w]
     said = " ".join(words)
     return said in VOLUNTEER or (len(words) == 1 and bool(WHOLE.match(said)))

@@ -21,7 +21,7 @@ from bot.inbox.dispatcher import Dispatcher
 from bot.inbox.links import build_room_link
 from bot.inbox.render import build_room_notice
 from bot.inbox.reply import ReplyWriter
-from bot.matrix.account import MatrixAccount
+from bot.matrix.account import MatrixAccount, build_shown_names
 from bot.matrix.types import InviteRefused, MatrixError, SyncBatch
 from bot.settings_holder import SettingsHolder
 from core import strings
@@ -207,10 +207,7 @@ class CatchupDesk(Feature):
         catchup = build_room_catchup(name, lines, reader)
         catchup.encrypted = room is None or room.encrypted
         catchup.unreadable = len(unreadable)
-        catchup.names = {
-            sender: self.matrix.member_name(room_id, sender) or sender
-            for sender in {line.sender for line in lines}
-        }
+        catchup.names = build_shown_names(self.matrix, room_id, (line.sender for line in lines))
         if self.summarizer.llm is not None and catchup.rest:
             try:
                 result = await self.summarizer.summarize(

@@ -20,7 +20,7 @@ from bot.inbox.decisions import Ledger, Summarize
 from bot.inbox.dispatcher import Dispatcher, Spawn
 from bot.inbox.render import build_room_notice
 from bot.inbox.reply import ReplyWriter
-from bot.matrix.account import MatrixAccount
+from bot.matrix.account import MatrixAccount, build_shown_names
 from bot.settings_holder import SettingsHolder
 from core import strings
 from core.i18n.language import speaking
@@ -251,12 +251,10 @@ class SummaryDesk(Feature):
             lines[0].ts, lines[-1].ts, len(lines), timezone, thread=thread is not None
         )
         started = time.perf_counter()
-        # People as the room shows them (nio's names: two "Alex" are told apart), as the
-        # catch-up does; the lines keep their ids for what follows.
-        shown = [
-            replace(line, sender=self.matrix.member_name(room_id, line.sender) or line.sender)
-            for line in lines
-        ]
+        # People as the room shows them, as the catch-up does; the lines keep their ids
+        # for what follows.
+        names = build_shown_names(self.matrix, room_id, (line.sender for line in lines))
+        shown = [replace(line, sender=names[line.sender]) for line in lines]
         result = await self.summarizer.summarize(
             shown,
             heading,
