@@ -60,3 +60,9 @@ def apply_log_level(level: str) -> None:
     logging.getLogger().setLevel(level)
     # The scheduler logs every job run at INFO; keep the bot's own lines readable.
     quiet_libraries("apscheduler.executors")
+    # nio warns "Error validating response" for every error the homeserver answers (each
+    # retry of a refused token: one line every few seconds); the bot logs each failure
+    # itself, with what it means.
+    logging.getLogger("nio.responses").setLevel(
+        max(logging.ERROR, logging.getLogger().getEffectiveLevel())
+    )

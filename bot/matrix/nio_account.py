@@ -39,7 +39,8 @@ from nio.exceptions import EncryptionError
 from nio.rooms import MatrixRoom
 
 from bot.matrix.account import MatrixAccount, may_send, write_deadline
-from bot.matrix.cross_signing import ensure_cross_signed
+from bot.matrix.cross_signing import CrossSigningError, ensure_cross_signed
+from bot.matrix.device_keys import ensure_keys_listed
 from bot.matrix.fence import WriteKind
 from bot.matrix.sync_batch import build_sync_batch
 from bot.matrix.trusted_devices import TrustedDevices
@@ -143,6 +144,11 @@ class NioAccount:
         self._all_rooms = False  # whether _rooms has every room nio knows
         # Rooms the bot left or was removed from: nio keeps them, with their members.
         self._left: set[str] = set()
+        # Whether the homeserver was seen to list the device's keys (bot/matrix/
+        # device_keys.py): asked once a start and again after each new token.
+        self._keys_listed = False
+        # What cross_sign was given, to sign the device again once its keys are back.
+        self._cross_signing: tuple[Path, str | None] | None = None
 
     @property
     def lease_left(self) -> Callable[[], float]:
@@ -190,6 +196,8 @@ class NioAccount:
             return problem
         self.client.access_token = token
         self.token_refused = False
+        # The device may have been logged out, its keys with it, before this token.
+        self._keys_listed = False
         self.on_token(token)
         return None
 
@@ -500,6 +508,11 @@ class NioAccount:
         if not client.olm:
             return
         async with self._writing("room", "", "maintaining encryption keys"):
+            if not self._keys_listed:
+                published_again = await ensure_keys_listed(client)
+                self._keys_listed = True
+                if published_again and self._cross_signing is not None:
+                    await self._sign_again(*self._cross_signing)
             if client.should_upload_keys:
                 await client.keys_upload()
             if client.should_query_keys:
@@ -511,8 +524,16 @@ class NioAccount:
     async def cross_sign(self, data_dir: Path, password: str | None) -> None:
         """Sign the device with the account's cross-signing keys (see cross_signing.py);
         raises CrossSigningError when the homeserver refuses."""
+        self._cross_signing = (data_dir, password)
         async with self._writing("room", "", "cross-signing the device"):
             await ensure_cross_signed(self.client, data_dir, password)
+
+    async def _sign_again(self, data_dir: Path, password: str | None) -> None:
+        """The device's keys were published again: its signature went with the old ones."""
+        try:
+            await ensure_cross_signed(self.client, data_dir, password)
+        except CrossSigningError as exc:
+            log.warning("the bot's device stays unverified: %s", exc)
 
     async def close(self) -> None:
         await self.client.close()

@@ -30,6 +30,8 @@ async def watch_token_file(path: Path, account: NioAccount, report: Callable[[st
         if not token or token == last:
             continue
         last = token
+        if token == account.client.access_token:
+            continue  # the one in use, written again (a renewal script that ran early)
         problem = await account.use_token(token)
         if problem is None:
             log.info("took the new access token in %s (device %s)", path, account.client.device_id)

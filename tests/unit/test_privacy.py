@@ -62,7 +62,7 @@ def test_a_missing_data_folder_is_created_private(tmp_path, restored_umask):
 
 @pytest.fixture
 def restored_levels() -> Iterator[None]:
-    names = ["", *QUIET_LOGGERS, "apscheduler.executors"]
+    names = ["", *QUIET_LOGGERS, "apscheduler.executors", "nio.responses"]
     levels = {name: logging.getLogger(name).level for name in names}
     yield
     for name, level in levels.items():
@@ -78,6 +78,12 @@ def test_libraries_that_log_secrets_stay_at_warning_at_debug(name, restored_leve
     assert not logging.getLogger(name).isEnabledFor(logging.INFO)
     assert logging.getLogger(name).isEnabledFor(logging.WARNING)
     assert logging.getLogger("bot.inbox.sync").isEnabledFor(logging.DEBUG)
+
+
+def test_nio_does_not_repeat_each_refusal_the_bot_logs(restored_levels):
+    apply_log_level("INFO")
+    assert not logging.getLogger("nio.responses").isEnabledFor(logging.WARNING)
+    assert logging.getLogger("nio.crypto").isEnabledFor(logging.WARNING)
 
 
 def test_a_higher_root_level_also_holds_for_the_quiet_libraries(restored_levels):
