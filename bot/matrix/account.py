@@ -164,17 +164,34 @@ async def write_deadline(
 ) -> AsyncIterator[None]:
     """A write that passed the fence and that ends before the lease does: a request the
     homeserver (or a proxy) holds, or the client retries, is abandoned when the lease
-    runs out, so that it cannot land after a standby took over. Raises WriteRefused."""
+    runs out, so that it cannot land after a standby took over; a renewal that comes back
+    meanwhile lets it go on. Raises WriteRefused."""
     check_write(account, kind, room_id, sealed)
-    left = account.lease_left()
-    deadline = asyncio.timeout(None if math.isinf(left) else left)
+    loop = asyncio.get_running_loop()
+    deadline = asyncio.timeout(None)
+    checking: asyncio.TimerHandle | None = None
+
+    def look_at_the_lease() -> None:
+        # The lease may have been renewed while the write was held: it ends with the
+        # lease as it stands now, not as it stood when the write began.
+        nonlocal checking
+        left = account.lease_left()
+        if left <= 0:
+            deadline.reschedule(loop.time())
+        elif not math.isinf(left):
+            checking = loop.call_later(left, look_at_the_lease)
+
     try:
         async with deadline:
+            look_at_the_lease()
             yield
     except TimeoutError:
         if deadline.expired():
             raise WriteRefused("the lease ran out during the write: it was abandoned") from None
         raise
+    finally:
+        if checking is not None:
+            checking.cancel()
 
 
 def check_write(
