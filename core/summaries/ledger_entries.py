@@ -13,6 +13,8 @@ from core.summaries.addressing import decide_addressees
 from core.summaries.cues import DUE
 from core.summaries.draft import SummaryDraft, SummaryLine
 from core.summaries.salience import Pick, decide_carried_actions
+from core.summaries.sidetracks import build_subject_words
+from core.summaries.wording import decide_said
 
 EntryKind = Literal["decision", "action"]
 # The words before a deadline that are not part of it ("by Friday" → "Friday").
@@ -75,20 +77,47 @@ def decide_due(text: str) -> str:
 
 
 def build_entries_from_picks(
-    picks: Sequence[Pick], lines: Sequence[SummaryLine]
+    picks: Sequence[Pick], lines: Sequence[SummaryLine], points: Sequence[Pick] = ()
 ) -> list[LedgerEntry]:
     """Entries of an extractive summary: its decisions (arrangements too) and action
     items, in the words of the line that says them, as the summary lists them: each
     pick's main line, citing the pick's other lines, and the action items a decision's
     pick carries (salience.decide_carried_actions), each citing the decision it carries
-    out (a sibling's redaction does not take it away)."""
+    out (a sibling's redaction does not take it away). A decision is said by the line
+    that names what its point (`points`, the summary's) discussed before it
+    (`decide_stated_decision`)."""
     entries = []
     for pick, carried in zip(picks, decide_carried_actions(picks, lines), strict=True):
         if pick.listed in ("decision", "action"):
-            cited = tuple(lines[i].event_id for i in pick.lines if i != pick.main)
-            entries.append(_entry(pick.listed, lines[pick.main], cited))
+            stated = decide_stated_decision(pick, lines, points)
+            cited = tuple(lines[i].event_id for i in pick.lines if i != stated)
+            entries.append(_entry(pick.listed, lines[stated], cited))
         entries += [_entry("action", lines[i], (lines[pick.main].event_id,)) for i in carried]
     return entries
+
+
+def decide_stated_decision(
+    pick: Pick, lines: Sequence[SummaryLine], points: Sequence[Pick] = ()
+) -> int:
+    """The line of a decision's pick that says what was decided: of its own lines
+    worded as a decision, the one that names most of what was discussed before its main
+    line in the summary's point that has it ("Postgres or MongoDB?" … "Decided then. Who
+    writes the plan?" "We go with Postgres": the last), the main line on a tie. A ledger
+    lists the line alone, so it should say what; the summary quotes the whole exchange."""
+    if pick.said != "decision":
+        return pick.main
+    around = next((point.lines for point in points if pick.main in point.lines), pick.lines)
+    before = frozenset[str]().union(
+        *(build_subject_words(lines[i].text) for i in around if i < pick.main)
+    )
+    stated = [
+        i
+        for i in pick.lines
+        if i not in pick.recalled and (i == pick.main or decide_said(lines[i].text) == "decision")
+    ]
+    return max(
+        stated, key=lambda i: (len(build_subject_words(lines[i].text) & before), i == pick.main)
+    )
 
 
 def _entry(kind: EntryKind, line: SummaryLine, cited: tuple[str, ...]) -> LedgerEntry:

@@ -213,11 +213,11 @@ class Summarizer:
             picks, points = await asyncio.to_thread(
                 decide_extractive_points, lines, smalltalk, terms
             )
+            entries = tuple(build_entries_from_picks(picks, lines, points))
         finally:
             # The messages' words were remembered for this summary only (a redacted
             # message's text is not kept; a summary running beside it just reads again).
             forget_room_words()
             forget_wording()
-        entries = tuple(build_entries_from_picks(picks, lines))
         markdown = build_extractive_markdown(points, lines, heading)
         return SummaryResult(markdown, entries=entries)

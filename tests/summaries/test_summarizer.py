@@ -280,3 +280,21 @@ async def test_without_a_model_the_ledger_gets_every_action_item_and_decision(em
         listed = result.markdown.split(f"**{strings.SUMMARY_ACTIONS}**")[1].split("\n\n")[0]
         assert "draft the migration plan and share it by Friday" in listed
         assert "new schema on the cluster tomorrow" in listed
+
+
+async def test_without_a_model_the_ledger_keeps_the_line_that_says_what_was_decided(embedders):
+    """`!decisions` listed "Decided then. Who writes the migration plan?", which says
+    nothing of what was decided, when "We go with Postgres" came right after it (a new
+    user's walk-through): the entry is the line that names what was discussed."""
+    said = [*CHOICE[:6], ("@demo:x", "We go with Postgres for the reporting service."), *CHOICE[6:]]
+    chat = [
+        SummaryLine(n, sender, text, 1e9 + 60 * n, f"https://l/{n}", f"$e{n}")
+        for n, (sender, text) in enumerate(said, start=1)
+    ]
+    summarizer = Summarizer(None, load_prompts, embedders)
+    result = await summarizer.summarize(chat, "**Summary**", timezone="UTC", part_tokens=1000)
+    decisions = [entry for entry in result.entries if entry.kind == "decision"]
+    assert [entry.text for entry in decisions] == [said[6][1]]
+    # It still cites the line that settled it, and the action items carry it out.
+    assert "$e6" in decisions[0].cited
+    assert {e.text for e in result.entries if e.kind == "action"} == {CHOICE[6][1], CHOICE[7][1]}
