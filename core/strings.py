@@ -505,6 +505,10 @@ VOICE_FAILED = (
 # The reason of the bot's redaction of a transcript whose voice message was redacted.
 TRANSCRIPT_TAKEN_BACK = "Its voice message was deleted"
 FILE_SUMMARY_HEADING = "Summary of “{name}”"
+FILE_SUMMARY_EXTRACTIVE = (
+    "_No language model is connected: these are the file's own passages that say most, "
+    "in its words._"
+)
 FILE_NOT_FOR_ALL = (
     "“{name}” was shared before some of the people reading this joined, and this room "
     "does not show them earlier messages: I will not summarise it here."

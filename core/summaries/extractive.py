@@ -109,16 +109,17 @@ def build_extractive_markdown(
     picks: Sequence[Pick],
     lines: Sequence[SummaryLine],
     heading: str,
+    intro: str = strings.SUMMARY_EXTRACTIVE,
 ) -> str:
     """Decisions, action items and open questions under their headings, then the other
-    points, each part in time order."""
+    points, each part in time order, after the heading and `intro`."""
     picks = build_listed(picks, lines)
     titles: dict[Kind, str] = {
         "decision": strings.SUMMARY_DECISIONS,
         "action": strings.SUMMARY_ACTIONS,
         "question": strings.SUMMARY_QUESTIONS,
     }
-    out = [heading, "", strings.SUMMARY_EXTRACTIVE]
+    out = [heading, "", intro]
     for kind, title in titles.items():
         listed = sorted((p for p in picks if p.listed == kind), key=lambda p: _starts(p, lines))
         if listed:

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+from core import strings
 from core.config.llm import LlmTask
 from core.i18n.language import decided_language, language_name
 from core.knowledge.search.embedding import Embedders
@@ -137,9 +138,13 @@ class Summarizer:
         timezone: str,
         part_tokens: int,
         notice: PartsNotice | None = None,
+        extractive_intro: str = strings.SUMMARY_EXTRACTIVE,
     ) -> SummaryResult:
+        """The summary of `lines` under `heading`: the model's, or without one the lines'
+        own words, introduced by `extractive_intro` (a room's discussion, a file's
+        passages)."""
         if self.llm is None:
-            return await self._extractive(lines, heading)
+            return await self._extractive(lines, heading, extractive_intro)
         parts = split_parts(
             lines, lambda line: estimate_tokens(line.text) + 12, part_tokens
         )  # the number, sender and time of a line cost about 12 tokens
@@ -200,7 +205,9 @@ class Summarizer:
         draft, completion = await self.llm.complete_json(messages, SummaryDraft, self.task)
         return draft, completion.prompt_tokens
 
-    async def _extractive(self, lines: Sequence[SummaryLine], heading: str) -> SummaryResult:
+    async def _extractive(
+        self, lines: Sequence[SummaryLine], heading: str, intro: str
+    ) -> SummaryResult:
         """A point for each thread of the work talk, in the messages' own words, listed
         by what its lines say (decisions, action items, open questions, the rest), small
         talk left out, within a budget of quoted lines (core/summaries/points.py). The
@@ -219,5 +226,5 @@ class Summarizer:
             # message's text is not kept; a summary running beside it just reads again).
             forget_room_words()
             forget_wording()
-        markdown = build_extractive_markdown(points, lines, heading)
+        markdown = build_extractive_markdown(points, lines, heading, intro)
         return SummaryResult(markdown, entries=entries)

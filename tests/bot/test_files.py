@@ -363,6 +363,9 @@ async def test_a_file_the_bot_never_read_says_why_and_summarize_this_needs_no_me
         summary = (await reply_to(bot, plain))["body"]
         assert summary.startswith("Summary of “travel-policy.pdf”"), summary
         assert "140 euros" in summary, "its passages, in their own words"
+        # Introduced as the file's passages, not as a discussion's messages.
+        assert strings.FILE_SUMMARY_EXTRACTIVE in summary, summary
+        assert strings.SUMMARY_EXTRACTIVE not in summary, summary
         # A plain reply to someone's text is theirs, not the bot's: the sentinel comes first.
         said = say(bot, "!r", ALICE, "Lunch at noon?")
         say(bot, "!r", ALICE, "summarize this", reply_to=said)

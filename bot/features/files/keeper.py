@@ -162,7 +162,9 @@ class FileKeeper(Feature):
             document = self._document(message, collection, extracted)
             await self.indexer.put_many([document])
             record = _with(record, state="kept", doc_id=document.id)
-            log.info("a file shared in %s is kept (%d pages)", message.room_id, extracted.pages)
+            # A text file has no pages: "(0 pages)" read as if nothing was kept.
+            pages = f" ({extracted.pages} pages)" if extracted.pages else ""
+            log.info("a file shared in %s is kept%s", message.room_id, pages)
         except Unreadable as exc:
             # The reason says nothing of the file's text; its name stays out of the log.
             log.info("a file shared in %s is not kept: %s", message.room_id, exc)
@@ -320,6 +322,7 @@ class FileKeeper(Feature):
             strings.FILE_SUMMARY_HEADING.format(name=record.name),
             timezone=settings.room(record.room).timezone,
             part_tokens=settings.summaries.part_tokens,
+            extractive_intro=strings.FILE_SUMMARY_EXTRACTIVE,
         )
         await reply.finish(result.markdown)
         return True
