@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from pathlib import Path
@@ -26,6 +27,8 @@ from bot.matrix.types import (
     WriteRefused,
 )
 from core.ids import RoomID, UserID
+
+log = logging.getLogger(__name__)
 
 # A typing notice lasts 30 s; it is renewed before it runs out.
 TYPING_REFRESH_SECONDS = 20
@@ -175,7 +178,11 @@ async def write_deadline(
         # The lease may have been renewed while the write was held: it ends with the
         # lease as it stands now, not as it stood when the write began.
         nonlocal checking
-        left = account.lease_left()
+        try:
+            left = account.lease_left()
+        except Exception:  # a lease that cannot be read is not held: fail closed
+            log.exception("the lease could not be read during a write")
+            left = 0.0
         if left <= 0:
             deadline.reschedule(loop.time())
         elif not math.isinf(left):

@@ -44,7 +44,12 @@ async def fetch_listed(client: AsyncClient) -> Mapping[str, Any] | None:
     """The device keys the homeserver lists for the bot's device (None when none);
     raises MatrixError when it does not answer the query."""
     user, device = client.user_id, client.device_id
-    status, reply = await call_client_api(client, "keys/query", {"device_keys": {user: [device]}})
+    try:
+        status, reply = await call_client_api(
+            client, "keys/query", {"device_keys": {user: [device]}}
+        )
+    except ValueError as exc:  # not JSON (a proxy's error page): nothing is known
+        raise MatrixError(f"the device's keys listed were unreadable: {exc}") from None
     if status != 200:
         raise MatrixError(f"the homeserver did not list the device's keys: HTTP {status}")
     found: Mapping[str, Any] | None = reply.get("device_keys", {}).get(user, {}).get(device)
@@ -54,8 +59,8 @@ async def fetch_listed(client: AsyncClient) -> Mapping[str, Any] | None:
 async def ensure_keys_listed(client: AsyncClient) -> bool:
     """Publish the device's keys again when the homeserver lists none; True when they
     were published again (the caller signs the device again, if it cross-signs)."""
-    if client.olm is None:
-        return False
+    if client.olm is None or not client.olm.account.shared:
+        return False  # its keys were never published: nio publishes them as it starts
     listed = decide_listed(
         await fetch_listed(client), client.device_id, client.olm.account.identity_keys
     )

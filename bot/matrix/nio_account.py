@@ -145,10 +145,15 @@ class NioAccount:
         # Rooms the bot left or was removed from: nio keeps them, with their members.
         self._left: set[str] = set()
         # Whether the homeserver was seen to list the device's keys (bot/matrix/
-        # device_keys.py): asked once a start and again after each new token.
+        # device_keys.py): asked once a start and again after each new token (`_tokens`
+        # counts them, so that a check that began before one does not count after it).
         self._keys_listed = False
-        # What cross_sign was given, to sign the device again once its keys are back.
+        self._tokens = 0
+        # The keys were published again: the device's signature went with the old ones.
+        self._sign_owed = False
+        # What cross_sign was given, to sign the device again; one signing at a time.
         self._cross_signing: tuple[Path, str | None] | None = None
+        self._signing = asyncio.Lock()
 
     @property
     def lease_left(self) -> Callable[[], float]:
@@ -198,6 +203,7 @@ class NioAccount:
         self.token_refused = False
         # The device may have been logged out, its keys with it, before this token.
         self._keys_listed = False
+        self._tokens += 1
         self.on_token(token)
         return None
 
@@ -508,11 +514,7 @@ class NioAccount:
         if not client.olm:
             return
         async with self._writing("room", "", "maintaining encryption keys"):
-            if not self._keys_listed:
-                published_again = await ensure_keys_listed(client)
-                self._keys_listed = True
-                if published_again and self._cross_signing is not None:
-                    await self._sign_again(*self._cross_signing)
+            await self._keep_device_listed()
             if client.should_upload_keys:
                 await client.keys_upload()
             if client.should_query_keys:
@@ -521,19 +523,33 @@ class NioAccount:
                 await client.keys_claim(client.get_users_for_key_claiming())
             await client.send_to_device_messages()
 
+    async def _keep_device_listed(self) -> None:
+        """The device's keys published again when the homeserver lists none, and the
+        device signed again (bot/matrix/device_keys.py). A failure is logged and the step
+        tried after the next sync; the rest of the keys' upkeep goes on meanwhile."""
+        try:
+            if not self._keys_listed:
+                tokens = self._tokens
+                async with _as_matrix_error("checking the device's keys"):
+                    if await ensure_keys_listed(self.client):
+                        self._sign_owed = True
+                self._keys_listed = tokens == self._tokens
+            if self._sign_owed and self._cross_signing is not None:
+                async with _as_matrix_error("signing the device again"), self._signing:
+                    await ensure_cross_signed(self.client, *self._cross_signing)
+                self._sign_owed = False
+        except CrossSigningError as exc:
+            self._sign_owed = False  # refused: as at the start, it stays unverified
+            log.warning("the bot's device stays unverified: %s", exc)
+        except MatrixError as exc:
+            log.warning("the device's keys on the homeserver were not checked: %s", exc)
+
     async def cross_sign(self, data_dir: Path, password: str | None) -> None:
         """Sign the device with the account's cross-signing keys (see cross_signing.py);
         raises CrossSigningError when the homeserver refuses."""
         self._cross_signing = (data_dir, password)
-        async with self._writing("room", "", "cross-signing the device"):
+        async with self._writing("room", "", "cross-signing the device"), self._signing:
             await ensure_cross_signed(self.client, data_dir, password)
-
-    async def _sign_again(self, data_dir: Path, password: str | None) -> None:
-        """The device's keys were published again: its signature went with the old ones."""
-        try:
-            await ensure_cross_signed(self.client, data_dir, password)
-        except CrossSigningError as exc:
-            log.warning("the bot's device stays unverified: %s", exc)
 
     async def close(self) -> None:
         await self.client.close()

@@ -30,7 +30,7 @@ async def watch_token_file(path: Path, account: NioAccount, report: Callable[[st
         if not token or token == last:
             continue
         last = token
-        if token == account.client.access_token:
+        if token == account.client.access_token and not account.token_refused:
             continue  # the one in use, written again (a renewal script that ran early)
         problem = await account.use_token(token)
         if problem is None:

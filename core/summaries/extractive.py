@@ -109,17 +109,18 @@ def build_extractive_markdown(
     picks: Sequence[Pick],
     lines: Sequence[SummaryLine],
     heading: str,
-    intro: str = strings.SUMMARY_EXTRACTIVE,
+    intro: str | None = None,
 ) -> str:
     """Decisions, action items and open questions under their headings, then the other
-    points, each part in time order, after the heading and `intro`."""
+    points, each part in time order, after the heading and `intro` (by default, that
+    these are the discussion's own messages, in the reader's language)."""
     picks = build_listed(picks, lines)
     titles: dict[Kind, str] = {
         "decision": strings.SUMMARY_DECISIONS,
         "action": strings.SUMMARY_ACTIONS,
         "question": strings.SUMMARY_QUESTIONS,
     }
-    out = [heading, "", intro]
+    out = [heading, "", intro or strings.SUMMARY_EXTRACTIVE]
     for kind, title in titles.items():
         listed = sorted((p for p in picks if p.listed == kind), key=lambda p: _starts(p, lines))
         if listed:

@@ -110,10 +110,13 @@ def decide_stated_decision(
     before = frozenset[str]().union(
         *(build_subject_words(lines[i].text) for i in around if i < pick.main)
     )
+    # Not a line before the main one: it is what was weighed ("Let's go with MongoDB"
+    # before "Agreed. We go with Postgres then"), and names itself.
     stated = [
         i
         for i in pick.lines
-        if i not in pick.recalled and (i == pick.main or decide_said(lines[i].text) == "decision")
+        if i == pick.main
+        or (i > pick.main and i not in pick.recalled and decide_said(lines[i].text) == "decision")
     ]
     return max(
         stated, key=lambda i: (len(build_subject_words(lines[i].text) & before), i == pick.main)

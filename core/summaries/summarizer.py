@@ -138,13 +138,15 @@ class Summarizer:
         timezone: str,
         part_tokens: int,
         notice: PartsNotice | None = None,
-        extractive_intro: str = strings.SUMMARY_EXTRACTIVE,
+        extractive_intro: str | None = None,
     ) -> SummaryResult:
         """The summary of `lines` under `heading`: the model's, or without one the lines'
-        own words, introduced by `extractive_intro` (a room's discussion, a file's
-        passages)."""
+        own words, introduced by `extractive_intro` (a file's passages; by default, a
+        room's discussion)."""
         if self.llm is None:
-            return await self._extractive(lines, heading, extractive_intro)
+            # Read now, not as a default: strings are in the reader's language.
+            intro = extractive_intro or strings.SUMMARY_EXTRACTIVE
+            return await self._extractive(lines, heading, intro)
         parts = split_parts(
             lines, lambda line: estimate_tokens(line.text) + 12, part_tokens
         )  # the number, sender and time of a line cost about 12 tokens

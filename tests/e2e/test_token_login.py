@@ -76,6 +76,25 @@ async def admin_login(homeserver: str, admin_token: str, user_id: str) -> str:
         return str((await done.json())["access_token"])
 
 
+async def start_on_token_file(
+    bot: BotHarness, session: dict, alice: Person, *others: Person
+) -> tuple[Path, str, str]:
+    """The bot started on `session`'s token from a file, with Alice's encrypted admin
+    room, answering Alice in an encrypted room: (the token file, admin room, room)."""
+    token_file = bot.folder / "access-token"
+    token_file.write_text(session["access_token"] + "\n")
+    bot.credential = f'access_token_file = "{token_file}"'
+    admin_room = await alice.create_room([bot.user_id], encrypted=True)
+    allowed = [alice.user_id, *(other.user_id for other in others)]
+    bot.write_config(allowed_users=allowed, admin_room=admin_room)
+    await bot.start()
+    room = await alice.create_room([bot.user_id], encrypted=True)
+    await alice.wait_for(room, membership_of(bot.user_id, "join"))
+    first = await ask(alice, room, "hello bot, are you there?", bot)
+    assert first["body"]
+    return token_file, admin_room, room
+
+
 async def test_a_bot_without_password_login_runs_on_a_token_file_and_takes_a_new_one(
     passwordless: Homeserver, tmp_path: Path, storage_toml: str
 ):
@@ -92,16 +111,7 @@ async def test_a_bot_without_password_login_runs_on_a_token_file_and_takes_a_new
             await bot.start()
         assert "matrix.access_token_file" in str(refused.value)
 
-        token_file = bot.folder / "access-token"
-        token_file.write_text(session["access_token"] + "\n")
-        bot.credential = f'access_token_file = "{token_file}"'
-        admin_room = await alice.create_room([bot.user_id], encrypted=True)
-        bot.write_config(allowed_users=[alice.user_id], admin_room=admin_room)
-        await bot.start()
-        room = await alice.create_room([bot.user_id], encrypted=True)
-        await alice.wait_for(room, membership_of(bot.user_id, "join"))
-        first = await ask(alice, room, "hello bot, are you there?", bot)
-        assert first["body"]
+        token_file, admin_room, room = await start_on_token_file(bot, session, alice)
 
         # The token is renewed for the same device while the bot runs.
         renewed = await token_for_device(
@@ -172,16 +182,7 @@ async def test_a_device_logged_out_and_issued_again_reads_encrypted_rooms_again(
     bot = BotHarness(passwordless, tmp_path / "bot", storage_toml, user_id=session["user_id"])
     bot.folder.mkdir()
     try:
-        token_file = bot.folder / "access-token"
-        token_file.write_text(session["access_token"] + "\n")
-        bot.credential = f'access_token_file = "{token_file}"'
-        admin_room = await alice.create_room([bot.user_id], encrypted=True)
-        bot.write_config(allowed_users=[alice.user_id, bob.user_id], admin_room=admin_room)
-        await bot.start()
-        room = await alice.create_room([bot.user_id], encrypted=True)
-        await alice.wait_for(room, membership_of(bot.user_id, "join"))
-        first = await ask(alice, room, "hello bot, are you there?", bot)
-        assert first["body"]
+        token_file, admin_room, room = await start_on_token_file(bot, session, alice, bob)
         keys = await listed_device_keys(
             passwordless.url, alice_session["access_token"], bot.user_id, device
         )

@@ -298,3 +298,20 @@ async def test_without_a_model_the_ledger_keeps_the_line_that_says_what_was_deci
     # It still cites the line that settled it, and the action items carry it out.
     assert "$e6" in decisions[0].cited
     assert {e.text for e in result.entries if e.kind == "action"} == {CHOICE[6][1], CHOICE[7][1]}
+
+
+async def test_without_a_model_the_summary_says_so_in_the_readers_language(embedders):
+    """The note that these are the messages' own words is in the reader's language, as
+    every sentence the bot writes (it was read once, in English, as a default)."""
+    chat = [
+        SummaryLine(n, sender, text, 1e9 + 60 * n, f"https://l/{n}", f"$e{n}")
+        for n, (sender, text) in enumerate(CHOICE, start=1)
+    ]
+    summarizer = Summarizer(None, load_prompts, embedders)
+    with speaking("de"):
+        result = await summarizer.summarize(
+            chat, "**Zusammenfassung**", timezone="UTC", part_tokens=1000
+        )
+        german = strings.SUMMARY_EXTRACTIVE
+    assert german.startswith("_Es ist kein Sprachmodell verbunden"), german
+    assert german in result.markdown, result.markdown

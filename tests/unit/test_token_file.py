@@ -70,6 +70,7 @@ class TokenTaker:
 
     def __init__(self, token: str) -> None:
         self.client = SimpleNamespace(access_token=token, device_id="DEV")
+        self.token_refused = False
         self.given: list[str] = []
 
     async def use_token(self, token: str) -> str | None:
