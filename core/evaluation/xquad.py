@@ -5,7 +5,11 @@ by their article, and each of its 1,190 questions is searched in each language t
 `Retriever.search` (hybrid), two ways: `as asked` (no model, or a pre-step that failed)
 and `translated` (the English question given as the pre-step's translation: what a
 model that translates perfectly gives). Measured per language: where the question's
-paragraph ranks among the distinct documents found (hit@1, hit@5, MRR over the first 10).
+paragraph ranks among the distinct documents found (hit@1, hit@5, MRR over the first 10),
+and what an answer by search alone shows (`decide_relevant_hits`, [retrieval]'s
+thresholds): whether it shows the question's paragraph ("shown"), and whether it shows
+nothing once the question's article is taken out of what was found ("nothing when
+gone": a question the documents cannot answer).
 
 Articles 0-23 are the development half, 24-47 the held-out half: both are indexed
 together, and their questions are reported apart, so that a figure shows what
@@ -24,9 +28,10 @@ from core.config import Settings, parse_config
 from core.config.knowledge import EmbeddingEndpointSettings
 from core.evaluation.retrieval import Tally
 from core.evaluation.scores import hit_at, reciprocal_rank
-from core.knowledge.documents import Document, SearchFilters
+from core.knowledge.documents import Document, Hit, SearchFilters
 from core.knowledge.search.embedding import Embedders
 from core.knowledge_base.base import KnowledgeBase
+from core.pipeline.filling import decide_relevant_hits
 
 COLLECTION = "xquad"
 LANGUAGES = ("en", "de", "es", "ru", "zh")
@@ -36,6 +41,7 @@ SPLITS = ("development", "held-out")
 HELD_OUT_FROM = 24
 # Documents ranked per search (MRR is over these).
 RANKED = 10
+MEASURES = ("hit@1", "hit@5", "mrr", "shown", "nothing when gone")
 
 
 @dataclass(frozen=True)
@@ -84,6 +90,11 @@ def decide_sample(
     return chosen
 
 
+def article_of(paragraph_id: str) -> int:
+    """The article of a paragraph's id ("a07p3" → 7)."""
+    return int(paragraph_id[1:].partition("p")[0])
+
+
 def rank_of(found: Sequence[str]) -> list[str]:
     """The distinct documents found, in order (a paragraph may be several chunks)."""
     return list(dict.fromkeys(found))[:RANKED]
@@ -97,6 +108,18 @@ async def measure_xquad(
 ) -> dict[tuple[str, str, str], Tally]:
     """The measures per (split, language, row); English is only asked as asked."""
     filters = SearchFilters(collections=(COLLECTION,))
+    retrieval = kb.retriever.settings().retrieval
+
+    def shown(hits: Sequence[Hit]) -> list[str]:
+        relevant = decide_relevant_hits(
+            hits,
+            retrieval.top_k,
+            near=retrieval.passage_near_distance,
+            max_distance=retrieval.passage_max_distance,
+            relative=retrieval.passage_relative_distance,
+        )
+        return [hit.document_id for hit in relevant]
+
     tallies: dict[tuple[str, str, str], Tally] = {}
     for question in questions:
         for language in languages:
@@ -114,6 +137,9 @@ async def measure_xquad(
                 tally.add("hit@1", hit_at(ranked, expected, 1))
                 tally.add("hit@5", hit_at(ranked, expected, 5))
                 tally.add("mrr", reciprocal_rank(ranked, expected))
+                tally.add("shown", float(question.paragraph in shown(hits)))
+                gone = [hit for hit in hits if article_of(hit.document_id) != question.article]
+                tally.add("nothing when gone", float(not shown(gone)))
     return tallies
 
 
@@ -179,11 +205,11 @@ async def run_xquad(
 
 
 def figures_of(tallies: Mapping[tuple[str, str, str], Tally]) -> dict[tuple[str, str, str], dict]:
-    """{(split, language, row): {"questions", "hit@1", "hit@5", "mrr"}}."""
+    """{(split, language, row): {"questions", *MEASURES}}."""
     return {
         key: {
             "questions": len(tally.values.get("mrr", [])),
-            **{name: tally.mean(name) for name in ("hit@1", "hit@5", "mrr")},
+            **{name: tally.mean(name) for name in MEASURES},
         }
         for key, tally in tallies.items()
     }
@@ -193,16 +219,19 @@ def build_xquad_table(results: Mapping[str, Mapping[tuple[str, str, str], dict]]
     """One Markdown table: a row per model, split, language and search."""
     lines = [
         "XQuAD: English paragraphs, questions in each language, hybrid search. `as asked`:"
-        " no model; `translated`: the English question as the pre-step's translation.",
+        " no model; `translated`: the English question as the pre-step's translation."
+        " `shown`: search alone shows the question's paragraph; `nothing when gone`: it"
+        " shows nothing once the question's article is taken out.",
         "",
-        "| model | split | language | search | questions | hit@1 | hit@5 | MRR |",
-        "| --- | --- | --- | --- | ---: | ---: | ---: | ---: |",
+        "| model | split | language | search | questions | hit@1 | hit@5 | MRR | shown |"
+        " nothing when gone |",
+        "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for model, figures in results.items():
         for key in sorted(figures, key=_order):
             split, language, row = key
             found = figures[key]
-            cells = [f"{found[name]:.3f}" for name in ("hit@1", "hit@5", "mrr")]
+            cells = [f"{found[name]:.3f}" for name in MEASURES]
             lines.append(
                 f"| {model} | {split} | {language} | {row} | {found['questions']} | "
                 + " | ".join(cells)

@@ -23,6 +23,10 @@ DATA = Path(__file__).parents[1] / "data" / "xquad"
 SAMPLE = 60
 # The goals on the held-out half (hit@5, search as asked, no model).
 MULTILINGUAL_GOALS = {"en": 0.98, "de": 0.90, "es": 0.90, "ru": 0.90, "zh": 0.85}
+# What search alone shows (2026-11-30, measured 0.93 / 0.83 in English, 0.55-0.87 /
+# 0.77-0.90 in the others on this sample): an English question whose article is gone
+# showed another's passage three times in four when e5 had one pair of anchors.
+SHOWN_FLOORS = {"en": (0.90, 0.80), **dict.fromkeys(("de", "es", "ru", "zh"), (0.50, 0.70))}
 
 
 def test_the_set_is_whole_and_split_by_article():
@@ -46,6 +50,10 @@ async def test_the_multilingual_model_finds_english_paragraphs_from_five_languag
         if found[lang] < goal
     }
     assert not missed, missed
+    for lang, (shown, nothing) in SHOWN_FLOORS.items():
+        measured = figures[("held-out", lang, "as asked")]
+        assert measured["shown"] >= shown, (lang, measured)
+        assert measured["nothing when gone"] >= nothing, (lang, measured)
 
 
 def test_the_report_shows_the_english_default_unchanged_in_english(capsys, cached_embeddings):

@@ -46,10 +46,17 @@ class EmbeddingUnavailable(KnowledgeUnavailable):
 @dataclass(frozen=True)
 class Calibration:
     """Where a model puts a question and the passage that answers it (`related`), and a
-    question and an unrelated passage (`unrelated`): typical cosine distances."""
+    question and an unrelated passage (`unrelated`): typical cosine distances; `across`,
+    the same two for a question in another language than the passage (a multilingual
+    model puts those farther apart), None when the model has one pair for both."""
 
     related: float
     unrelated: float
+    across: Calibration | None = None
+
+    def of(self, across_languages: bool) -> Calibration:
+        """The anchors of a question in the passages' language, or in another."""
+        return self.across if across_languages and self.across is not None else self
 
 
 # all-MiniLM-L6-v2 on XQuAD's English development half (articles 0-23, every third

@@ -13,7 +13,9 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 
 from core.config import Settings
+from core.i18n.detection import LanguageFinder
 from core.knowledge.documents import Hit, SearchFilters
+from core.knowledge.search.across import decide_across_languages
 from core.knowledge.search.catalog import Catalog
 from core.knowledge.search.embedding import Embedders, calibrate
 from core.knowledge.search.vectors import VectorStore
@@ -101,6 +103,9 @@ class Retriever:
         self.embedders = embedders
         self.settings = settings
         self.adjustments = adjustments
+        # The question's own language, for the distances' anchors (the bot loads the
+        # detector before it takes the lease; elsewhere, at the first question).
+        self.languages = LanguageFinder()
 
     def _collections(self, filters: SearchFilters) -> dict[str, str]:
         """The searched collections and their models. A collection has one source, so the
@@ -122,16 +127,26 @@ class Retriever:
     ) -> list[tuple[str, float]]:
         """(chunk id, cosine distance on the reference scale), nearest first: each model's
         distances are calibrated (core/knowledge/search/embedding.py), so that collections
-        of two models rank together and the thresholds of [retrieval] hold for both."""
+        of two models rank together and the thresholds of [retrieval] hold for both; a
+        question in another language than a collection's is read on the model's anchors
+        for that (`decide_across_languages`: its script, or its detected language)."""
         hits: list[tuple[str, float]] = []
+        detected: list[str | None] = []  # detected once, and only for a model with two pairs
         for model in set(collections.values()):
             embedder = await asyncio.to_thread(self.embedders.get, model)
             vector = (await embedder.embed_queries([query]))[0]
             names = [name for name, m in collections.items() if m == model]
-            for found in await asyncio.gather(
+            searched = await asyncio.gather(
                 *(asyncio.to_thread(self.vectors.query, name, model, vector, n) for name in names)
-            ):
-                hits += [(chunk, calibrate(far, embedder.calibration)) for chunk, far in found]
+            )
+            for name, found in zip(names, searched, strict=True):
+                anchors = embedder.calibration
+                if anchors.across is not None:
+                    if not detected:
+                        detected.append(await asyncio.to_thread(self.languages.find, query))
+                    language = self.settings().language_of(name)
+                    anchors = anchors.of(decide_across_languages(query, language, detected[0]))
+                hits += [(chunk, calibrate(far, anchors)) for chunk, far in found]
         return sorted(hits, key=lambda hit: hit[1])[:n]
 
     async def keyword_ranking(self, query: str, filters: SearchFilters, n: int) -> list[str]:
