@@ -181,12 +181,13 @@ class EmbeddingEndpointSettings(Strict):
     related_distance: float = Field(default=0.43, ge=0, le=2)
     """The model's typical cosine distance of a question to its answer and to an unrelated passage
     (docs/concepts/embedding-models.md): the [retrieval] thresholds are mapped onto it. The
-    defaults are all-MiniLM-L6-v2's own; multilingual-e5-small: 0.14 and 0.27 (0.20 and 0.29 for a
-    question in another language than the passages; an endpoint has one pair for both)."""
+    defaults are all-MiniLM-L6-v2's own. An endpoint has one pair for questions in every language:
+    multilingual-e5-small's behind one is 0.19 and 0.29 (the bundled model has two pairs, 0.14 and
+    0.27 for a question in the passages' language, 0.20 and 0.29 for one in another)."""
     unrelated_distance: float = Field(default=0.99, ge=0, le=2)
     """The model's typical cosine distance of a question to an unrelated passage (all-MiniLM-L6-v2:
-    0.99; multilingual-e5-small: 0.27); with related_distance, the anchors onto which
-    [retrieval]'s thresholds are mapped. Measure yours with `knowledge-eval xquad`."""
+    0.99; multilingual-e5-small behind an endpoint: 0.29); with related_distance, the anchors onto
+    which [retrieval]'s thresholds are mapped. Measure yours with `knowledge-eval xquad`."""
 
     _api_key: SecretStr | None = PrivateAttr(default=None)
     _check_env = field_validator("api_key_env")(env_var_checker("knowledge"))

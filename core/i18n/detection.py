@@ -18,6 +18,10 @@ DETECTED = ("en", "de", "fr", "es", "it", "pt", "nl", "pl")
 # How far the likeliest language must lead the next one (lingua's relative distance);
 # below it, a short message ("ok", "budget") has no language of its own.
 MIN_DISTANCE = 0.25
+# How sure lingua must be of a text's language (its confidence, 0-1) for `find_sure`:
+# a few keywords in English ("guest wifi password": Italian 0.57) are not; a short
+# question in German ("Passwort vergessen": 0.72, "Urlaubstage?": 0.92) is.
+SURE = 0.7
 # Mentions, links and inline code say nothing of the language; nor do codes and
 # acronyms ("WG-503", "VPN"), which tip short questions towards English.
 NOISE = re.compile(r"https?://\S+|`[^`]*`|@\S+:\S+|<[^>]+>|\b[\w-]*\d[\w-]*\b|\b[A-Z]{2,}\b")
@@ -61,6 +65,17 @@ class LanguageFinder:
             return None
         found = self._model().detect_language_of(plain)
         return found.iso_code_639_1.name.lower() if found else None
+
+    def find_sure(self, text: str) -> str | None:
+        """`find`, only when lingua is at least SURE of it (a search reads the distances
+        of a question in another language on other anchors: a guess would loosen them)."""
+        plain = NOISE.sub(" ", text).strip()
+        if not any(char.isalpha() for char in plain):
+            return None
+        values = self._model().compute_language_confidence_values(plain)
+        if not values or values[0].value < SURE:
+            return None
+        return str(values[0].language.iso_code_639_1.name.lower())
 
     async def detect(self, text: str) -> str | None:
         """`find`, off the event loop (the first call loads the models: ~2 s)."""

@@ -49,6 +49,9 @@ async def start_mcp_service(
 ) -> Callable[[], Awaitable[None]]:
     """Serve the MCP server as `[mcp]` says; returns what stops it."""
     config = settings().mcp
+    # Searches read the question's language (core/knowledge/search/across.py): the
+    # detector loads now, not at the first search, where it would stall the server ~2 s.
+    await kb.retriever.languages.load()
     tokens = TokenBook(config.tokens_file or settings().chat_api.tokens_file)
     # Per process, as the chat API's: several processes each count their own minute.
     server = build_mcp_server(KnowledgeTools(kb, settings), tokens, LocalRateLimits(), settings)

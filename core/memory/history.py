@@ -229,7 +229,11 @@ class HistoryIndex:
         found = await asyncio.to_thread(
             self.vectors.query, HISTORY_COLLECTION, model, vector, n, {"room": room}
         )
-        found = [(wid, calibrate(d, embedder.calibration)) for wid, d in found]
+        # A room's messages are in any language and the rooms' thresholds were set on
+        # one pair for both: a question is read as in another language (e5's second
+        # pair, about its pooled one of before 2026-11-30), not as in the messages'.
+        anchors = embedder.calibration.of(True)
+        found = [(wid, calibrate(d, anchors)) for wid, d in found]
         near = [(wid, d) for wid, d in found if d <= max_distance]
         windows = await self.store.windows(room, [wid for wid, _ in near])
         hits = []

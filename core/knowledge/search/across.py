@@ -1,39 +1,74 @@
 """Whether a question is in another language than a collection's passages (pure): a
 multilingual model puts such a question farther from its answer, so its distances are
 read on other anchors (embedding.Calibration.across). Its script tells, else the
-language detected in it (core/i18n/detection.py), never the room's: an English question
-in a room that spoke German is in English."""
+language lingua is sure of in it (core/i18n/detection.py `find_sure`), never the room's:
+an English question in a room that spoke German is in English."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections import Counter
+from functools import cache
+
+from babel.core import get_global
 
 from core.i18n.detection import DETECTED
 
-# The script of the languages not written in Latin letters (a collection's `language`).
-SCRIPTS = {
-    **dict.fromkeys(("ru", "uk", "bg", "sr", "be", "mk", "kk"), "CYRILLIC"),
-    **dict.fromkeys(("zh", "ja"), "CJK"),
-    "ko": "HANGUL",
-    **dict.fromkeys(("ar", "fa", "ur"), "ARABIC"),
-    "he": "HEBREW",
-    "el": "GREEK",
-    **dict.fromkeys(("hi", "mr", "ne"), "DEVANAGARI"),
-    "th": "THAI",
+# Unicode's names of the scripts of CLDR's script codes (babel's likely subtags:
+# "mn" → "mn_Cyrl_MN"); a script not named here is not told apart (the same language).
+SCRIPT_NAMES = {
+    "Latn": "LATIN",
+    "Cyrl": "CYRILLIC",
+    "Grek": "GREEK",
+    "Arab": "ARABIC",
+    "Hebr": "HEBREW",
+    "Hans": "CJK",
+    "Hant": "CJK",
+    "Jpan": "CJK",
+    "Kore": "HANGUL",
+    "Deva": "DEVANAGARI",
+    "Thai": "THAI",
+    "Geor": "GEORGIAN",
+    "Armn": "ARMENIAN",
+    "Beng": "BENGALI",
+    "Taml": "TAMIL",
 }
 # Japanese kana go with the ideographs: a Japanese question names both.
 SAME_SCRIPT = {"HIRAGANA": "CJK", "KATAKANA": "CJK", "HALFWIDTH": "CJK", "FULLWIDTH": "CJK"}
+# A character of these scripts is about a word, a Latin letter a fifth of one: so many
+# Latin letters weigh as one of them ("如何配置Kubernetes" is Chinese).
+WORD_SCRIPTS = {"CJK": 4, "HANGUL": 2}
+# Links, mentions, inline code, codes and acronyms ("WG-503", "VPN") name no language.
+# ASCII only: to Python, a Chinese character is a word character, and "2015年黑豹队…"
+# would go whole with its year.
+CODES = re.compile(
+    r"https?://\S+|`[^`]*`|@\S+:\S+|[A-Za-z0-9-]*\d[A-Za-z0-9-]*|\b[A-Z]{2,}\b", re.ASCII
+)
+# Languages written in two scripts (Serbian: Cyrillic and Latin) are not told by script.
+TWO_SCRIPTS = frozenset({"sr", "bs", "uz", "az", "kk"})
+
+
+@cache
+def decide_language_script(language: str) -> str | None:
+    """The script a language is written in ("ru" → "CYRILLIC"), None when it is not
+    known or not one."""
+    if language in TWO_SCRIPTS:
+        return None
+    likely = get_global("likely_subtags").get(language.lower(), "")
+    parts = likely.split("_")
+    return SCRIPT_NAMES.get(parts[1]) if len(parts) >= 2 else None
 
 
 def decide_script(text: str) -> str | None:
-    """The script most of the text's letters are in ("LATIN", "CYRILLIC", "CJK"…), None
-    when it has no letters."""
-    scripts = Counter(
-        SAME_SCRIPT.get(name, name)
-        for name in (unicodedata.name(char, "").split(" ")[0] for char in text if char.isalpha())
-        if name
-    )
+    """The script most of the text's words are in ("LATIN", "CYRILLIC", "CJK"…), codes
+    and acronyms left out ("WG-503 错误" is Chinese); None when it has no letters."""
+    scripts: Counter[str] = Counter()
+    for char in CODES.sub(" ", text):
+        if char.isalpha():
+            name = unicodedata.name(char, "").split(" ")[0]
+            name = SAME_SCRIPT.get(name, name)
+            scripts[name] += WORD_SCRIPTS.get(name, 1)
     return scripts.most_common(1)[0][0] if scripts else None
 
 
@@ -41,13 +76,13 @@ def decide_across_languages(
     query: str, passages_language: str, detected_language: str | None
 ) -> bool:
     """Whether `query` is in another language than the passages: another script says so
-    ("отпуск" on English passages); within one script, the language detected in the
-    query, when it could be told and the passages' is one the detector knows ("Wie viele
-    Urlaubstage?" on English pages). Unknown: the same language (the stricter reading: a
-    passage is shown only when it is near)."""
+    ("отпуск" on English passages); within one script, the language lingua is sure of
+    in the query ("Wie viele Urlaubstage?" on English pages), when it knows the
+    passages' language too. Unknown: the same language (the stricter reading: a passage
+    is shown only when it is near)."""
     script = decide_script(query)
-    expected = SCRIPTS.get(passages_language, "LATIN")
-    if script is not None and script != expected:
+    expected = decide_language_script(passages_language)
+    if script is not None and expected is not None and script != expected:
         return True
     return (
         expected == "LATIN"

@@ -143,7 +143,7 @@ class Retriever:
                 anchors = embedder.calibration
                 if anchors.across is not None:
                     if not detected:
-                        detected.append(await asyncio.to_thread(self.languages.find, query))
+                        detected.append(await asyncio.to_thread(self.languages.find_sure, query))
                     language = self.settings().language_of(name)
                     anchors = anchors.of(decide_across_languages(query, language, detected[0]))
                 hits += [(chunk, calibrate(far, anchors)) for chunk, far in found]
