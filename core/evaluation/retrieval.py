@@ -21,7 +21,7 @@ from core.knowledge.documents import Hit, SearchFilters
 from core.knowledge_base.base import KnowledgeBase
 from core.llm.tokens import estimate_tokens
 from core.pipeline.context import build_sources_block
-from core.pipeline.filling import decide_relevant_hits
+from core.pipeline.filling import decide_shown_hits
 from core.pipeline.grounding import fetch_context_hits
 
 MODES = ("vector", "keyword", "hybrid")
@@ -88,13 +88,7 @@ async def measure_hits(
     `strategy` within `budget` tokens: ranking and context recall for an answerable
     question, whether nothing would be shown for an unanswerable one."""
     retrieval = settings.retrieval
-    shown = decide_relevant_hits(
-        hits,
-        retrieval.top_k,
-        near=retrieval.passage_near_distance,
-        max_distance=retrieval.passage_max_distance,
-        relative=retrieval.passage_relative_distance,
-    )
+    shown = decide_shown_hits(hits, retrieval)
     if not question.expected_ids:
         return {"nothing found (unanswerable)": float(not shown)}
     ranked = list(dict.fromkeys(hit.document_id for hit in hits))

@@ -31,7 +31,7 @@ from core.evaluation.scores import hit_at, reciprocal_rank
 from core.knowledge.documents import Document, Hit, SearchFilters
 from core.knowledge.search.embedding import Embedders
 from core.knowledge_base.base import KnowledgeBase
-from core.pipeline.filling import decide_relevant_hits
+from core.pipeline.filling import decide_shown_hits
 
 COLLECTION = "xquad"
 LANGUAGES = ("en", "de", "es", "ru", "zh")
@@ -111,14 +111,7 @@ async def measure_xquad(
     retrieval = kb.retriever.settings().retrieval
 
     def shown(hits: Sequence[Hit]) -> list[str]:
-        relevant = decide_relevant_hits(
-            hits,
-            retrieval.top_k,
-            near=retrieval.passage_near_distance,
-            max_distance=retrieval.passage_max_distance,
-            relative=retrieval.passage_relative_distance,
-        )
-        return [hit.document_id for hit in relevant]
+        return [hit.document_id for hit in decide_shown_hits(hits, retrieval)]
 
     tallies: dict[tuple[str, str, str], Tally] = {}
     for question in questions:

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
+from core.config.knowledge import RetrievalSettings
 from core.knowledge.documents import Hit
 
 # The n-th chunk of one document counts DIVERSITY^(n-1) of its score when passages are
@@ -153,3 +154,15 @@ def decide_relevant_hits(
         hit for hit in candidates if hit.distance is not None and hit.distance <= best + relative
     ]
     return shown[:limit]
+
+
+def decide_shown_hits(hits: Sequence[Hit], retrieval: RetrievalSettings) -> list[Hit]:
+    """`decide_relevant_hits` with [retrieval]'s thresholds: what a search-only answer
+    shows (the answer itself, and the evaluations that measure it)."""
+    return decide_relevant_hits(
+        hits,
+        retrieval.top_k,
+        near=retrieval.passage_near_distance,
+        max_distance=retrieval.passage_max_distance,
+        relative=retrieval.passage_relative_distance,
+    )

@@ -13,7 +13,7 @@ from core.knowledge.documents import Hit
 from core.knowledge.search.keywords import parse_query_words, stem_word
 from core.memory.memory import ConversationMemory
 from core.memory.store import Memory
-from core.pipeline.filling import decide_relevant_hits
+from core.pipeline.filling import decide_shown_hits
 from core.pipeline.sources import Sources
 from core.requests import Source
 from core.sources import build_source
@@ -115,16 +115,7 @@ def build_search_only_answer(
     was relevant. Search-only mode answers so, and so does the pipeline when the model
     fails (core/pipeline/answer.py)."""
     memories = decide_relevant_memories(question, found.memories)
-    shown = (
-        decide_relevant_hits(
-            found.documents,
-            retrieval.top_k,
-            near=retrieval.passage_near_distance,
-            max_distance=retrieval.passage_max_distance,
-            relative=retrieval.passage_relative_distance,
-        )
-        + found.history
-    )
+    shown = decide_shown_hits(found.documents, retrieval) + found.history
     text, sources = build_passages_answer(shown, memories, quoted, intro)
     if found.unchecked:
         text += "\n\n" + strings.SOURCES_UNCHECKED
