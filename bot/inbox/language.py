@@ -1,7 +1,10 @@
 """The language of a reply: the room's `language`, else the asker's as detected in the
 message, else the language the room was last written in (a short or mixed question,
 "Que signifie l'erreur VPN WG-503 ?", tells too little alone), else none (the bot speaks
-English and the model answers in the question's)."""
+English and the model answers in the question's). A question in a script the detector
+does not know (Cyrillic, Chinese…) is clear too: none, and the room's recent language is
+forgotten (a Russian question got the Spanish of the question before it, and so did the
+English one after)."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from collections import OrderedDict
 from bot.inbox.mentions import BotIdentity, strip_mention, strip_reply_fallback
 from bot.settings_holder import SettingsHolder
 from core.i18n.detection import LanguageFinder
+from core.i18n.scripts import decide_script
 from core.ids import RoomID
 
 log = logging.getLogger(__name__)
@@ -68,8 +72,12 @@ class ReplyLanguages:
         if configured is not None or self.finder is None or msgtype not in WRITTEN:
             return configured
         prefix = self.settings.current.bot.command_prefix
+        text = build_detection_text(body, prefix, self.bot)
+        if decide_script(text) not in (None, "LATIN"):
+            self._recent.pop(str(room_id), None)
+            return None
         try:
-            detected = await self.finder.detect(build_detection_text(body, prefix, self.bot))
+            detected = await self.finder.detect(text)
         except Exception:  # a reply in English is better than none
             log.exception("the language of a message could not be detected")
             detected = None

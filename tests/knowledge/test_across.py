@@ -7,11 +7,8 @@ from __future__ import annotations
 import pytest
 
 from core.i18n.detection import LanguageFinder
-from core.knowledge.search.across import (
-    decide_across_languages,
-    decide_language_script,
-    decide_script,
-)
+from core.i18n.scripts import decide_script
+from core.knowledge.search.across import decide_across_languages, decide_language_script
 from core.knowledge.search.embed_e5 import E5_CALIBRATION
 from core.knowledge.search.embedding import REFERENCE, calibrate
 

@@ -72,3 +72,18 @@ async def test_an_unclear_question_takes_the_rooms_recent_language(finder):
     assert await replies.of_message("!b:localhost", "Knowledge Bot: Hotel Paris?") is None
     configured = languages(finder, '[rooms."!a:localhost"]\nlanguage = "es"\n')
     assert await configured.of_message(room, "Wie viele Urlaubstage?") == "es"
+
+
+async def test_a_question_in_another_script_is_answered_in_english_and_resets_the_room(finder):
+    """The detector knows no Russian nor Chinese: such a question got the language of
+    the question before it (Spanish, in a new user's walk-through), and so did the
+    unclear English one after it."""
+    replies = languages(finder)
+    room = "!a:localhost"
+    assert await replies.of_message(room, "¿Cuántos días de vacaciones tengo?") == "es"
+    for other in ("Что означает ошибка VPN WG-503?", "如何打印文件？", "丢失工牌怎么办？"):
+        assert await replies.of_message(room, f"Knowledge Bot: {other}") is None, other
+    assert await replies.of_message(room, "Knowledge Bot: Hotel Paris?") is None
+    # A question in the room's configured language stays in it whatever its script.
+    configured = languages(finder, '[rooms."!a:localhost"]\nlanguage = "es"\n')
+    assert await configured.of_message(room, "如何打印文件？") == "es"

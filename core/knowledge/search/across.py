@@ -6,14 +6,12 @@ an English question in a room that spoke German is in English."""
 
 from __future__ import annotations
 
-import re
-import unicodedata
-from collections import Counter
 from functools import cache
 
 from babel.core import get_global
 
 from core.i18n.detection import DETECTED
+from core.i18n.scripts import decide_script
 
 # Unicode's names of the scripts of CLDR's script codes (babel's likely subtags:
 # "mn" → "mn_Cyrl_MN"); a script not named here is not told apart (the same language).
@@ -34,17 +32,6 @@ SCRIPT_NAMES = {
     "Beng": "BENGALI",
     "Taml": "TAMIL",
 }
-# Japanese kana go with the ideographs: a Japanese question names both.
-SAME_SCRIPT = {"HIRAGANA": "CJK", "KATAKANA": "CJK", "HALFWIDTH": "CJK", "FULLWIDTH": "CJK"}
-# A character of these scripts is about a word, a Latin letter a fifth of one: so many
-# Latin letters weigh as one of them ("如何配置Kubernetes" is Chinese).
-WORD_SCRIPTS = {"CJK": 4, "HANGUL": 2}
-# Links, mentions, inline code, codes and acronyms ("WG-503", "VPN") name no language.
-# ASCII only: to Python, a Chinese character is a word character, and "2015年黑豹队…"
-# would go whole with its year.
-CODES = re.compile(
-    r"https?://\S+|`[^`]*`|@\S+:\S+|[A-Za-z0-9-]*\d[A-Za-z0-9-]*|\b[A-Z]{2,}\b", re.ASCII
-)
 # Languages written in two scripts (Serbian: Cyrillic and Latin) are not told by script.
 TWO_SCRIPTS = frozenset({"sr", "bs", "uz", "az", "kk"})
 
@@ -58,18 +45,6 @@ def decide_language_script(language: str) -> str | None:
     likely = get_global("likely_subtags").get(language.lower(), "")
     parts = likely.split("_")
     return SCRIPT_NAMES.get(parts[1]) if len(parts) >= 2 else None
-
-
-def decide_script(text: str) -> str | None:
-    """The script most of the text's words are in ("LATIN", "CYRILLIC", "CJK"…), codes
-    and acronyms left out ("WG-503 错误" is Chinese); None when it has no letters."""
-    scripts: Counter[str] = Counter()
-    for char in CODES.sub(" ", text):
-        if char.isalpha():
-            name = unicodedata.name(char, "").split(" ")[0]
-            name = SAME_SCRIPT.get(name, name)
-            scripts[name] += WORD_SCRIPTS.get(name, 1)
-    return scripts.most_common(1)[0][0] if scripts else None
 
 
 def decide_across_languages(
