@@ -41,6 +41,12 @@ def _detector(languages: tuple[str, ...]) -> LanguageDetector:
     return builder.with_preloaded_language_models().build()
 
 
+def _plain(text: str) -> str | None:
+    """What of the text tells its language (NOISE left out); None when no letter is left."""
+    plain = NOISE.sub(" ", text).strip()
+    return plain if any(char.isalpha() for char in plain) else None
+
+
 class LanguageFinder:
     """Detects the language of a message (the models load with `load`, else on first use)."""
 
@@ -60,8 +66,8 @@ class LanguageFinder:
 
     def find(self, text: str) -> str | None:
         """The ISO 639-1 code of the text's language; None when it is not clear."""
-        plain = NOISE.sub(" ", text).strip()
-        if not any(char.isalpha() for char in plain):
+        plain = _plain(text)
+        if plain is None:
             return None
         found = self._model().detect_language_of(plain)
         return found.iso_code_639_1.name.lower() if found else None
@@ -69,8 +75,8 @@ class LanguageFinder:
     def find_sure(self, text: str) -> str | None:
         """`find`, only when lingua is at least SURE of it (a search reads the distances
         of a question in another language on other anchors: a guess would loosen them)."""
-        plain = NOISE.sub(" ", text).strip()
-        if not any(char.isalpha() for char in plain):
+        plain = _plain(text)
+        if plain is None:
             return None
         values = self._model().compute_language_confidence_values(plain)
         if not values or values[0].value < SURE:
