@@ -69,3 +69,36 @@ def decide_relevant_entries(
             scored.append((shared, entry.ts, entry))
     scored.sort(key=lambda item: (-item[0], -item[1]))
     return [entry for _, _, entry in scored[:limit]]
+
+
+def decide_same_entry(found: LedgerEntry, known: LedgerEntry) -> bool:
+    """Whether `found` is `known` found again by a later summary over the same messages
+    (a scheduled one and a `!summarize`): of one kind, one cites the other's message,
+    and they share at least half of the shorter one's words, in any form (an extractive
+    summary may state a decision by another of its lines, a model in other words). Two
+    decisions said in one message ("Ship Monday", "Dana owns the release") share none."""
+    if found.kind != known.kind:
+        return False
+    if found.event_id not in (known.event_id, *known.cited) and known.event_id not in (
+        found.event_id,
+        *found.cited,
+    ):
+        return False
+    words = [{stem_word(word) for word in parse_query_words(e.text)} for e in (found, known)]
+    shorter = min(len(words[0]), len(words[1]))
+    if not shorter:
+        return found.event_id == known.event_id and found.text == known.text
+    return len(words[0] & words[1]) * 2 >= shorter
+
+
+def decide_new_entries(
+    found: Sequence[LedgerEntry], known: Sequence[LedgerEntry]
+) -> list[LedgerEntry]:
+    """The entries of `found` that are neither `known` nor found earlier in `found`
+    (`decide_same_entry`): the first wording stays, so `!decisions` does not change
+    with every summary."""
+    kept: list[LedgerEntry] = []
+    for entry in found:
+        if not any(decide_same_entry(entry, other) for other in (*known, *kept)):
+            kept.append(entry)
+    return kept

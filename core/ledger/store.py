@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Protocol
 
+from core.ledger.entries import decide_new_entries
 from core.storage.store import SqlStore
 from core.storage.upgrades import Upgrade, UpgradeTable
 from core.summaries.ledger_entries import LedgerEntry
@@ -59,7 +60,12 @@ class SqlLedgerStore(SqlStore):
         self, room: str, entries: Iterable[tuple[LedgerEntry, float | None]]
     ) -> None:
         """Keep entries (each with its deadline as a time, if known); one found again by a
-        later summary is kept once."""
+        later summary, in the same words or others, is kept once (`decide_new_entries`)."""
+        entries = list(entries)
+        due = {id(e): due_ts for e, due_ts in entries}
+        new = decide_new_entries(
+            [e for e, _ in entries], await self._citing(room, [e for e, _ in entries])
+        )
         rows = [
             (
                 room,
@@ -75,7 +81,7 @@ class SqlLedgerStore(SqlStore):
                 int(e.verbatim),
                 f" {' '.join((e.event_id, *e.cited))} ",
             )
-            for e, due_ts in entries
+            for e, due_ts in ((e, due[id(e)]) for e in new)
         ]
         if rows:
             await self.db.executemany(
@@ -83,6 +89,27 @@ class SqlLedgerStore(SqlStore):
                 " ON CONFLICT DO NOTHING",
                 rows,
             )
+
+    async def _citing(self, room: str, entries: Sequence[LedgerEntry]) -> list[LedgerEntry]:
+        """The room's kept entries that cite the message of one of `entries`, or whose
+        message one of them cites."""
+        if not entries:
+            return []
+        messages = sorted({m for e in entries for m in (e.event_id, *e.cited)})
+        own = sorted({e.event_id for e in entries})
+        rows = await self.db.fetch(
+            f"SELECT {COLUMNS}, cited FROM ledger WHERE room = ? AND (event_id IN"
+            f" ({', '.join('?' * len(messages))}) OR {' OR '.join(['cited LIKE ?'] * len(own))})",
+            room,
+            *messages,
+            *(f"% {m} %" for m in own),
+        )
+        return [
+            LedgerEntry(
+                r[0], r[1], r[2], r[3], r[4], r[5], float(r[6]), bool(r[7]), tuple(r[8].split())
+            )
+            for r in rows
+        ]
 
     async def entries(
         self,

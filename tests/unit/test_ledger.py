@@ -86,6 +86,29 @@ async def test_the_ledger_keeps_entries_once_per_room_and_follows_its_messages(o
     assert await store.entries("!a", "action") == []
 
 
+async def test_a_decision_found_again_by_a_later_summary_is_listed_once(open_database):
+    """A scheduled summary and a `!summarize` over the same hour find the same decision:
+    an extractive one may state it by another of its lines, a model in other words.
+    `!decisions` lists it once; two decisions said in one message stay two."""
+    store = await SqlLedgerStore.open(await open_database())
+    stated = LedgerEntry(
+        "decision", "Decided: Postgres then", "", "", "l3", "$3", 3.0, True, ("$1", "$4")
+    )
+    restated = LedgerEntry(
+        "decision", "We go with Postgres for reporting", "", "", "l4", "$4", 4.0, True, ("$1", "$3")
+    )
+    reworded = LedgerEntry(
+        "decision", "The team chose Postgres for the reporting service", "", "", "l1", "$1", 4.0
+    )
+    other = LedgerEntry("decision", "Dana owns the release", "", "", "l1", "$1", 4.0)
+    await store.add_entries("!a", [(stated, None)])
+    await store.add_entries("!a", [(restated, None), (reworded, None), (other, None)])
+    assert [e.text for e in await store.entries("!a", "decision")] == [
+        "Dana owns the release",
+        "Decided: Postgres then",
+    ]
+
+
 RELEVANT = {
     "half of the words": ("when is the retro moved to?", ["Decision: we move the retro"]),
     "another form": ("which decisions about retros?", ["Decision: we move the retro"]),
