@@ -111,6 +111,11 @@ SEARCH_ONLY_MEMORIES = "What this room asked me to remember:"
 NOTHING_FOUND = "I found nothing about this in the documents I searched."
 NOTHING_FOUND_SHARED = "In a room, I use only the documents that everyone in it may open."
 NOTHING_FOUND_PUBLIC_ONLY = "Here I use only documents that anyone may open."
+# In a Matrix room with commands on (bot/features/answers/answering.py): what to try next.
+NOTHING_FOUND_NEXT = (
+    "Try other words, or send `{prefix}sources` to see which document collections I "
+    "answer from here."
+)
 SOURCES_CONSULTED = "**Sources consulted** (the answer cites none of them)"
 ENCRYPTED_LEFT_OUT = (
     "Sources from encrypted rooms were left out: this room is not encrypted, so the "

@@ -32,6 +32,8 @@ EXAMPLE_QUESTION = "What does error WG-503 mean?"
 # Voice messages transcribed by the bot itself, with the model the voice extra bundles
 # (Whisper tiny.en): no transcription endpoint to run.
 SPEECH = {"local": True}
+# The variable the demo gives the bot's store passphrase in.
+PICKLE_KEY_ENV = "BOT_PICKLE_KEY"
 
 
 def build_config(homeserver: str, state: Mapping[str, Any], env: Mapping[str, str]) -> str:
@@ -73,7 +75,13 @@ def update_config(
     release lacks (files, the chat API, the MCP server, feedback admins). Sections the
     admin wrote stay."""
     doc = tomlkit.parse(text)
-    _table(doc, "matrix")["homeserver"] = homeserver
+    matrix = _table(doc, "matrix")
+    matrix["homeserver"] = homeserver
+    # The passphrase of the bot's encryption keys, from the demo's state file like its
+    # password: without one the bot generates it with a warning meant for production.
+    # A demo of an earlier release, locked with the generated key, is re-locked with it.
+    if "pickle_key" not in matrix and "pickle_key_env" not in matrix:
+        matrix["pickle_key_env"] = PICKLE_KEY_ENV
     if "feedback" not in doc:
         doc["feedback"] = _new_table(
             {"admins": [state["demo_user"]]}, "The demo user may run !feedback in the admin room."

@@ -30,6 +30,7 @@ from aiohttp import web
 
 from bot.dev.demo_config import (
     CHAT_TOKENS_FILE,
+    PICKLE_KEY_ENV,
     build_config,
     build_curl_line,
     decide_llm_is_admins,
@@ -110,7 +111,13 @@ async def _ingest_samples(config: Path, env: dict[str, str], base_url: str) -> N
         await realign_models(kb.catalog, kb.vectors, kb.embedders, lambda: settings)
         outcomes = await kb.indexer.put_many(documents)
         added = sum(o.status == "indexed" for o in outcomes)
-        print(f"Sample documents: {added} indexed, {len(outcomes) - added} unchanged.")
+        # A JSON lines file holds several documents (the FAQ's entries): say both counts,
+        # or "5 indexed" reads as a miscount of a folder of four files.
+        files = len({d.url for d in documents})
+        print(
+            f"Sample documents: {len(documents)} from {files} files in {SAMPLES.name}/"
+            f" ({added} indexed, {len(outcomes) - added} unchanged)."
+        )
     finally:
         await kb.close()
 
@@ -237,6 +244,7 @@ async def run(lock: IO[str]) -> None:
         state.setdefault("bot_password", secrets.token_urlsafe(16))
         state.setdefault("demo_password", secrets.token_urlsafe(12))
         state.setdefault("samples_token", secrets.token_urlsafe(16))
+        state.setdefault("pickle_key", secrets.token_urlsafe(32))
         config = LOCAL / "bot" / "config.toml"
         written = config.read_text() if config.exists() else ""
         # A port the admin chose in the config is kept while it is free.
@@ -278,6 +286,7 @@ async def run(lock: IO[str]) -> None:
             **os.environ,
             "BOT_PASSWORD": state["bot_password"],
             "SAMPLES_TOKEN": state["samples_token"],
+            PICKLE_KEY_ENV: state["pickle_key"],
         }
         samples = await _serve_samples(state["docs_port"])
         docs_url = f"http://127.0.0.1:{state['docs_port']}/"

@@ -130,3 +130,29 @@ async def test_a_failure_while_answering_gets_a_notice_not_silence(tmp_path):
         notice = (await bot.reply_to(question)).content["body"]
         assert notice.startswith("⚠️") and "went wrong" in notice and "reference" in notice
         assert "secret internal detail" not in notice
+
+
+NOTHING = {
+    "commands on: what to try next": ("", "!", True),
+    "another prefix": ('[bot]\ncommand_prefix = "?"\n', "?", True),
+    "commands off: no command to suggest": (
+        '[rooms."!r"]\ncommands_enabled = false\n',
+        "!",
+        False,
+    ),
+}
+
+
+async def test_nothing_found_says_what_to_try_next_where_commands_can_show_it(tmp_path):
+    """A new user told "I found nothing" had no next step: where the room's commands are
+    on, the notice says to try other words or to ask which collections are searched."""
+    for name, (config, prefix, hinted) in NOTHING.items():
+        async with running_bot(tmp_path / name.replace(" ", "-"), config) as bot:
+            bot.answerer.reply = lambda request: Answer(
+                strings.NOTHING_FOUND, kind="refusal", reason="nothing_found"
+            )
+            bot.account.add_room("!r", [ANN])
+            body = (await bot.reply_to(bot.ask("!r", ANN, "who is the zorblax?"))).content["body"]
+            hint = strings.NOTHING_FOUND_NEXT.format(prefix=prefix)
+            expected = f"{strings.NOTHING_FOUND}\n\n{hint}" if hinted else strings.NOTHING_FOUND
+            assert body == expected, name

@@ -50,7 +50,7 @@ STATE = {
     "mcp_port": 8092,
 }
 HOMESERVER = "http://127.0.0.1:8008"
-ENV = {"BOT_PASSWORD": "x", "SAMPLES_TOKEN": "y"}
+ENV = {"BOT_PASSWORD": "x", "SAMPLES_TOKEN": "y", "BOT_PICKLE_KEY": "z" * 43}
 DEMO_LLM = '\n[llm]\nurl = "http://127.0.0.1:1/v1"\nmodel = "m"\n'
 HAND_LLM = '\n[llm]\nurl = "http://127.0.0.1:1/v1"\nmodel = "m"\nmax_retries = 0\n'
 
@@ -111,6 +111,20 @@ def test_a_demo_of_an_earlier_release_gains_files_and_the_chat_api(tmp_path):
     assert settings.assistants["handbook"].collections == ("handbook",)
     assert settings.ingest_api.port == 8088
     assert settings.speech.local and not settings.speech.url, "voice without an endpoint"
+
+
+def test_the_demo_names_its_store_passphrase_and_an_admins_own_stays(tmp_path):
+    """Without a pickle key the bot warns, at a new demo's first start, in words meant
+    for production: the demo gives it one from its state file, as it does the password."""
+    new = load(demo_config.build_config(HOMESERVER, STATE, {}), tmp_path)
+    assert new.matrix.store_pickle_key() == ENV["BOT_PICKLE_KEY"]
+    earlier = '[matrix]\nhomeserver = "http://old"\n'
+    doc = tomllib.loads(demo_config.update_config(earlier, HOMESERVER, STATE, {}))
+    assert doc["matrix"]["pickle_key_env"] == demo_config.PICKLE_KEY_ENV, "an earlier demo"
+    own = '[matrix]\nhomeserver = "http://old"\npickle_key = "my-own-long-passphrase"\n'
+    doc = tomllib.loads(demo_config.update_config(own, HOMESERVER, STATE, {}))
+    assert doc["matrix"]["pickle_key"] == "my-own-long-passphrase"
+    assert "pickle_key_env" not in doc["matrix"]
 
 
 def test_a_speech_section_of_the_admins_own_stays():

@@ -106,7 +106,8 @@ async def test_a_short_french_question_with_codes_gets_french_framing(people, bo
     )
     answer = await finished_reply(alice, room, replies_to(question), timeout=60)
     with speaking("fr"):
-        intro, nothing = strings.SEARCH_ONLY_INTRO, strings.NOTHING_FOUND
+        intro = strings.SEARCH_ONLY_INTRO
+        nothing = f"{strings.NOTHING_FOUND}\n\n{strings.NOTHING_FOUND_NEXT.format(prefix='!')}"
     assert answer["body"].startswith(intro), answer["body"]
     assert "VPN profile expired" in answer["body"]
     # Too short to tell alone: the room was just asked in French.

@@ -67,6 +67,8 @@ async def test_the_demo_runs_once_answers_with_the_model_and_has_an_alias(tmp_pa
         state = json.loads((folder / "state.json").read_text())
         shown = log.read_text()
         assert state["room_id"] in shown and "#knowledge-bot-demo:localhost" in shown
+        # The demo gives the bot its store's passphrase: no warning meant for production.
+        assert "pickle_key" not in shown, shown
         homeserver = f"http://127.0.0.1:{state['port']}"
         person = await Person.login(
             homeserver, state["demo_user"], state["demo_password"], tmp_path / "demo-user"

@@ -67,7 +67,7 @@ async def test_other_languages_find_an_english_page_with_the_bundled_model(peopl
     room = await room_with_bot(alice, bot)
     for unanswered in ("what is the guest wifi password?", "can I bring my dog to work?"):
         body = (await ask(alice, room, unanswered, bot))["body"]
-        assert body == strings.NOTHING_FOUND, (unanswered, body)
+        assert body.split("\n\n")[0] == strings.NOTHING_FOUND, (unanswered, body)
     body = (await ask(alice, room, "how many days of annual leave do I get?", bot))["body"]
     assert "27 days of annual leave" in body, body
 

@@ -86,7 +86,9 @@ async def test_search_only_shows_relevant_passages_or_says_nothing_was_found(peo
     assert all(quote.strip(" [0123456789]") != "Office badges" for quote in quotes(badges["body"]))
 
     leave = await ask(alice, room, "who approves my parental leave?", bot)
-    assert leave["body"] == strings.NOTHING_FOUND, leave["body"]
+    # What to try next, in a room where commands can show what is searched.
+    next_step = strings.NOTHING_FOUND_NEXT.format(prefix="!")
+    assert leave["body"] == f"{strings.NOTHING_FOUND}\n\n{next_step}", leave["body"]
 
     # The room's own discussion is a source; commands and questions to the bot are not.
     await alice.say(room, "!help how often are laptops replaced")

@@ -114,7 +114,7 @@ async def test_a_scheduled_summary_is_knowledge_of_its_room_only_and_not_repeate
     answer = await ask(alice, room, "when does the Atlas launch move to?", bot)
     assert "14 December" in answer["body"] and "Summary of" in answer["body"]
     outside = await ask(bob, elsewhere, "when does the Atlas launch move to?", bot)
-    assert outside["body"] == strings.NOTHING_FOUND
+    assert outside["body"].split("\n\n")[0] == strings.NOTHING_FOUND
 
     await bot.stop()
     await bot.start()

@@ -24,6 +24,7 @@ from bot.matrix.account import SEND_ERRORS, MatrixAccount, typing_while
 from bot.settings_holder import SettingsHolder
 from core import strings
 from core.answering import Answerer
+from core.config import Settings
 from core.i18n.language import decided_language
 from core.ids import AnswerID, EventID, RoomID, UserID
 from core.llm.client import LlmError
@@ -154,6 +155,8 @@ class QuestionDesk(Feature):
         if self.metrics is not None:
             self.metrics.observe_answer(answer)
         text = build_answer_markdown(answer)
+        if answer.reason == "nothing_found":
+            text += build_nothing_found_next(self.settings.current, message.room_id)
         # Context for a follow-up from before it shows (for its readers only): the asker
         # may reply as soon as it does, while the reply's records are still written. Its
         # time in whole milliseconds, as the homeserver stamps messages: a reply within
@@ -235,3 +238,11 @@ class QuestionDesk(Feature):
             log.info("no support badge for %s: new readers in the room", event_id)
         except (LlmError, *SEND_ERRORS) as exc:
             log.warning("the support badge for %s was not added: %s", event_id, exc)
+
+
+def build_nothing_found_next(settings: Settings, room_id: str) -> str:
+    """What to try after "I found nothing", where the room's commands can show what the
+    bot searches (`!sources`); "" where they are off."""
+    if not settings.room(room_id).commands_enabled:
+        return ""
+    return "\n\n" + strings.NOTHING_FOUND_NEXT.format(prefix=settings.bot.command_prefix)
