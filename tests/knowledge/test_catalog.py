@@ -198,3 +198,24 @@ async def test_a_job_taken_over_is_finished_only_by_the_worker_that_holds_it(ope
     assert (await jobs.job(job)).state == "queued", "still the fresh worker's"
     assert await jobs.finish_job(job, worker="fresh")
     assert await jobs.job(job) is None
+
+
+async def test_a_tool_opening_the_catalog_leaves_the_running_workers_claims(open_database):
+    """`knowledge-ingest --dry-run` opened the catalog while the bot indexed a long
+    document: the worker's claim was voided, its outcome discarded ("taken over by
+    another worker") and the document indexed twice. Claims of a process that died are
+    voided when a worker starts (SQLite: one worker per file), not by every opener."""
+    jobs = await SqlJobStore.open(await open_database())
+    job = await jobs.add_job("handbook", "a", "put", {"id": "a"})
+    await jobs.claim_jobs("bot", 10, now=100.0, lease_seconds=60)
+    tool = await SqlJobStore.open(await open_database())
+    assert await tool.claim_jobs("tool", 10, now=101.0, lease_seconds=60) == []
+    assert await jobs.finish_job(job, worker="bot"), "the bot's outcome counts"
+    assert await jobs.job(job) is None
+    left = await jobs.add_job("handbook", "b", "put", {"id": "b"})
+    await jobs.claim_jobs("died", 10, now=200.0, lease_seconds=60)
+    restarted = await SqlJobStore.open(await open_database())
+    await restarted.void_dead_claims()
+    claimed = [j.id for j in await restarted.claim_jobs("new", 10, now=201.0, lease_seconds=60)]
+    expected = [left] if restarted.db.dialect == "sqlite" else []
+    assert claimed == expected, "SQLite: at once; PostgreSQL: when its lease ends"

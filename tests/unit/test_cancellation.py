@@ -24,6 +24,9 @@ class IdleJobs:
     def __init__(self) -> None:
         self.idle = asyncio.Event()
 
+    async def void_dead_claims(self) -> None:
+        pass
+
     async def claim_jobs(self, worker: str, limit: int, now: float, lease: float) -> list[Job]:
         self.idle.set()
         return []

@@ -53,6 +53,27 @@ def test_a_giant_sentence_is_cut_into_word_runs():
     assert [c.tokens for c in result] == [32, 32, 32, 4]
 
 
+def test_a_huge_paragraph_without_full_stops_is_counted_a_few_times_per_chunk():
+    """A 2 MB paragraph of words without a full stop took minutes to chunk with the
+    bundled e5 (every word counted the run again, ~0.6 ms a count) and held the
+    ingestion queue: each word is now counted once, each run once more. A counter that
+    adds tokens across spaces (one per 8 joins here) still gets pieces that fit."""
+    calls = []
+
+    def count(text: str) -> int:
+        calls.append(text)
+        return count_words(text) + text.count(" ") // 8
+
+    words = [f"w{i % 7}" for i in range(20_000)]
+    found = build_chunks(
+        " ".join(words), "text", budget=40, overlap=0, count=count, sentences=SPLIT
+    )
+    assert all(count(c.text) <= 40 for c in found)
+    assert " ".join(c.text for c in found).split() == words, "every word, in order, once"
+    assert len(found) <= 20_000 // 20 + 1
+    assert len(calls) < 5 * len(found), len(calls)
+
+
 def test_code_fences_keep_their_hashes():
     sections = parse_sections("# A\n```\n# not a heading\n```\n", "markdown")
     assert [(s.heading, [b.text for b in s.blocks]) for s in sections] == [

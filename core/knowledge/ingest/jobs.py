@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol, Self
+from typing import Any, Protocol
 
-from core.storage.database import Database, Row
+from core.storage.database import Row
 from core.storage.store import SqlStore
 from core.storage.upgrades import Upgrade, UpgradeTable
 
@@ -79,6 +79,7 @@ class JobStore(Protocol):
         self, worker: str, limit: int, now: float, lease_seconds: float
     ) -> list[Job]: ...
     async def renew_leases(self, worker: str, until: float) -> None: ...
+    async def void_dead_claims(self) -> None: ...
     async def release_claims(self, worker: str) -> None: ...
     async def finish_job(
         self, job_id: int, error: str | None = None, worker: str | None = None
@@ -91,17 +92,16 @@ class JobStore(Protocol):
 class SqlJobStore(SqlStore):
     upgrades = UPGRADES
 
-    @classmethod
-    async def open(cls, db: Database) -> Self:
-        store = await super().open(db)
-        if db.dialect == "sqlite":
-            # One process per SQLite file: claims left by a process that died are void,
-            # and its jobs need not wait for their leases to end.
-            await db.execute(
+    async def void_dead_claims(self) -> None:
+        """A worker starts: on SQLite (one worker per file), claims left by a process
+        that died are void, and its jobs need not wait for their leases to end. Only the
+        worker does this: a tool that opens the catalog meanwhile (`knowledge-ingest
+        --dry-run`) voided the running worker's claims, which then indexed a job twice."""
+        if self.db.dialect == "sqlite":
+            await self.db.execute(
                 "UPDATE jobs SET claimed_by = NULL, lease_until = NULL"
                 " WHERE claimed_by IS NOT NULL AND state = 'queued'"
             )
-        return store
 
     async def add_job(self, collection: str, doc_id: str, op: str, payload: dict | None) -> int:
         return int(

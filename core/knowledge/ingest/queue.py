@@ -110,6 +110,10 @@ class IngestQueue:
         """Work through stored jobs until cancelled. While Chroma is unreachable the jobs
         stay queued and are tried again, less and less often."""
         outages = 0
+        try:
+            await self.jobs.void_dead_claims()
+        except StorageError as exc:  # they come back when their leases end
+            log.warning("claims of an earlier run kept until their leases end: %s", exc)
         while True:
             self._wakeup.clear()
             jobs = await self.jobs.claim_jobs(

@@ -59,16 +59,44 @@ def _split_long(text: str, budget: int, count: CountTokens, sentences: SplitSent
     for sentence in sentences(text):
         if count(sentence) <= budget:
             pieces.append(sentence)
-            continue
-        words: list[str] = []
-        for word in sentence.split():
-            if words and count(" ".join([*words, word])) > budget:
-                pieces.append(" ".join(words))
-                words = []
-            words.append(word)
-        if words:
-            pieces.append(" ".join(words))
+        else:
+            pieces += _split_words(sentence.split(), budget, count)
     return pieces
+
+
+def _split_words(words: list[str], budget: int, count: CountTokens) -> list[str]:
+    """Runs of words that each fit the budget. A run is filled by its words' own counts,
+    each word counted once (a tokenizer splits at spaces, so they add up), and only the
+    run is counted whole: counting the run again at every word made a 2 MB paragraph
+    without a full stop take minutes. A run the whole count finds too long (a tokenizer
+    that joins across spaces) is halved until it fits; a single word longer than the
+    budget stays whole, as the model cuts it."""
+    sizes: dict[str, int] = {}
+    pieces: list[str] = []
+    run: list[str] = []
+    used = 0
+    for word in words:
+        size = sizes.get(word)
+        if size is None:
+            # A word is a token at least (a counter that leaves out its own overhead
+            # may give one word none).
+            size = sizes[word] = max(1, count(word))
+        if run and used + size > budget:
+            pieces += _fitted(run, budget, count)
+            run, used = [], 0
+        run.append(word)
+        used += size
+    if run:
+        pieces += _fitted(run, budget, count)
+    return pieces
+
+
+def _fitted(run: list[str], budget: int, count: CountTokens) -> list[str]:
+    text = " ".join(run)
+    if len(run) == 1 or count(text) <= budget:
+        return [text]
+    half = len(run) // 2
+    return _fitted(run[:half], budget, count) + _fitted(run[half:], budget, count)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import threading
@@ -11,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import torch
 
-from core.knowledge.search.embedding import Embedder, resolve_model_path
+from core.knowledge.search.embedding import Embedder, resolve_model_path, run_in_turns
 
 
 @contextlib.contextmanager
@@ -75,8 +74,8 @@ class LocalEmbedder(Embedder):
         return vectors.tolist()
 
     async def embed_passages(self, texts: list[str]) -> list[list[float]]:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._thread, self.encode, texts)
+        # A batch a call: a question asked meanwhile waits for one batch at most.
+        return await run_in_turns(self._thread, self.encode, texts, self.batch_size)
 
     async def embed_queries(self, texts: list[str]) -> list[list[float]]:
         return await self.embed_passages(texts)

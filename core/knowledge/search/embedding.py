@@ -19,9 +19,11 @@ thresholds mean the same for every model; see `calibrate`.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -96,6 +98,19 @@ class Embedder(ABC):
     @abstractmethod
     def close(self) -> None:
         """Free what the model holds (threads, connections); idempotent."""
+
+
+async def run_in_turns(
+    thread: Executor, encode: Callable[[list[str]], list[list[float]]], texts: list[str], turn: int
+) -> list[list[float]]:
+    """`encode` over `texts`, `turn` texts a call on the model's one `thread`: a question
+    asked meanwhile waits for one turn, not for a whole document's passages (a document
+    of 900 chunks held every question of its model for minutes)."""
+    loop = asyncio.get_running_loop()
+    vectors: list[list[float]] = []
+    for start in range(0, len(texts), turn):
+        vectors += await loop.run_in_executor(thread, encode, texts[start : start + turn])
+    return vectors
 
 
 def resolve_model_path(name: str) -> Path:
