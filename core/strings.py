@@ -99,6 +99,15 @@ SERVICE_FAILING = (
     NOTICE_PREFIX + "The {service} is not running: {reason}. I keep trying to start it; "
     "/health names it until it runs."
 )
+RIGHTS_NO_SIGNING_KEYS = (
+    NOTICE_PREFIX + "I never show the documents of {collections}: they are not public, and "
+    "with no `[[rights.signing_keys]]` configured I cannot ask their applications who may "
+    "read them. config.example.toml shows how to make a key."
+)
+RIGHTS_NO_URL = (
+    NOTICE_PREFIX + "I never show the documents of {collections}: they are not public, and "
+    "their source names no `rights_url` where I can ask who may read them."
+)
 CONFIG_NEEDS_RESTART = (
     NOTICE_PREFIX + "These settings cannot change while I run; restart me to apply them: {keys}"
 )

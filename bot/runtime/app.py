@@ -64,6 +64,7 @@ from core.metrics import Metrics
 from core.passages import PassagesAnswerer
 from core.pipeline.answer import AnswerPipeline
 from core.privacy import keep_private
+from core.rights.gaps import decide_unshown_collections
 from core.serve import run_knowledge_services
 from core.speech import open_transcriber
 from core.storage.opening import Storage
@@ -132,6 +133,8 @@ class BotApp:
         # Here rather than in `main` only, so that a bot started in-process gets them too.
         apply_log_level(self.settings.current.bot.log_level)
         keep_private(data_dir)
+        for why, names in decide_unshown_collections(self.settings.current).items():
+            log.warning("the documents of %s are never shown (%s)", ", ".join(names), why)
         storage = Storage(self.settings.current.storage, data_dir)
         kb: KnowledgeBase | None = None
         try:

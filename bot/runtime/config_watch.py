@@ -19,6 +19,7 @@ from core.config import ConfigError, Settings, decide_restart_only_changes, pars
 from core.config.load import parse_config_text
 from core.config.model import RESTART_ONLY_KEYS, RESTART_ONLY_SECTIONS
 from core.i18n.language import speaking
+from core.rights.gaps import build_unshown_notices, decide_unshown_collections
 
 log = logging.getLogger(__name__)
 # How long an edit that drops whole sections must leave the file unchanged to count.
@@ -138,6 +139,8 @@ class ConfigWatcher:
         restart_was_owed = self._owed == strings.CONFIG_RESTART_NOT_NEEDED
         self._owed = strings.CONFIG_RESTART_NOT_NEEDED if restart_keys else None
         level_changed = applied.bot.log_level != self.holder.current.bot.log_level
+        unshown = decide_unshown_collections(applied)
+        newly_unshown = unshown != decide_unshown_collections(self.holder.current)
         self.holder.current = applied
         if level_changed:
             apply_log_level(applied.bot.log_level)
@@ -149,6 +152,13 @@ class ConfigWatcher:
             await self.report(strings.CONFIG_APPLIED)
             if restart_was_owed:  # the restart-only keys were put back with it
                 await self.report(strings.CONFIG_RESTART_NOT_NEEDED)
+        if newly_unshown and unshown:
+            # Valid, applied, and yet a collection's documents can never be shown: said
+            # beside "applied", or the admin debugs their application instead.
+            for why, names in unshown.items():
+                log.warning("the documents of %s are never shown (%s)", ", ".join(names), why)
+            for notice in build_unshown_notices(applied):
+                await self.report(notice)
         return True
 
     async def watch(self) -> None:

@@ -6,6 +6,8 @@ import logging
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 
 from bot.runtime.config_watch import ConfigWatcher, build_admin_problems
 from bot.settings_holder import SettingsHolder
@@ -97,3 +99,41 @@ async def test_an_edit_put_right_again_is_confirmed_in_the_admin_room(tmp_path, 
     path.write_text(CONFIG.format(level="DEBUG"))
     assert await watcher.reload()
     assert reports[-2:] == [strings.CONFIG_APPLIED, strings.CONFIG_RESTART_NOT_NEEDED]
+
+
+TICKETS = """
+[sources.tickets]
+token = "t"
+{rights_url}
+[collections.tickets]
+source = "tickets"
+"""
+
+
+async def test_a_restricted_collection_that_can_never_be_shown_is_named(tmp_path, root_level):
+    """A source-app developer added a restricted collection: "✅ applied", then every
+    answer found nothing, with no warning anywhere, and they debugged their own rights
+    app. The bot had no key to sign reader tokens with (or no `rights_url` to ask)."""
+    path = tmp_path / "config.toml"
+    watcher, _, reports = watched(path)
+    url = 'rights_url = "http://127.0.0.1:1/rights"'
+    path.write_text(CONFIG.format(level="INFO") + TICKETS.format(rights_url=url))
+    assert await watcher.reload()
+    keys = strings.RIGHTS_NO_SIGNING_KEYS.format(collections="`tickets`")
+    assert reports == [strings.CONFIG_APPLIED, keys]
+    path.write_text(CONFIG.format(level="INFO") + TICKETS.format(rights_url=url) + "\n#")
+    assert await watcher.reload()
+    assert reports == [strings.CONFIG_APPLIED, keys], "said once, not at every edit"
+    path.write_text(CONFIG.format(level="INFO") + TICKETS.format(rights_url=""))
+    assert await watcher.reload()
+    assert reports[-1] == strings.RIGHTS_NO_URL.format(collections="`tickets`")
+    key = tmp_path / "bot.pem"
+    key.write_bytes(
+        Ed25519PrivateKey.generate().private_bytes(
+            Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()
+        )
+    )
+    signing = f'\n[[rights.signing_keys]]\nkid = "k1"\nprivate_key_file = "{key}"\n'
+    path.write_text(CONFIG.format(level="INFO") + TICKETS.format(rights_url=url) + signing)
+    assert await watcher.reload()
+    assert reports[-1] == strings.CONFIG_APPLIED, "nothing left unshown"
