@@ -128,10 +128,17 @@ class Document:
 
 def _moment(text: str, end: bool, field: str) -> float:
     """A timestamp from ISO 8601; a bare day means all of it (UTC when no zone is given)."""
-    if len(text) == 10:
-        moment = datetime.combine(date.fromisoformat(text), datetime.min.time(), UTC)
-    else:
-        moment = datetime.fromisoformat(text)
+    try:
+        if len(text) == 10:
+            moment = datetime.combine(date.fromisoformat(text), datetime.min.time(), UTC)
+        else:
+            moment = datetime.fromisoformat(text)
+    except ValueError:
+        # Python's own message ("Invalid isoformat string: 'soon'") names no field.
+        raise ValueError(
+            f"{field} {text!r} is not an ISO 8601 date or time (2026-11-30, "
+            "2026-11-30T14:00:00+01:00)"
+        ) from None
     if not FIRST_YEAR <= moment.year <= LAST_YEAR:
         raise ValueError(
             f"{field} {text!r} is out of range: years {FIRST_YEAR} to {LAST_YEAR} are accepted"
@@ -149,7 +156,9 @@ def parse_document_dates(start: str, end: str = "") -> tuple[float, float] | Non
         return None
     first = _moment(start, end=False, field="date")
     last = _moment(end or start, end=True, field="date_end" if end else "date")
-    if last < first:
+    # Compared where each begins: a bare day's range ends when the next day begins, so
+    # "2023-12-30" after "2023-12-31" ended just as the start began and passed.
+    if end and _moment(end, end=False, field="date_end") < first:
         raise ValueError("date_end is before date")
     return first, last
 

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -94,6 +95,14 @@ class DocumentBody(BaseModel):
             raise ValueError("must be one line without control characters")
         return value
 
+    @field_validator("title")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        # A title of spaces is cited as an empty link under an answer.
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value
+
     @field_validator("url")
     @classmethod
     def _web_link(cls, value: str) -> str:
@@ -131,6 +140,30 @@ def error(status: int, code: str, message: str) -> web.Response:
     return web.json_response({"error": {"code": code, "message": message}}, status=status)
 
 
+@web.middleware
+async def json_refusals(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """aiohttp's own refusals (no such route, another method) in this API's shape, which
+    a client reads as it reads every other one, instead of a line of plain text."""
+    try:
+        return await handler(request)
+    except web.HTTPMethodNotAllowed as exc:
+        allowed = sorted(exc.allowed_methods - {"HEAD"})
+        return error(
+            405,
+            "method_not_allowed",
+            f"{request.method} is not allowed here: {', '.join(allowed[:-1])} or {allowed[-1]}"
+            if len(allowed) > 1
+            else f"{request.method} is not allowed here: {''.join(allowed)}",
+        )
+    except web.HTTPNotFound:
+        return error(
+            404,
+            "not_found",
+            f"{request.method} {request.path} is not a route of this API (see "
+            f"{PREFIX}/openapi.json)",
+        )
+
+
 class IngestApi:
     def __init__(self, kb: KnowledgeBase, settings: Callable[[], Settings]) -> None:
         self.kb = kb
@@ -143,7 +176,7 @@ class IngestApi:
         max_bytes = max(
             settings.knowledge.max_document_bytes * 2, settings.files.max_bytes * 4 // 3
         )
-        app = web.Application(client_max_size=max_bytes + 64_000)
+        app = web.Application(client_max_size=max_bytes + 64_000, middlewares=[json_refusals])
         app.add_routes(
             [
                 web.get(f"{PREFIX}/openapi.json", self.openapi),
@@ -151,15 +184,15 @@ class IngestApi:
                 web.get(f"{PREFIX}/collections", self.authenticated(self.list_collections)),
                 web.get(f"{PREFIX}/crawls", self.authenticated(self.list_crawls)),
                 web.put(
-                    f"{PREFIX}/collections/{{collection}}/documents/{{doc_id:.+}}",
+                    f"{PREFIX}/collections/{{collection}}/documents/{{doc_id:.*}}",
                     self.authenticated(self.put_document),
                 ),
                 web.delete(
-                    f"{PREFIX}/collections/{{collection}}/documents/{{doc_id:.+}}",
+                    f"{PREFIX}/collections/{{collection}}/documents/{{doc_id:.*}}",
                     self.authenticated(self.delete_document),
                 ),
                 web.get(
-                    f"{PREFIX}/collections/{{collection}}/documents/{{doc_id:.+}}",
+                    f"{PREFIX}/collections/{{collection}}/documents/{{doc_id:.*}}",
                     self.authenticated(self.document_status),
                 ),
             ]
@@ -170,11 +203,19 @@ class IngestApi:
         self, handler: Callable[[web.Request, str], Awaitable[web.Response]]
     ) -> Callable[[web.Request], Awaitable[web.Response]]:
         async def check(request: web.Request) -> web.Response:
-            header = request.headers.get("Authorization", "")
-            token = header.removeprefix("Bearer ").strip() if header.startswith("Bearer ") else ""
+            # The scheme in any case, as HTTP has it ("bearer" from some clients).
+            scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+            token = token.strip() if scheme.lower() == "bearer" else ""
             source = self._source_of(token)
             if source is None:
-                response = error(401, "unauthenticated", "send Authorization: Bearer <token>")
+                response = error(
+                    401,
+                    "unauthenticated",
+                    "this token is not one of the applications' tokens ([sources] in the "
+                    "bot's config)"
+                    if token
+                    else "send Authorization: Bearer <token>",
+                )
                 response.headers["WWW-Authenticate"] = "Bearer"
                 return response
             return await handler(request, source)
@@ -231,7 +272,11 @@ class IngestApi:
             if collection.source == source
         ]
         return web.json_response(
-            {"collections": listed, "queued_jobs": await self.kb.jobs.queue_depth()}
+            {
+                "collections": listed,
+                # Its own: another application's backlog is not its business.
+                "queued_jobs": await self.kb.jobs.queue_depth([c["name"] for c in listed]),
+            }
         )
 
     async def list_crawls(self, request: web.Request, source: str) -> web.Response:

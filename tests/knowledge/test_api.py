@@ -269,6 +269,55 @@ UNREADABLE = {
         "invalid_document",
         "date_end '9999-12-31' is out of range: years 1 to 9998",
     ),
+    "a title of spaces": (
+        "PUT",
+        "/collections/handbook/documents/a",
+        {"json": {**DOC, "title": "   "}, "headers": WIKI},
+        "invalid_document",
+        "title: Value error, must not be blank",
+    ),
+    "a one-day period that ends the day before it starts": (
+        "PUT",
+        "/collections/handbook/documents/a",
+        {"json": {**DOC, "date": "2023-12-31", "date_end": "2023-12-30"}, "headers": WIKI},
+        "invalid_document",
+        "date_end is before date",
+    ),
+    "an end that is not a date": (
+        "PUT",
+        "/collections/handbook/documents/a",
+        {"json": {**DOC, "date": "2023-12-31", "date_end": "soon"}, "headers": WIKI},
+        "invalid_document",
+        "date_end 'soon' is not an ISO 8601 date or time",
+    ),
+    "an unknown token": (
+        "GET",
+        "/collections",
+        {"headers": {"Authorization": "Bearer nope"}},
+        "unauthenticated",
+        "this token is not one of the applications' tokens",
+    ),
+    "a path the API does not have": (
+        "GET",
+        "/collection",
+        {"headers": WIKI},
+        "not_found",
+        "GET /api/v1/collection is not a route of this API (see /api/v1/openapi.json)",
+    ),
+    "a document id left empty": (
+        "PUT",
+        "/collections/handbook/documents/",
+        {"json": DOC, "headers": WIKI},
+        "invalid_id",
+        "a document id cannot be empty",
+    ),
+    "a method the route does not take": (
+        "POST",
+        "/collections/handbook/documents/a",
+        {"json": DOC, "headers": WIKI},
+        "method_not_allowed",
+        "POST is not allowed here: DELETE, GET or PUT",
+    ),
     "a lone surrogate in the content": (
         "PUT",
         "/collections/handbook/documents/a",
@@ -338,13 +387,14 @@ UNREADABLE = {
 @pytest.mark.parametrize(
     "method,path,kwargs,code,message", UNREADABLE.values(), ids=UNREADABLE.keys()
 )
-async def test_unreadable_bodies_dates_and_ids_get_a_precise_400(
+async def test_unreadable_bodies_dates_ids_and_paths_get_a_precise_refusal(
     api, method, path, kwargs, code, message
 ):
     async with api.http.request(method, URL("/api/v1" + path, encoded=True), **kwargs) as got:
         assert got.content_type == "application/json", await got.text()
         body = await got.json()
-    assert (got.status, body["error"]["code"]) == (400, code), body
+    status = {"unauthenticated": 401, "not_found": 404, "method_not_allowed": 405}.get(code, 400)
+    assert (got.status, body["error"]["code"]) == (status, code), body
     assert message in body["error"]["message"], body
     assert not body["error"]["message"].startswith("body:"), "named after its field"
     assert await api.kb.jobs.queue_depth() == 0

@@ -219,3 +219,15 @@ async def test_a_tool_opening_the_catalog_leaves_the_running_workers_claims(open
     claimed = [j.id for j in await restarted.claim_jobs("new", 10, now=201.0, lease_seconds=60)]
     expected = [left] if restarted.db.dialect == "sqlite" else []
     assert claimed == expected, "SQLite: at once; PostgreSQL: when its lease ends"
+
+
+async def test_an_application_counts_its_own_queued_jobs(open_database):
+    """GET /api/v1/collections showed every application the whole queue's length."""
+    jobs = await SqlJobStore.open(await open_database())
+    await jobs.add_job("handbook", "a", "put", {"id": "a"})
+    await jobs.add_job("handbook", "b", "put", {"id": "b"})
+    await jobs.add_job("tickets", "t", "put", {"id": "t"})
+    assert await jobs.queue_depth() == 3, "the metrics' count: all of them"
+    assert await jobs.queue_depth(["tickets"]) == 1
+    assert await jobs.queue_depth(["handbook", "tickets"]) == 3
+    assert await jobs.queue_depth([]) == 0, "an application without collections"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -86,7 +87,7 @@ class JobStore(Protocol):
     ) -> bool: ...
     async def job(self, job_id: int) -> Job | None: ...
     async def latest_job(self, collection: str, doc_id: str) -> Job | None: ...
-    async def queue_depth(self) -> int: ...
+    async def queue_depth(self, collections: Sequence[str] | None = None) -> int: ...
 
 
 class SqlJobStore(SqlStore):
@@ -204,5 +205,14 @@ class SqlJobStore(SqlStore):
         )
         return _job(row) if row else None
 
-    async def queue_depth(self) -> int:
-        return int(await self.db.fetchval("SELECT COUNT(*) FROM jobs WHERE state = 'queued'"))
+    async def queue_depth(self, collections: Sequence[str] | None = None) -> int:
+        """Jobs waiting: all of them, or those of `collections` (an application's own)."""
+        if collections is None:
+            sql, args = "SELECT COUNT(*) FROM jobs WHERE state = 'queued'", ()
+        elif not collections:
+            return 0
+        else:
+            marks = ", ".join("?" * len(collections))
+            sql = f"SELECT COUNT(*) FROM jobs WHERE state = 'queued' AND collection IN ({marks})"
+            args = tuple(collections)
+        return int(await self.db.fetchval(sql, *args))
