@@ -275,7 +275,9 @@ class IngestApi:
             {
                 "collections": listed,
                 # Its own: another application's backlog is not its business.
-                "queued_jobs": await self.kb.jobs.queue_depth([c["name"] for c in listed]),
+                "queued_jobs": await self.kb.jobs.queue_depth(
+                    [name for name, c in self.settings().collections.items() if c.source == source]
+                ),
             }
         )
 

@@ -207,8 +207,9 @@ class SqlJobStore(SqlStore):
 
     async def queue_depth(self, collections: Sequence[str] | None = None) -> int:
         """Jobs waiting: all of them, or those of `collections` (an application's own)."""
+        args: tuple[str, ...] = ()
         if collections is None:
-            sql, args = "SELECT COUNT(*) FROM jobs WHERE state = 'queued'", ()
+            sql = "SELECT COUNT(*) FROM jobs WHERE state = 'queued'"
         elif not collections:
             return 0
         else:
