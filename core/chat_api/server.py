@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -28,6 +29,7 @@ from core.chat_api.shapes import (
 from core.chat_api.stream import CompletionStream
 from core.chat_api.tokens import Caller, TokenBook
 from core.config import Settings
+from core.guardrails.limits import WINDOW_SECONDS
 from core.guardrails.rate_store import RateLimits
 from core.i18n.detection import LanguageFinder
 from core.i18n.language import ENGLISH, LANGUAGE
@@ -37,6 +39,9 @@ from core.requests import Answer, Request
 from core.sources import build_answer_markdown
 
 log = logging.getLogger(__name__)
+# A 429's Retry-After, whole seconds as HTTP has it: the limits count one minute, so a
+# call after it is allowed again (at most that long).
+RETRY_AFTER = math.ceil(WINDOW_SECONDS)
 
 CALLER = web.RequestKey("caller", Caller)
 MISSING_KEY = "Invalid or missing API key. Send it as 'Authorization: Bearer <token>'."
@@ -44,7 +49,10 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 def _error(error: ApiError) -> web.Response:
-    headers = {"WWW-Authenticate": "Bearer"} if error.status == 401 else None
+    headers = {"WWW-Authenticate": "Bearer"} if error.status == 401 else {}
+    if error.retry_after is not None:
+        # OpenAI's clients wait this long before they retry (theirs is 0.5-8 s, twice).
+        headers["Retry-After"] = str(error.retry_after)
     return web.json_response(error.body(), status=error.status, headers=headers)
 
 
@@ -129,6 +137,7 @@ class ChatApi:
                 f"Rate limit reached: {per_minute} requests per minute for this token.",
                 type="requests",
                 code="rate_limit_exceeded",
+                retry_after=RETRY_AFTER,
             )
         keep = self.settings().chat_api.history_messages
         call = await self._screened(call, caller.name, keep)
@@ -235,7 +244,13 @@ class ChatApi:
 def _refuse_if_limited(answer: Answer) -> None:
     """The guardrails' rate limit as OpenAI's 429, which clients wait on and retry."""
     if answer.kind == "refusal" and answer.reason == "rate_limited":
-        raise ApiError(429, answer.text, type="requests", code="rate_limit_exceeded")
+        raise ApiError(
+            429,
+            answer.text,
+            type="requests",
+            code="rate_limit_exceeded",
+            retry_after=RETRY_AFTER,
+        )
 
 
 async def _badge(answer: Answer) -> str | None:

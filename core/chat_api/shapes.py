@@ -26,6 +26,8 @@ class ApiError(Exception):
     type: str = "invalid_request_error"
     code: str | None = None
     param: str | None = None
+    # Seconds a client should wait before it asks again (a 429's Retry-After).
+    retry_after: int | None = None
 
     def body(self) -> dict[str, Any]:
         return {

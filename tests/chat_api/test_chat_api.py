@@ -140,6 +140,7 @@ async def test_each_token_has_its_own_rate_limit(chat_world, chat_url):
     with pytest.raises(openai.RateLimitError) as raised:
         await alice.chat.completions.create(model="handbook", messages=question)
     assert raised.value.code == "rate_limit_exceeded"
+    assert raised.value.response.headers["Retry-After"] == "60", "when to ask again"
     assert await bob.chat.completions.create(model="handbook", messages=question)
 
 
@@ -212,8 +213,10 @@ async def test_the_guardrails_rate_limit_is_a_429_and_counts_per_caller(chat_wor
     for _ in range(10):
         await alice.chat.completions.create(model="handbook", messages=question)
     for stream in (False, True):
-        with pytest.raises(openai.RateLimitError):
+        with pytest.raises(openai.RateLimitError) as refused:
             await alice.chat.completions.create(model="handbook", messages=question, stream=stream)
+        # How long a script should wait: its client retries after it, not at once.
+        assert refused.value.response.headers["Retry-After"] == "60"
     assert await bob.chat.completions.create(model="handbook", messages=question)
 
 
