@@ -41,6 +41,16 @@ async def test_a_put_document_is_found_with_everything_needed_to_cite_it(kb):
     assert hit.collection == "handbook" and hit.source == "wiki" and hit.public
 
 
+async def test_a_document_that_repeats_itself_does_not_hide_the_others(kb):
+    """A walk-through sent one paragraph 74,000 times over: 923 identical passages, and
+    Chroma's index found nothing else for any question. A repeat is stored once."""
+    filler = Document("handbook", "filler", "Filler", "Nothing to see here, only filler. " * 8000)
+    outcomes = await kb.indexer.put_many([LEAVE, filler])
+    assert outcomes[1].chunks <= 3, outcomes
+    hits = await kb.retriever.search("how many vacation days do I have?", k=1)
+    assert hits[0].document_id == "policies/leave.md", hits
+
+
 async def test_an_unchanged_document_does_no_work_and_a_changed_one_replaces_all_chunks(kb):
     await kb.indexer.put_many([TRAVEL])
     assert [o.status for o in await kb.indexer.put_many([TRAVEL])] == ["unchanged"]

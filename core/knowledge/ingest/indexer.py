@@ -55,6 +55,20 @@ class _Prepared:
     chunks: list[Chunk]
 
 
+def decide_unrepeated(chunks: list[Chunk]) -> list[Chunk]:
+    """The chunks, each passage said again word for word under the same heading left
+    out (their positions stay). A repeat adds nothing to find, and many identical
+    vectors blind Chroma's index (HNSW) to the rest of the collection: a document of
+    one paragraph 900 times over hid every other page from every question."""
+    seen: set[tuple[str, str]] = set()
+    kept = []
+    for chunk in chunks:
+        if (chunk.heading, chunk.text) not in seen:
+            seen.add((chunk.heading, chunk.text))
+            kept.append(chunk)
+    return kept
+
+
 def build_vector_metadata(
     collection: str,
     doc_id: str,
@@ -128,7 +142,9 @@ class Indexer:
             title=document.title,
             limit=embedder.max_tokens,
         )
-        return _Prepared(document, collection, embedder, document.content_hash(), chunks)
+        return _Prepared(
+            document, collection, embedder, document.content_hash(), decide_unrepeated(chunks)
+        )
 
     async def put_many(self, documents: list[Document]) -> list[Outcome]:
         """Index documents (one version each); chunks of all of them are embedded together."""
