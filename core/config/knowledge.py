@@ -126,13 +126,12 @@ class CollectionSettings(Strict):
     """What the bot can say about this collection (shown to people when a question is out of
     scope)."""
     chunk_tokens: int | None = Field(default=None, ge=32, le=8192)
-    """None: as much as the embedding model reads with the title and headings in front (all-
-    MiniLM-L6-v2: 256 word pieces, multilingual-e5-small: 512), up to 400."""
+    """Tokens of the embedding model a chunk holds at most; unset: as much as the model reads
+    with the title and headings in front (all-MiniLM-L6-v2: 256 word pieces,
+    multilingual-e5-small: 512), up to 400."""
     chunk_overlap: int = Field(default=40, ge=0)
-    """Chunks hold at most chunk_tokens tokens of the embedding model; leave out to fill what the
-    model reads with the title and headings in front (all-MiniLM-L6-v2: 256,
-    multilingual-e5-small: 512), up to 400. Consecutive chunks of a section share chunk_overlap
-    tokens (at most half of chunk_tokens)."""
+    """Tokens that consecutive chunks of a section share (at most half of chunk_tokens), so that
+    a sentence cut between two chunks is whole in one of them."""
     embedding_model: str | None = None
     """The embedding model of this collection; leave out to use knowledge.embedding_model.
     "multilingual-e5-small" finds its documents from questions in other languages."""

@@ -100,7 +100,7 @@ def sections(model: type[BaseModel] = Settings, section: str = "") -> Iterator[t
             inner = f"{inner}.{ENTRY_NAMES.get(name, '<name>')}"
         elif _is_array_of_tables(field.annotation):
             inner = f"{inner}[]"
-        yield inner, " ".join((models[0].__doc__ or "").split())
+        yield inner, " ".join(LINE_HYPHEN.sub("-", models[0].__doc__ or "").split())
         yield from sections(models[0], inner)
 
 
@@ -146,8 +146,12 @@ def describe_default(field: FieldInfo) -> str:
     return f"`{value}`"
 
 
+# A word hyphenated across two lines of a docstring ("all-\n    MiniLM"): one word.
+LINE_HYPHEN = re.compile(r"(?<=\w)-\s*\n\s*(?=\w)")
+
+
 def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
+    return " ".join(LINE_HYPHEN.sub("-", text).split()).replace("|", "\\|")
 
 
 def render() -> str:
@@ -170,8 +174,13 @@ def render() -> str:
         "(*restart*). [Configuration](../operations/configuration.md) explains live edits;",
         "`config.example.toml` shows every key with an example value.",
     ]
-    current = None
+    # A section's keys together, where it first comes: a model that declares keys after
+    # a table of its own ([rights]: signing_keys, then issuer) had two headings.
+    by_section: dict[str, list[Key]] = {}
     for key in keys:
+        by_section.setdefault(key.section, []).append(key)
+    current = None
+    for key in (key for found in by_section.values() for key in found):
         if key.section != current:
             current = key.section
             heading = f"[[{current[:-2]}]]" if current.endswith("[]") else f"[{current}]"

@@ -4,6 +4,7 @@ generator makes of the models."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from core.config import reference
@@ -55,3 +56,13 @@ def test_the_example_keys_are_read_as_toml_reads_them():
         'rooms."<room id>".history',
         "bot.typo",
     }
+
+
+def test_each_section_has_one_table_and_words_are_whole():
+    """A walk-through read two `[rights]` tables and "all- MiniLM" (a model declaring keys
+    after a table of its own; a word hyphenated across docstring lines)."""
+    page = reference.render()
+    headings = [line for line in page.splitlines() if line.startswith("## ")]
+    assert len(headings) == len(set(headings)), sorted(h for h in headings if headings.count(h) > 1)
+    broken = re.findall(r"\w+- [A-Za-z]\w*", page)
+    assert not broken, broken
