@@ -4,12 +4,11 @@ its wheel: nothing is downloaded, no text leaves the process)."""
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from functools import lru_cache
 
 from lingua import IsoCode639_1, Language, LanguageDetector, LanguageDetectorBuilder
-
-from core.i18n.scripts import CODES
 
 # The languages told apart: those the bot speaks (core/i18n/locale) and the other
 # languages of Western Europe's workplaces, which the model answers in. Fewer languages
@@ -23,6 +22,9 @@ MIN_DISTANCE = 0.25
 # a few keywords in English ("guest wifi password": Italian 0.57) are not; a short
 # question in German ("Passwort vergessen": 0.72, "Urlaubstage?": 0.92) is.
 SURE = 0.7
+# Mentions, links and inline code say nothing of the language; nor do codes and
+# acronyms ("WG-503", "VPN"), which tip short questions towards English.
+NOISE = re.compile(r"https?://\S+|`[^`]*`|@\S+:\S+|<[^>]+>|\b[\w-]*\d[\w-]*\b|\b[A-Z]{2,}\b")
 
 
 _LOADING = threading.Lock()
@@ -40,10 +42,8 @@ def _detector(languages: tuple[str, ...]) -> LanguageDetector:
 
 
 def _plain(text: str) -> str | None:
-    """What of the text tells its language; None when no letter is left. Mentions, links,
-    inline code, codes and acronyms (scripts.CODES: "WG-503", "VPN") say nothing of it,
-    and would tip short questions towards English."""
-    plain = CODES.sub(" ", text).strip()
+    """What of the text tells its language (NOISE left out); None when no letter is left."""
+    plain = NOISE.sub(" ", text).strip()
     return plain if any(char.isalpha() for char in plain) else None
 
 

@@ -12,13 +12,11 @@ SAME_SCRIPT = {"HIRAGANA": "CJK", "KATAKANA": "CJK", "HALFWIDTH": "CJK", "FULLWI
 # A character of these scripts is about a word, a Latin letter a fifth of one: so many
 # Latin letters weigh as one of them ("如何配置Kubernetes" is Chinese).
 WORD_SCRIPTS = {"CJK": 4, "HANGUL": 2}
-# Links, mentions, inline code, HTML tags, codes and acronyms ("WG-503", "VPN") name no
-# language (the script here, the language in core/i18n/detection.py). ASCII only: to
-# Python, a Chinese character is a word character, and "2015年黑豹队…" would go whole
-# with its year.
+# Links, mentions, inline code, codes and acronyms ("WG-503", "VPN") name no language.
+# ASCII only: to Python, a Chinese character is a word character, and "2015年黑豹队…"
+# would go whole with its year.
 CODES = re.compile(
-    r"https?://\S+|`[^`]*`|@\S+:\S+|<[^>]+>|[A-Za-z0-9-]*\d[A-Za-z0-9-]*|\b[A-Z]{2,}\b",
-    re.ASCII,
+    r"https?://\S+|`[^`]*`|@\S+:\S+|[A-Za-z0-9-]*\d[A-Za-z0-9-]*|\b[A-Z]{2,}\b", re.ASCII
 )
 
 
