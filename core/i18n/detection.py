@@ -23,7 +23,8 @@ MIN_DISTANCE = 0.25
 # question in German ("Passwort vergessen": 0.72, "Urlaubstage?": 0.92) is.
 SURE = 0.7
 # Mentions, links and inline code say nothing of the language; nor do codes and
-# acronyms ("WG-503", "VPN"), which tip short questions towards English.
+# acronyms ("WG-503", "VPN"), which tip short questions towards English. Not
+# scripts.CODES: that one is ASCII (for CJK), where "ÄNDERUNG" would lose "NDERUNG".
 NOISE = re.compile(r"https?://\S+|`[^`]*`|@\S+:\S+|<[^>]+>|\b[\w-]*\d[\w-]*\b|\b[A-Z]{2,}\b")
 
 
