@@ -73,32 +73,29 @@ def decide_relevant_entries(
 
 def decide_same_entry(found: LedgerEntry, known: LedgerEntry) -> bool:
     """Whether `found` is `known` found again by a later summary over the same messages
-    (a scheduled one and a `!summarize`): of one kind, one cites the other's message,
-    and they share at least half of the shorter one's words, in any form (an extractive
-    summary may state a decision by another of its lines, a model in other words). Two
-    decisions said in one message ("Ship Monday", "Dana owns the release") share none."""
-    if found.kind != known.kind:
+    (a scheduled one and a `!summarize`), so that `!decisions` lists it once:
+    - two extractive entries (the messages' own words) that each cite the other's
+      message: one exchange, stated by another of its lines;
+    - otherwise (a model's words) the same messages and most of the same words (half of
+      all their words, in any form): "The team chose Postgres for reporting" again.
+    An action item also keeps its owner and deadline. A decision revised later ("moved
+    to Wednesday", citing "on Monday") names a message the first did not, and stays."""
+    if found.kind != known.kind or (found.owner, found.due) != (known.owner, known.due):
         return False
-    if found.event_id not in (known.event_id, *known.cited) and known.event_id not in (
-        found.event_id,
-        *found.cited,
-    ):
+    found_cites, known_cites = {found.event_id, *found.cited}, {known.event_id, *known.cited}
+    if found.verbatim and known.verbatim:
+        return found.event_id in known_cites and known.event_id in found_cites
+    if (found.event_id, found_cites) != (known.event_id, known_cites):
         return False
     words = [{stem_word(word) for word in parse_query_words(e.text)} for e in (found, known)]
-    shorter = min(len(words[0]), len(words[1]))
-    if not shorter:
-        return found.event_id == known.event_id and found.text == known.text
-    return len(words[0] & words[1]) * 2 >= shorter
+    every = words[0] | words[1]
+    return not every or len(words[0] & words[1]) * 2 >= len(every)
 
 
 def decide_new_entries(
     found: Sequence[LedgerEntry], known: Sequence[LedgerEntry]
 ) -> list[LedgerEntry]:
-    """The entries of `found` that are neither `known` nor found earlier in `found`
-    (`decide_same_entry`): the first wording stays, so `!decisions` does not change
-    with every summary."""
-    kept: list[LedgerEntry] = []
-    for entry in found:
-        if not any(decide_same_entry(entry, other) for other in (*known, *kept)):
-            kept.append(entry)
-    return kept
+    """The entries of `found` that are not `known` found again (`decide_same_entry`):
+    the first wording stays, so `!decisions` does not change with every summary. Two
+    entries of one summary are two, even about one message."""
+    return [e for e in found if not any(decide_same_entry(e, other) for other in known)]

@@ -3,12 +3,14 @@ every store, keyed by room: no method reads across rooms."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import math
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from core.ledger.entries import decide_new_entries
+from core.storage.database import Database
 from core.storage.store import SqlStore
 from core.storage.upgrades import Upgrade, UpgradeTable
 from core.summaries.ledger_entries import LedgerEntry
@@ -56,12 +58,22 @@ def _key(entry: LedgerEntry) -> str:
 class SqlLedgerStore(SqlStore):
     upgrades = UPGRADES
 
+    def __init__(self, db: Database) -> None:
+        super().__init__(db)
+        # One check-then-insert at a time (a room's summaries run in the one process
+        # that holds the account).
+        self._adding = asyncio.Lock()
+
     async def add_entries(
         self, room: str, entries: Iterable[tuple[LedgerEntry, float | None]]
     ) -> None:
         """Keep entries (each with its deadline as a time, if known); one found again by a
         later summary, in the same words or others, is kept once (`decide_new_entries`)."""
         entries = list(entries)
+        async with self._adding:  # a scheduled summary and a !summarize of one hour
+            await self._add(room, entries)
+
+    async def _add(self, room: str, entries: list[tuple[LedgerEntry, float | None]]) -> None:
         due = {id(e): due_ts for e, due_ts in entries}
         new = decide_new_entries(
             [e for e, _ in entries], await self._citing(room, [e for e, _ in entries])

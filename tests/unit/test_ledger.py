@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
@@ -88,25 +90,35 @@ async def test_the_ledger_keeps_entries_once_per_room_and_follows_its_messages(o
 
 async def test_a_decision_found_again_by_a_later_summary_is_listed_once(open_database):
     """A scheduled summary and a `!summarize` over the same hour find the same decision:
-    an extractive one may state it by another of its lines, a model in other words.
-    `!decisions` lists it once; two decisions said in one message stay two."""
+    an extractive one may state it by another line of the exchange, a model in other
+    words. `!decisions` lists it once; what is another item stays."""
     store = await SqlLedgerStore.open(await open_database())
-    stated = LedgerEntry(
-        "decision", "Decided: Postgres then", "", "", "l3", "$3", 3.0, True, ("$1", "$4")
-    )
-    restated = LedgerEntry(
-        "decision", "We go with Postgres for reporting", "", "", "l4", "$4", 4.0, True, ("$1", "$3")
-    )
-    reworded = LedgerEntry(
-        "decision", "The team chose Postgres for the reporting service", "", "", "l1", "$1", 4.0
-    )
-    other = LedgerEntry("decision", "Dana owns the release", "", "", "l1", "$1", 4.0)
-    await store.add_entries("!a", [(stated, None)])
-    await store.add_entries("!a", [(restated, None), (reworded, None), (other, None)])
-    assert [e.text for e in await store.entries("!a", "decision")] == [
-        "Dana owns the release",
-        "Decided: Postgres then",
+
+    def said(text: str, at: str, *cited: str, owner: str = "", due: str = "") -> LedgerEntry:
+        kind = "action" if owner else "decision"
+        return LedgerEntry(kind, text, owner, due, "l", at, 4.0, not text[0].isupper(), cited)
+
+    kept = [
+        said("decided: Postgres then", "$3", "$1", "$4"),
+        said("The team chose Postgres for reporting", "$1", "$3", "$4"),
+        said("Write the release notes", "$5", "$4", owner="Dana"),
     ]
+    await store.add_entries("!a", [(entry, None) for entry in kept])
+    again = [
+        said("we go with Postgres for reporting", "$4", "$1", "$3"),  # another line of it
+        said("The team chose Postgres for the reporting", "$1", "$3", "$4"),  # reworded
+    ]
+    other = [
+        said("Dana owns the release", "$1", "$3", "$4"),  # another decision, same messages
+        said("Release moved to Wednesday", "$7", "$3"),  # revises one: a new message
+        said("Review the release notes", "$5", "$4", owner="Sam"),  # another person's
+    ]
+    await asyncio.gather(
+        store.add_entries("!a", [(entry, None) for entry in again + other]),
+        store.add_entries("!a", [(entry, None) for entry in again]),  # at the same time
+    )
+    listed = {(e.text, e.owner, e.due) for e in await store.entries("!a", None)}
+    assert listed == {(e.text, e.owner, e.due) for e in kept + other}
 
 
 RELEVANT = {
