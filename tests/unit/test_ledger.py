@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
