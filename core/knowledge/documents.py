@@ -156,9 +156,9 @@ def parse_document_dates(start: str, end: str = "") -> tuple[float, float] | Non
         return None
     first = _moment(start, end=False, field="date")
     last = _moment(end or start, end=True, field="date_end" if end else "date")
-    # Compared where each begins: a bare day's range ends when the next day begins, so
-    # "2023-12-30" after "2023-12-31" ended just as the start began and passed.
-    if end and _moment(end, end=False, field="date_end") < first:
+    # A bare day as the end lasts until the next day begins: ending exactly where the
+    # start begins ("2023-12-31" to "2023-12-30") is before it; a time may end on it.
+    if last < first or (len(end) == 10 and last <= first):
         raise ValueError("date_end is before date")
     return first, last
 

@@ -401,8 +401,17 @@ async def test_unreadable_bodies_dates_ids_and_paths_get_a_precise_refusal(
     assert await api.kb.catalog.collection_sizes() == {}
 
 
-async def test_the_accepted_date_range_still_indexes(api):
-    edges = {**DOC, "date": "0001-01-01", "date_end": "9998-12-31"}
+@pytest.mark.parametrize(
+    "date,date_end",
+    [
+        ("0001-01-01", "9998-12-31"),
+        ("2026-11-30T14:00:00+01:00", "2026-11-30"),  # a meeting's time, to its day's end
+        ("2026-11-30", "2026-11-30"),
+        ("2026-11-30T14:00:00", "2026-11-30T14:00:00"),
+    ],
+)
+async def test_the_accepted_date_ranges_still_index(api, date, date_end):
+    edges = {**DOC, "date": date, "date_end": date_end}
     status, body = await call(
         api, "PUT", "/collections/handbook/documents/a?wait=true", json=edges, headers=WIKI
     )
