@@ -22,6 +22,20 @@ async def test_one_worker_holds_a_source_until_its_lease_ends(open_database):
     assert await first.claim("site", "a", now=202, lease_seconds=60)
 
 
+async def test_a_tool_opening_the_store_leaves_a_running_crawls_lease(open_database):
+    """`knowledge-ingest --dry-run` opened the catalog while the bot crawled: on SQLite
+    the crawl's lease was voided and the run stopped at its next renewal. Only a
+    starting crawler voids the leases of a process that died."""
+    crawler = await SqlCrawlStore.open(await open_database())
+    assert await crawler.claim("site", "bot", now=100, lease_seconds=60)
+    await SqlCrawlStore.open(await open_database())  # the tool
+    assert await crawler.renew("site", "bot", until=200), "still the bot's"
+    restarted = await SqlCrawlStore.open(await open_database())
+    await restarted.void_dead_leases()
+    taken = await restarted.claim("site", "new", now=150, lease_seconds=60)
+    assert taken == (restarted.db.dialect == "sqlite"), "PostgreSQL: when the lease ends"
+
+
 async def test_a_run_is_found_again_as_it_was_left(open_database):
     store = await SqlCrawlStore.open(await open_database())
     entries = [Entry("https://d/a", False), Entry("https://d/b", True)]

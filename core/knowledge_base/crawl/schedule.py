@@ -56,6 +56,10 @@ class CrawlService:
     async def run(self) -> None:
         """Start the runs that are due, until cancelled (then the runs stop too)."""
         try:
+            await self.store.void_dead_leases()
+        except StorageError as exc:  # they end with their leases
+            log.warning("crawl leases of an earlier run kept until they end: %s", exc)
+        try:
             while True:
                 try:
                     self.start_due()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import Any
 
 from core.knowledge_base.crawl.decide import PageState
 from core.knowledge_base.crawl.frontier import Entry
@@ -86,13 +86,12 @@ RUN_COLUMNS = (
 class SqlCrawlStore(SqlStore):
     upgrades = UPGRADES
 
-    @classmethod
-    async def open(cls, db: Database) -> Self:
-        store = await super().open(db)
-        if db.dialect == "sqlite":
-            # One process per SQLite file: a lease left by a process that died is void.
-            await db.execute("UPDATE crawl_runs SET holder = NULL, lease_until = NULL")
-        return store
+    async def void_dead_leases(self) -> None:
+        """The crawler starts: on SQLite (one crawling process per file), a lease left by
+        a process that died is void. Only the crawler does this: a tool that opens the
+        catalog meanwhile (`knowledge-ingest --dry-run`) would end a running crawl."""
+        if self.db.dialect == "sqlite":
+            await self.db.execute("UPDATE crawl_runs SET holder = NULL, lease_until = NULL")
 
     # The lease: one process crawls a source at a time.
 
