@@ -113,7 +113,7 @@ async def _ingest_samples(config: Path, env: dict[str, str], base_url: str) -> N
         added = sum(o.status == "indexed" for o in outcomes)
         # A JSON lines file holds several documents (the FAQ's entries): say both counts,
         # or "5 indexed" reads as a miscount of a folder of four files.
-        files = len({d.url for d in documents})
+        files = sum(1 for path in SAMPLES.rglob("*") if path.is_file())
         print(
             f"Sample documents: {len(documents)} from {files} files in {SAMPLES.name}/"
             f" ({added} indexed, {len(outcomes) - added} unchanged)."

@@ -51,6 +51,7 @@ from core.guardrails.rate_store import SqlRateLimits
 from core.health import Check
 from core.i18n.catalogs import available_languages, translations
 from core.i18n.detection import LanguageFinder
+from core.i18n.language import speaking
 from core.knowledge.parse.extractor import Extractor
 from core.knowledge_base.base import KnowledgeBase
 from core.ledger.store import SqlLedgerStore
@@ -64,7 +65,7 @@ from core.metrics import Metrics
 from core.passages import PassagesAnswerer
 from core.pipeline.answer import AnswerPipeline
 from core.privacy import keep_private
-from core.rights.gaps import decide_unshown_collections
+from core.rights.gaps import build_unshown_notices, decide_unshown_collections
 from core.serve import run_knowledge_services
 from core.speech import open_transcriber
 from core.storage.opening import Storage
@@ -125,6 +126,7 @@ class BotApp:
         self.languages = LanguageFinder()
         # What the admin room is told (config edits, services that cannot run).
         self.reports = AdminReports(lambda: self.settings.current.bot.admin_room)
+        self._told_unshown = False
 
     async def run(self) -> None:
         """Open the stores and serve the ingestion API; sync and answer while this process
@@ -259,6 +261,17 @@ class BotApp:
                 )
                 # Reports wait for the first sync to know the admin room (see the class).
                 self.reports.connected(matrix, supervisor.reasons())
+                if not self._told_unshown:
+                    # Once a process: a collection left unshowable while the bot was
+                    # stopped is said too, not only an edit that makes one.
+                    self._told_unshown = True
+                    admin_room = self.settings.current.bot.admin_room
+                    language = (
+                        self.settings.current.room(admin_room).language if admin_room else None
+                    )
+                    with speaking(language):
+                        for notice in build_unshown_notices(self.settings.current):
+                            self.reports.tell(notice)
                 wired, features = await self._wire(matrix, parts, leadership)
                 dispatcher, sync, summaries = wired.dispatcher, wired.sync, features.summaries
                 assert summaries is not None

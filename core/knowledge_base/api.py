@@ -148,13 +148,15 @@ async def json_refusals(request: web.Request, handler: Handler) -> web.StreamRes
         return await handler(request)
     except web.HTTPMethodNotAllowed as exc:
         allowed = sorted(exc.allowed_methods - {"HEAD"})
-        return error(
+        response = error(
             405,
             "method_not_allowed",
             f"{request.method} is not allowed here: {', '.join(allowed[:-1])} or {allowed[-1]}"
             if len(allowed) > 1
             else f"{request.method} is not allowed here: {''.join(allowed)}",
         )
+        response.headers["Allow"] = ", ".join(sorted(exc.allowed_methods))  # HTTP's due
+        return response
     except web.HTTPNotFound:
         return error(
             404,

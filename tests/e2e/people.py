@@ -280,3 +280,12 @@ async def settle(person: Person, room: str, rounds: int = 2) -> None:
     for _ in range(rounds):
         sentinel = await person.say(room, "!help")
         await person.wait_for(room, replies_to(sentinel), timeout=60)
+
+
+def nothing_found(*why: str) -> str:
+    """The bot's "found nothing" in a room with commands on, in the current language:
+    the notice, why the search was narrower (`why`), and what to try next."""
+    from core import strings
+
+    notice = " ".join((strings.NOTHING_FOUND, *why))
+    return f"{notice}\n\n{strings.NOTHING_FOUND_NEXT.format(prefix='!')}"

@@ -12,7 +12,7 @@ import pytest
 from bot.dev.synapse import free_port
 from core import strings
 from core.ids import localpart_of
-from tests.e2e.people import bring_in, from_user, membership_of, replies_to
+from tests.e2e.people import bring_in, from_user, membership_of, nothing_found, replies_to
 from tests.e2e.scripted import ask, llm_config, reading_model
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import put
@@ -80,7 +80,7 @@ async def test_an_invited_user_is_no_member_of_the_room_whose_summary_is_knowled
     await bob.wait_until(lambda: room_a in bob.client.invited_rooms)
     invited = await ask(bob, room_b, "what is the Orion launch budget?", bot)
     assert "77 thousand" not in invited["body"]
-    assert invited["body"].split("\n\n")[0] == strings.NOTHING_FOUND
+    assert invited["body"] == nothing_found()
 
     await bob.join(room_a)
     await alice.wait_for(room_a, membership_of(bob.user_id, "join"))
@@ -137,9 +137,7 @@ async def test_a_join_while_the_answer_is_written_takes_it_back_and_answers_agai
 
     again = await carol.wait_for(room, final, timeout=60)
     # Nothing every reader may open: said so, with why the search was narrower here.
-    assert again["content"]["body"].split("\n\n")[0] == (
-        f"{strings.NOTHING_FOUND} {strings.NOTHING_FOUND_SHARED}"
-    )
+    assert again["content"]["body"] == nothing_found(strings.NOTHING_FOUND_SHARED)
     after = [str(e.get("content")) for e in alice.events[joined_at + 1 :]]
     assert not any("42,000" in text for text in after), "nothing for alice alone was posted"
     await alice.wait_for(

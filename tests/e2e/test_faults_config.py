@@ -89,3 +89,24 @@ async def _watch(bot, room: str, kept: list[bool]) -> None:
     while True:
         kept.append(bot.app.settings.current.room(room).answer_without_mention)
         await asyncio.sleep(0.02)
+
+
+async def test_a_restricted_collection_never_shown_is_said_in_the_admin_room(people, bot):
+    """A source-app developer added a restricted collection: "applied", then nothing
+    found, with no word of why. An edit that makes one is said at once, and one left
+    so while the bot was stopped is said when it starts again."""
+    alice = await people("alice")
+    bot.write_config(allowed_users=[alice.user_id])
+    await bot.start()
+    admin_room = await room_with_bot(alice, bot)
+    tickets = (
+        '[sources.tickets]\ntoken = "t"\nrights_url = "http://127.0.0.1:1/rights"\n'
+        '[collections.tickets]\nsource = "tickets"\n'
+    )
+    seen = len(reports_seen(alice, admin_room, bot))
+    bot.write_config(tickets, allowed_users=[alice.user_id], admin_room=admin_room)
+    notice = strings.RIGHTS_NO_SIGNING_KEYS.format(collections="`tickets`")
+    assert await next_report(alice, admin_room, bot, seen) == notice
+    await bot.stop()
+    await bot.start()
+    assert await next_report(alice, admin_room, bot, seen + 1) == notice, "again at a start"

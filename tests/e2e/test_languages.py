@@ -10,7 +10,7 @@ import pytest
 from bot.dev.synapse import free_port
 from core import strings
 from core.i18n.language import speaking
-from tests.e2e.people import replies_to
+from tests.e2e.people import nothing_found, replies_to
 from tests.e2e.scripted import ask, finished_reply, llm_config
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import knowledge_config, put
@@ -107,7 +107,7 @@ async def test_a_short_french_question_with_codes_gets_french_framing(people, bo
     answer = await finished_reply(alice, room, replies_to(question), timeout=60)
     with speaking("fr"):
         intro = strings.SEARCH_ONLY_INTRO
-        nothing = f"{strings.NOTHING_FOUND}\n\n{strings.NOTHING_FOUND_NEXT.format(prefix='!')}"
+        nothing = nothing_found()
     assert answer["body"].startswith(intro), answer["body"]
     assert "VPN profile expired" in answer["body"]
     # Too short to tell alone: the room was just asked in French.

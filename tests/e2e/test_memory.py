@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from core import strings
+from tests.e2e.people import nothing_found
 from tests.e2e.scripted import ask, start_alice_and_bot
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import put
@@ -44,7 +45,7 @@ async def test_a_room_recalls_its_own_discussion_and_memories_and_never_another_
     room_b = await room_with_bot(alice, bot)
     calls_before = len(llm.history)
     elsewhere = await ask(alice, room_b, "when does the Atlas release train leave?", bot)
-    assert elsewhere["body"].split("\n\n")[0] == strings.NOTHING_FOUND
+    assert elsewhere["body"] == nothing_found()
     prompts = " ".join(str(call["messages"]) for call in llm.history[calls_before:])
     assert "14 December" not in prompts and "10 December" not in prompts
     assert (await ask(alice, room_b, "!memory", bot))["body"] == strings.MEMORY_EMPTY

@@ -12,7 +12,7 @@ import pytest
 from bot.dev.synapse import free_port
 from bot.inbox.links import build_permalink
 from core import strings
-from tests.e2e.people import from_user, membership_of, replies_to
+from tests.e2e.people import from_user, membership_of, nothing_found, replies_to
 from tests.e2e.scripted import ask, llm_config, reading_model
 from tests.e2e.test_conversation import room_with_bot
 from tests.e2e.test_knowledge import knowledge_config
@@ -114,7 +114,7 @@ async def test_a_scheduled_summary_is_knowledge_of_its_room_only_and_not_repeate
     answer = await ask(alice, room, "when does the Atlas launch move to?", bot)
     assert "14 December" in answer["body"] and "Summary of" in answer["body"]
     outside = await ask(bob, elsewhere, "when does the Atlas launch move to?", bot)
-    assert outside["body"].split("\n\n")[0] == strings.NOTHING_FOUND
+    assert outside["body"] == nothing_found()
 
     await bot.stop()
     await bot.start()

@@ -396,6 +396,8 @@ async def test_unreadable_bodies_dates_ids_and_paths_get_a_precise_refusal(
     status = {"unauthenticated": 401, "not_found": 404, "method_not_allowed": 405}.get(code, 400)
     assert (got.status, body["error"]["code"]) == (status, code), body
     assert message in body["error"]["message"], body
+    if code == "method_not_allowed":
+        assert set(got.headers["Allow"].split(", ")) >= {"GET", "PUT", "DELETE"}
     assert not body["error"]["message"].startswith("body:"), "named after its field"
     assert await api.kb.jobs.queue_depth() == 0
     assert await api.kb.catalog.collection_sizes() == {}
