@@ -15,6 +15,7 @@ from collections.abc import Callable
 from bot.inbox.render import build_room_notice
 from bot.matrix.account import SEND_ERRORS, MatrixAccount
 from core import strings
+from core.config import Settings
 
 log = logging.getLogger(__name__)
 
@@ -23,6 +24,12 @@ MOST_HELD = 20
 # How long a report waits for the bot to be in the admin room, and how often it looks.
 WAIT_SECONDS = 300
 RETRY_SECONDS = 2.0
+
+
+def decide_admin_language(settings: Settings) -> str | None:
+    """The language reports are written in: the admin room's, when it has one."""
+    room = settings.bot.admin_room
+    return settings.room(room).language if room else None
 
 
 class AdminReports:

@@ -33,7 +33,7 @@ from bot.matrix.account import MatrixAccount
 from bot.matrix.cross_signing import CrossSigningError
 from bot.matrix.login import connect
 from bot.matrix.nio_account import NioAccount
-from bot.runtime.admin_reports import AdminReports
+from bot.runtime.admin_reports import AdminReports, decide_admin_language
 from bot.runtime.config_watch import ConfigWatcher
 from bot.runtime.leadership import Leadership, drain_while_held, lead_when_holding
 from bot.runtime.ops import OpsServer
@@ -265,11 +265,7 @@ class BotApp:
                     # Once a process: a collection left unshowable while the bot was
                     # stopped is said too, not only an edit that makes one.
                     self._told_unshown = True
-                    admin_room = self.settings.current.bot.admin_room
-                    language = (
-                        self.settings.current.room(admin_room).language if admin_room else None
-                    )
-                    with speaking(language):
+                    with speaking(decide_admin_language(self.settings.current)):
                         for notice in build_unshown_notices(self.settings.current):
                             self.reports.tell(notice)
                 wired, features = await self._wire(matrix, parts, leadership)

@@ -13,6 +13,7 @@ from pathlib import Path
 from watchfiles import awatch
 
 from bot.logs import apply_log_level
+from bot.runtime.admin_reports import decide_admin_language
 from bot.settings_holder import SettingsHolder
 from core import strings
 from core.config import ConfigError, Settings, decide_restart_only_changes, parse_config
@@ -74,10 +75,8 @@ class ConfigWatcher:
     async def reload(self) -> bool:
         """Validate the file and apply it; an invalid file changes nothing. The catch-all
         of config edits: nothing an admin writes may stop the bot."""
-        admin_room = self.holder.current.bot.admin_room
-        language = self.holder.current.room(admin_room).language if admin_room else None
         async with self._lock:
-            with speaking(language):
+            with speaking(decide_admin_language(self.holder.current)):
                 try:
                     return await self._reload()
                 except Exception:

@@ -15,6 +15,7 @@ from dataclasses import replace
 from aiohttp import web
 
 from core.answering import Answerer
+from core.bearer import parse_bearer
 from core.chat_api.assistants import Assistants
 from core.chat_api.conversation import ConversationScreen, decide_history
 from core.chat_api.shapes import (
@@ -86,8 +87,8 @@ class ChatApi:
     @web.middleware
     async def _authenticated(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         """Every call names its caller by bearer token; the one catch-all of this API."""
-        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-        caller = self.tokens.find(token.strip()) if scheme.lower() == "bearer" else None
+        token = parse_bearer(request.headers.get("Authorization", ""))
+        caller = self.tokens.find(token) if token else None
         if self.tokens.problem != self._reported:
             self._reported = self.tokens.problem
             if self._reported:

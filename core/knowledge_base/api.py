@@ -28,6 +28,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from core.bearer import parse_bearer
 from core.config import Settings
 from core.knowledge.documents import (
     FIRST_YEAR,
@@ -205,9 +206,7 @@ class IngestApi:
         self, handler: Callable[[web.Request, str], Awaitable[web.Response]]
     ) -> Callable[[web.Request], Awaitable[web.Response]]:
         async def check(request: web.Request) -> web.Response:
-            # The scheme in any case, as HTTP has it ("bearer" from some clients).
-            scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-            token = token.strip() if scheme.lower() == "bearer" else ""
+            token = parse_bearer(request.headers.get("Authorization", ""))
             source = self._source_of(token)
             if source is None:
                 response = error(
@@ -262,24 +261,23 @@ class IngestApi:
 
     async def list_collections(self, request: web.Request, source: str) -> web.Response:
         sizes = await self.kb.catalog.collection_sizes()
+        collections = self.settings().collections
+        own = [name for name, c in collections.items() if c.source == source]
         listed = [
             {
                 "name": name,
-                "source": collection.source,
-                "public": collection.public,
+                "source": source,
+                "public": collections[name].public,
                 "documents": sizes.get(name, (0, 0))[0],
                 "chunks": sizes.get(name, (0, 0))[1],
             }
-            for name, collection in self.settings().collections.items()
-            if collection.source == source
+            for name in own
         ]
         return web.json_response(
             {
                 "collections": listed,
                 # Its own: another application's backlog is not its business.
-                "queued_jobs": await self.kb.jobs.queue_depth(
-                    [name for name, c in self.settings().collections.items() if c.source == source]
-                ),
+                "queued_jobs": await self.kb.jobs.queue_depth(own),
             }
         )
 

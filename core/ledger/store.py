@@ -71,13 +71,11 @@ class SqlLedgerStore(SqlStore):
         later summary, in the same words or others, is kept once (`decide_new_entries`)."""
         entries = list(entries)
         async with self._adding:  # a scheduled summary and a !summarize of one hour
-            await self._add(room, entries)
+            found = [e for e, _ in entries]
+            new = decide_new_entries(found, await self._citing(room, found))
+            await self._insert(room, [(e, due_ts) for e, due_ts in entries if e in new])
 
-    async def _add(self, room: str, entries: list[tuple[LedgerEntry, float | None]]) -> None:
-        due = {id(e): due_ts for e, due_ts in entries}
-        new = decide_new_entries(
-            [e for e, _ in entries], await self._citing(room, [e for e, _ in entries])
-        )
+    async def _insert(self, room: str, entries: list[tuple[LedgerEntry, float | None]]) -> None:
         rows = [
             (
                 room,
@@ -93,7 +91,7 @@ class SqlLedgerStore(SqlStore):
                 int(e.verbatim),
                 f" {' '.join((e.event_id, *e.cited))} ",
             )
-            for e, due_ts in ((e, due[id(e)]) for e in new)
+            for e, due_ts in entries
         ]
         if rows:
             await self.db.executemany(

@@ -22,6 +22,7 @@ from mcp_types import CallToolResult, InputRequiredResult, TextContent
 from pydantic import Field, ValidationError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from core.bearer import parse_bearer
 from core.chat_api.tokens import Caller, TokenBook
 from core.config import Settings
 from core.guardrails.rate_store import RateLimits
@@ -47,8 +48,7 @@ INSTRUCTIONS = (
 
 def find_bearer(headers: Any) -> str:
     """The bearer token of an `Authorization` header ("" when there is none)."""
-    scheme, _, token = str(headers.get("authorization", "") if headers else "").partition(" ")
-    return token.strip() if scheme.lower() == "bearer" else ""
+    return parse_bearer(str(headers.get("authorization", "") if headers else ""))
 
 
 def build_arguments_error(tool: str, error: ValidationError) -> str:

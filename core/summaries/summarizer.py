@@ -9,7 +9,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from core import strings
 from core.config.llm import LlmTask
 from core.i18n.language import decided_language, language_name
 from core.knowledge.search.embedding import Embedders
@@ -144,9 +143,7 @@ class Summarizer:
         own words, introduced by `extractive_intro` (a file's passages; by default, a
         room's discussion)."""
         if self.llm is None:
-            # Read now, not as a default: strings are in the reader's language.
-            intro = extractive_intro or strings.SUMMARY_EXTRACTIVE
-            return await self._extractive(lines, heading, intro)
+            return await self._extractive(lines, heading, extractive_intro)
         parts = split_parts(
             lines, lambda line: estimate_tokens(line.text) + 12, part_tokens
         )  # the number, sender and time of a line cost about 12 tokens
@@ -208,7 +205,7 @@ class Summarizer:
         return draft, completion.prompt_tokens
 
     async def _extractive(
-        self, lines: Sequence[SummaryLine], heading: str, intro: str
+        self, lines: Sequence[SummaryLine], heading: str, intro: str | None
     ) -> SummaryResult:
         """A point for each thread of the work talk, in the messages' own words, listed
         by what its lines say (decisions, action items, open questions, the rest), small
