@@ -240,6 +240,10 @@ async def run(lock: IO[str]) -> None:
     lock.write(f"homeserver http://127.0.0.1:{port}, process {os.getpid()}")
     lock.flush()
     server = start_homeserver(LOCAL / "synapse", python, port)
+    if not server.url.endswith(f":{port}"):  # taken meanwhile: Synapse runs on another
+        lock.truncate(0)
+        lock.write(f"homeserver {server.url}, process {os.getpid()}")
+        lock.flush()
     try:
         state.setdefault("bot_password", secrets.token_urlsafe(16))
         state.setdefault("demo_password", secrets.token_urlsafe(12))
@@ -262,7 +266,7 @@ async def run(lock: IO[str]) -> None:
         state["demo_user"] = server.register("demo", state["demo_password"])
         state.setdefault("colleague_password", secrets.token_urlsafe(12))
         state["colleague_user"] = server.register("colleague", state["colleague_password"])
-        state["port"] = port
+        state["port"] = int(server.url.rsplit(":", 1)[1])  # another, if it was taken
         await _ensure_rooms(state, server, state["bot_user"])
         await ensure_member_as(
             server.url,

@@ -119,7 +119,7 @@ def _settings(data_dir: Path, port: int, shared_secret: str) -> dict:
                 "type": "http",
                 "tls": False,
                 "x_forwarded": False,
-                "resources": [{"names": ["client"], "compress": False}],
+                "resources": [{"names": ["client", "keys"], "compress": False}],
             }
         ],
         "database": {"name": "sqlite3", "args": {"database": str(data_dir / "homeserver.db")}},
@@ -201,17 +201,31 @@ class Homeserver:
             self.process.wait()
 
 
+class PortTaken(RuntimeError):
+    """Another server answers on the port (it was free when chosen, then taken)."""
+
+
 def start_homeserver(
     data_dir: Path, python: Path, port: int | None = None, overrides: dict | None = None
 ) -> Homeserver:
     """Start Synapse with its data in `data_dir` (reused if it exists) and wait until
-    ready; `overrides` are settings of homeserver.yaml (password login off, say)."""
+    ready; `overrides` are settings of homeserver.yaml (password login off, say). A port
+    another server took between its choice and the start (two demos starting at once)
+    gives way to a free one: the returned `url` says which."""
     data_dir.mkdir(parents=True, exist_ok=True)
     secret_file = data_dir / "shared_secret"
     if not secret_file.exists():
         secret_file.write_text(secrets.token_hex(16))
     shared_secret = secret_file.read_text().strip()
-    port = port or free_port()
+    try:
+        return _start(data_dir, python, port or free_port(), shared_secret, overrides)
+    except PortTaken:
+        return _start(data_dir, python, free_port(), shared_secret, overrides)
+
+
+def _start(
+    data_dir: Path, python: Path, port: int, shared_secret: str, overrides: dict | None
+) -> Homeserver:
     config_path = data_dir / "homeserver.yaml"
     # JSON is YAML, so no YAML library is needed to write Synapse's config.
     settings = {**_settings(data_dir, port, shared_secret), **(overrides or {})}
@@ -227,11 +241,28 @@ def start_homeserver(
     while time.monotonic() < deadline:
         if process.poll() is not None:
             log_tail = (data_dir / "stderr.log").read_text()[-2000:]
+            if "Address already in use" in log_tail:
+                raise PortTaken(url)
             raise RuntimeError(f"Synapse exited with code {process.returncode}:\n{log_tail}")
         try:
-            with urllib.request.urlopen(f"{url}/_matrix/client/versions", timeout=2):
-                return Homeserver(url, data_dir, shared_secret, process)
+            ours = _answers_with_our_key(url, data_dir)
         except OSError:
             time.sleep(0.2)
+            continue
+        if ours:
+            return Homeserver(url, data_dir, shared_secret, process)
+        # Another Synapse on the port: its registrations would refuse our secret (403).
+        process.kill()
+        process.wait()
+        raise PortTaken(url)
     process.kill()
     raise RuntimeError("Synapse did not become ready within 90 s")
+
+
+def _answers_with_our_key(url: str, data_dir: Path) -> bool:
+    """Whether the server at `url` signs with the key in `data_dir` (it is this one, not
+    another that took the port: the listener serves the `keys` resource for this);
+    raises OSError while nothing answers."""
+    _, key_id, _ = (data_dir / "signing.key").read_text().split()
+    with urllib.request.urlopen(f"{url}/_matrix/key/v2/server", timeout=2) as response:
+        return f"ed25519:{key_id}" in json.load(response).get("verify_keys", {})
